@@ -1,0 +1,8 @@
+//! Accessibility trees from CDP: parsing, the arena, and what roles mean.
+
+mod parse;
+pub mod roles;
+mod tree;
+
+pub use roles::RoleClass;
+pub use tree::{AxTree, FrameInput, Node, Prop, Value, DEFAULT_MAX_DEPTH, NONE};

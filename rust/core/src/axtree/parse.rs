@@ -1,0 +1,170 @@
+//! Deserialising CDP `Accessibility.getFullAXTree` payloads into borrowed records.
+//!
+//! Only the fields the renderers read are kept; every other field (`sources`,
+//! `chromeRole`, `ignoredReasons`, ...) is skipped by serde without allocating.
+
+use std::borrow::Cow;
+use std::fmt;
+
+use serde::de::{Deserializer, IgnoredAny, MapAccess, SeqAccess, Visitor};
+use serde::Deserialize;
+
+use crate::error::AxError;
+
+/// A JSON scalar as CDP's `AXValue.value` carries it.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Scalar<'a> {
+    Bool(bool),
+    Int(i64),
+    Float(f64),
+    Str(Cow<'a, str>),
+    /// null, an object or an array: nothing a renderer prints.
+    Other,
+}
+
+impl<'de: 'a, 'a> Deserialize<'de> for Scalar<'a> {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct V;
+        impl<'de> Visitor<'de> for V {
+            type Value = Scalar<'de>;
+            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+                f.write_str("a JSON value")
+            }
+            fn visit_bool<E>(self, v: bool) -> Result<Self::Value, E> {
+                Ok(Scalar::Bool(v))
+            }
+            fn visit_i64<E>(self, v: i64) -> Result<Self::Value, E> {
+                Ok(Scalar::Int(v))
+            }
+            fn visit_u64<E>(self, v: u64) -> Result<Self::Value, E> {
+                Ok(i64::try_from(v).map(Scalar::Int).unwrap_or(Scalar::Float(v as f64)))
+            }
+            fn visit_f64<E>(self, v: f64) -> Result<Self::Value, E> {
+                Ok(Scalar::Float(v))
+            }
+            fn visit_borrowed_str<E>(self, v: &'de str) -> Result<Self::Value, E> {
+                Ok(Scalar::Str(Cow::Borrowed(v)))
+            }
+            fn visit_str<E>(self, v: &str) -> Result<Self::Value, E> {
+                Ok(Scalar::Str(Cow::Owned(v.to_owned())))
+            }
+            fn visit_string<E>(self, v: String) -> Result<Self::Value, E> {
+                Ok(Scalar::Str(Cow::Owned(v)))
+            }
+            fn visit_unit<E>(self) -> Result<Self::Value, E> {
+                Ok(Scalar::Other)
+            }
+            fn visit_none<E>(self) -> Result<Self::Value, E> {
+                Ok(Scalar::Other)
+            }
+            fn visit_map<A: MapAccess<'de>>(self, mut m: A) -> Result<Self::Value, A::Error> {
+                while m.next_entry::<IgnoredAny, IgnoredAny>()?.is_some() {}
+                Ok(Scalar::Other)
+            }
+            fn visit_seq<A: SeqAccess<'de>>(self, mut s: A) -> Result<Self::Value, A::Error> {
+                while s.next_element::<IgnoredAny>()?.is_some() {}
+                Ok(Scalar::Other)
+            }
+        }
+        d.deserialize_any(V)
+    }
+}
+
+/// A node id: CDP sends strings, but integers are accepted too.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub struct IdRef<'a>(pub Cow<'a, str>);
+
+impl<'de: 'a, 'a> Deserialize<'de> for IdRef<'a> {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct V;
+        impl<'de> Visitor<'de> for V {
+            type Value = IdRef<'de>;
+            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+                f.write_str("a node id (string or integer)")
+            }
+            fn visit_borrowed_str<E>(self, v: &'de str) -> Result<Self::Value, E> {
+                Ok(IdRef(Cow::Borrowed(v)))
+            }
+            fn visit_str<E>(self, v: &str) -> Result<Self::Value, E> {
+                Ok(IdRef(Cow::Owned(v.to_owned())))
+            }
+            fn visit_string<E>(self, v: String) -> Result<Self::Value, E> {
+                Ok(IdRef(Cow::Owned(v)))
+            }
+            fn visit_i64<E>(self, v: i64) -> Result<Self::Value, E> {
+                Ok(IdRef(Cow::Owned(v.to_string())))
+            }
+            fn visit_u64<E>(self, v: u64) -> Result<Self::Value, E> {
+                Ok(IdRef(Cow::Owned(v.to_string())))
+            }
+        }
+        d.deserialize_any(V)
+    }
+}
+
+/// CDP's `AXValue`: only `.value` matters here.
+#[derive(Debug, Clone, PartialEq, Deserialize, Default)]
+pub struct AxValue<'a> {
+    #[serde(borrow, default)]
+    pub value: Option<Scalar<'a>>,
+}
+
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+pub struct RawProp<'a> {
+    #[serde(borrow)]
+    pub name: Cow<'a, str>,
+    #[serde(borrow, default)]
+    pub value: Option<AxValue<'a>>,
+}
+
+/// One entry of `nodes`, with the fields of spec section 1.
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+pub struct RawNode<'a> {
+    #[serde(rename = "nodeId", borrow, default)]
+    pub node_id: Option<IdRef<'a>>,
+    #[serde(default)]
+    pub ignored: bool,
+    #[serde(borrow, default)]
+    pub role: Option<AxValue<'a>>,
+    #[serde(borrow, default)]
+    pub name: Option<AxValue<'a>>,
+    #[serde(borrow, default)]
+    pub properties: Option<Vec<RawProp<'a>>>,
+    #[serde(borrow, default)]
+    pub value: Option<AxValue<'a>>,
+    #[serde(rename = "childIds", borrow, default)]
+    pub child_ids: Option<Vec<IdRef<'a>>>,
+    #[serde(rename = "backendDOMNodeId", default)]
+    pub backend_dom_node_id: Option<i64>,
+    #[serde(rename = "frameId", borrow, default)]
+    pub frame_id: Option<Cow<'a, str>>,
+}
+
+#[derive(Deserialize)]
+struct Payload<'a> {
+    #[serde(borrow)]
+    nodes: Option<Vec<RawNode<'a>>>,
+}
+
+fn json_error(e: serde_json::Error) -> AxError {
+    AxError::Json(e.to_string())
+}
+
+/// Parses `{"nodes": [...]}` or a bare `[...]` of nodes.
+pub fn parse_payload(bytes: &[u8]) -> Result<Vec<RawNode<'_>>, AxError> {
+    let text = std::str::from_utf8(bytes).map_err(|e| AxError::Utf8(e.to_string()))?;
+    let first = text.bytes().find(|b| !b.is_ascii_whitespace());
+    match first {
+        Some(b'[') => serde_json::from_str::<Vec<RawNode>>(text).map_err(json_error),
+        Some(b'{') => {
+            let p: Payload = serde_json::from_str(text).map_err(json_error)?;
+            p.nodes.ok_or_else(|| {
+                AxError::Json("the payload object has no \"nodes\" array".to_owned())
+            })
+        }
+        Some(_) => Err(AxError::Json(
+            "expected an object {\"nodes\": [...]} or an array of nodes".to_owned(),
+        )),
+        None => Err(AxError::Json("empty payload".to_owned())),
+    }
+}

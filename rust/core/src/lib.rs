@@ -1,0 +1,31 @@
+//! pagelens-core: turns a page's accessibility tree into the text an LLM web agent reads.
+//!
+//! - [`axtree`]: parsing CDP `Accessibility.getFullAXTree` payloads into an arena.
+//! - [`render`]: the `webarena` and `occam` text forms, the pivotal subtree, token budgets.
+//! - [`tokenizer`]: offline GPT-2 / cl100k / o200k BPE counting.
+//!
+//! The behaviour is specified in `shared/spec/observation.md`; every pass is iterative and
+//! at worst O(n log n), so hostile trees cannot overflow the stack or stall.
+
+pub mod axtree;
+pub mod error;
+pub mod render;
+pub mod text;
+pub mod tokenizer;
+
+pub use axtree::{AxTree, FrameInput};
+pub use error::AxError;
+pub use render::{Mode, Observation};
+pub use tokenizer::Encoding;
+
+/// Renders a whole tree in `mode`; with `budget`, cuts it to that many tokens.
+pub fn render(tree: &AxTree, mode: Mode, budget: Option<(Encoding, usize)>) -> Observation {
+    let rendered = match mode {
+        Mode::WebArena => render::webarena::render(tree),
+        Mode::Occam => render::occam::render(tree, Default::default()),
+    };
+    match budget {
+        Some((enc, max)) => render::fit_to_budget(rendered, enc, max),
+        None => Observation::whole(rendered),
+    }
+}

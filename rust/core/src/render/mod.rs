@@ -1,0 +1,104 @@
+//! From the arena to text: the two text forms, the pivotal subtree, and the token budget.
+
+mod budget;
+pub mod occam;
+pub mod subtree;
+pub mod webarena;
+
+use std::str::FromStr;
+
+pub use budget::fit_to_budget;
+
+use crate::error::AxError;
+
+/// Which text form to produce.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Mode {
+    /// Spec section 2: one line per kept node, comparable with published WebArena agents.
+    WebArena,
+    /// Spec section 3: the aligned, shorter form (the default).
+    Occam,
+}
+
+impl FromStr for Mode {
+    type Err = AxError;
+    fn from_str(s: &str) -> Result<Mode, AxError> {
+        match s {
+            "webarena" => Ok(Mode::WebArena),
+            "occam" => Ok(Mode::Occam),
+            other => Err(AxError::Argument(format!(
+                "unknown mode {other:?}; expected \"occam\" or \"webarena\""
+            ))),
+        }
+    }
+}
+
+/// One output line before indentation.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Line {
+    pub depth: u32,
+    pub text: String,
+}
+
+/// Lines plus the element ids they show, each with the line it is on.
+#[derive(Debug, Clone, Default)]
+pub struct Rendered {
+    pub lines: Vec<Line>,
+    /// (line index, element id), in reading order.
+    pub ids: Vec<(u32, i64)>,
+}
+
+impl Rendered {
+    pub fn push_line(&mut self, depth: u32, text: String) -> u32 {
+        self.lines.push(Line { depth, text });
+        (self.lines.len() - 1) as u32
+    }
+
+    /// Joins lines with one TAB per level.
+    pub fn text_of(lines: &[Line]) -> String {
+        let size: usize = lines.iter().map(|l| l.depth as usize + l.text.len() + 1).sum();
+        let mut out = String::with_capacity(size);
+        for (i, l) in lines.iter().enumerate() {
+            if i > 0 {
+                out.push('\n');
+            }
+            push_line_text(&mut out, l);
+        }
+        out
+    }
+}
+
+pub(crate) fn push_line_text(out: &mut String, l: &Line) {
+    for _ in 0..l.depth {
+        out.push('\t');
+    }
+    out.push_str(&l.text);
+}
+
+/// What the model reads, and what was left out.
+#[derive(Debug, Clone, Default)]
+pub struct Observation {
+    pub text: String,
+    /// Element ids shown, in reading order.
+    pub ids: Vec<i64>,
+    pub line_count: usize,
+    /// Lines cut by the token budget (0 when nothing was cut).
+    pub omitted_lines: usize,
+    pub truncated: bool,
+    /// Token count when a budget forced counting; None otherwise.
+    pub token_count: Option<usize>,
+}
+
+impl Observation {
+    pub fn whole(r: Rendered) -> Observation {
+        let text = Rendered::text_of(&r.lines);
+        Observation {
+            text,
+            ids: r.ids.into_iter().map(|(_, id)| id).collect(),
+            line_count: r.lines.len(),
+            omitted_lines: 0,
+            truncated: false,
+            token_count: None,
+        }
+    }
+}

@@ -1,0 +1,164 @@
+//! Text helpers shared by the renderers: whitespace normalisation and Python-compatible
+//! quoting, so that the text a model reads matches what the published Python agents print.
+
+use std::fmt::Write;
+
+use unicode_properties::{GeneralCategory, UnicodeGeneralCategory};
+
+/// Collapses every run of whitespace (including `\xa0` and other Unicode spaces) into one
+/// ASCII space and trims both ends. Nothing else is touched: `$`, `#`, `%` and symbols stay.
+pub fn normalize_ws(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    let mut pending_space = false;
+    for c in s.chars() {
+        if c.is_whitespace() {
+            pending_space = !out.is_empty();
+        } else {
+            if pending_space {
+                out.push(' ');
+                pending_space = false;
+            }
+            out.push(c);
+        }
+    }
+    out
+}
+
+/// True when `s` has no non-whitespace character.
+pub fn is_blank(s: &str) -> bool {
+    s.chars().all(char::is_whitespace)
+}
+
+/// Python's `str.isprintable()` for one character: false for the categories Cc, Cf, Cs,
+/// Co, Cn, Zl, Zp and Zs, except the ASCII space.
+fn py_printable(c: char) -> bool {
+    if c == ' ' {
+        return true;
+    }
+    !matches!(
+        c.general_category(),
+        GeneralCategory::Control
+            | GeneralCategory::Format
+            | GeneralCategory::Surrogate
+            | GeneralCategory::PrivateUse
+            | GeneralCategory::Unassigned
+            | GeneralCategory::LineSeparator
+            | GeneralCategory::ParagraphSeparator
+            | GeneralCategory::SpaceSeparator
+    )
+}
+
+/// Appends `s` quoted exactly as Python's `repr(str)` would print it.
+pub fn push_py_repr(out: &mut String, s: &str) {
+    let quote = if s.contains('\'') && !s.contains('"') { '"' } else { '\'' };
+    out.push(quote);
+    for c in s.chars() {
+        match c {
+            '\\' => out.push_str("\\\\"),
+            '\n' => out.push_str("\\n"),
+            '\r' => out.push_str("\\r"),
+            '\t' => out.push_str("\\t"),
+            c if c == quote => {
+                out.push('\\');
+                out.push(c);
+            }
+            c if (c as u32) < 0x20 || c as u32 == 0x7f => {
+                let _ = write!(out, "\\x{:02x}", c as u32);
+            }
+            c if (c as u32) < 0x7f => out.push(c),
+            c if py_printable(c) => out.push(c),
+            c if (c as u32) <= 0xff => {
+                let _ = write!(out, "\\x{:02x}", c as u32);
+            }
+            c if (c as u32) <= 0xffff => {
+                let _ = write!(out, "\\u{:04x}", c as u32);
+            }
+            c => {
+                let _ = write!(out, "\\U{:08x}", c as u32);
+            }
+        }
+    }
+    out.push(quote);
+}
+
+/// `repr(s)` as a new string.
+pub fn py_repr(s: &str) -> String {
+    let mut out = String::with_capacity(s.len() + 2);
+    push_py_repr(&mut out, s);
+    out
+}
+
+/// Python's `str(float)` for a JSON number that was not an integer.
+pub fn py_float(v: f64) -> String {
+    if v.is_nan() {
+        return "nan".into();
+    }
+    if v.is_infinite() {
+        return if v > 0.0 { "inf".into() } else { "-inf".into() };
+    }
+    let exp = if v == 0.0 { 0 } else { v.abs().log10().floor() as i32 };
+    if (-4..16).contains(&exp) {
+        // Rust's Debug form is the shortest round-trip decimal and keeps a ".0",
+        // exactly like Python's repr in this range.
+        let s = format!("{v:?}");
+        if s.contains('e') {
+            // Debug switches to exponent notation earlier than Python does.
+            let s = format!("{v}");
+            if s.contains('.') { s } else { format!("{s}.0") }
+        } else {
+            s
+        }
+    } else {
+        let s = format!("{v:e}");
+        let (mantissa, e) = s.split_once('e').unwrap_or((&s, "0"));
+        let e: i32 = e.parse().unwrap_or(0);
+        let sign = if e < 0 { '-' } else { '+' };
+        format!("{mantissa}e{sign}{:02}", e.abs())
+    }
+}
+
+/// Escapes text for a Markdown table cell: a literal `|` would end the cell.
+pub fn push_md_cell(out: &mut String, s: &str) {
+    for c in s.chars() {
+        if c == '|' {
+            out.push_str("\\|");
+        } else {
+            out.push(c);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn normalizes_whitespace_runs_and_nbsp() {
+        assert_eq!(normalize_ws("  a\u{a0}\u{a0}b \n\t c  "), "a b c");
+        assert_eq!(normalize_ws("$365.42 #12 50% ★★★★☆"), "$365.42 #12 50% ★★★★☆");
+        assert_eq!(normalize_ws(" \u{a0} "), "");
+    }
+
+    #[test]
+    fn repr_matches_python() {
+        assert_eq!(py_repr("abc"), "'abc'");
+        assert_eq!(py_repr("I'm"), "\"I'm\"");
+        assert_eq!(py_repr("a'b\"c"), "'a\\'b\"c'");
+        assert_eq!(py_repr("tab\there\n"), "'tab\\there\\n'");
+        assert_eq!(py_repr("back\\slash"), "'back\\\\slash'");
+        assert_eq!(py_repr("nb\u{a0}sp"), "'nb\\xa0sp'");
+        assert_eq!(py_repr("zw\u{200b}"), "'zw\\u200b'");
+        assert_eq!(py_repr("é★中"), "'é★中'");
+        assert_eq!(py_repr("\u{1}"), "'\\x01'");
+    }
+
+    #[test]
+    fn floats_print_like_python() {
+        assert_eq!(py_float(0.5), "0.5");
+        assert_eq!(py_float(100.0), "100.0");
+        assert_eq!(py_float(1e-5), "1e-05");
+        assert_eq!(py_float(1e16), "1e+16");
+        assert_eq!(py_float(0.0001), "0.0001");
+        assert_eq!(py_float(-2.25), "-2.25");
+    }
+}

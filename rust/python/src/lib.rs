@@ -1,0 +1,434 @@
+//! `pagelens._core`: a thin PyO3 layer over pagelens-core.
+//!
+//! Conversions and error mapping only; every rule lives in the core crate. Heavy work
+//! (parsing, rendering, token counting) runs with the interpreter detached.
+
+use std::sync::{Arc, OnceLock};
+
+use pyo3::exceptions::{PyKeyError, PyTypeError, PyValueError};
+use pyo3::prelude::*;
+use pyo3::types::{PyBytes, PyByteArray, PyDict, PyList, PyString, PyTuple};
+
+use pagelens_core::axtree::{AxTree, FrameInput, Value, DEFAULT_MAX_DEPTH};
+use pagelens_core::render::subtree::pivotal;
+use pagelens_core::render::{occam, Mode};
+use pagelens_core::{AxError, Encoding};
+
+pyo3::create_exception!(
+    pagelens,
+    AXTreeError,
+    PyValueError,
+    "An accessibility-tree payload that cannot be parsed; the message names the problem and the node."
+);
+
+fn ax_err(e: AxError) -> PyErr {
+    match e {
+        AxError::Argument(m) => PyValueError::new_err(m),
+        other => AXTreeError::new_err(other.to_string()),
+    }
+}
+
+/// Bytes of a payload: bytes and bytearray as they are, str as UTF-8, dict/list through
+/// `json.dumps` (walking Python objects costs as much as serialising them).
+fn payload_bytes(obj: &Bound<'_, PyAny>) -> PyResult<Vec<u8>> {
+    if let Ok(b) = obj.cast::<PyBytes>() {
+        return Ok(b.as_bytes().to_vec());
+    }
+    if let Ok(b) = obj.cast::<PyByteArray>() {
+        return Ok(b.to_vec());
+    }
+    if let Ok(s) = obj.cast::<PyString>() {
+        return s
+            .to_str()
+            .map(|s| s.as_bytes().to_vec())
+            .map_err(|e| AXTreeError::new_err(format!("payload string is not valid UTF-8: {e}")));
+    }
+    if obj.cast::<PyDict>().is_ok() || obj.cast::<PyList>().is_ok() || obj.cast::<PyTuple>().is_ok() {
+        let json = obj.py().import("json")?;
+        let dumped = json
+            .call_method1("dumps", (obj,))
+            .map_err(|e| AXTreeError::new_err(format!("payload cannot be serialised as JSON: {e}")))?;
+        let s: String = dumped.extract()?;
+        return Ok(s.into_bytes());
+    }
+    Err(PyTypeError::new_err(format!(
+        "payload must be bytes, str, dict or list, not {}",
+        obj.get_type().name()?
+    )))
+}
+
+struct FrameArg {
+    owner: i64,
+    payload: Vec<u8>,
+    frame_id: Option<String>,
+}
+
+fn frame_arg(item: &Bound<'_, PyAny>) -> PyResult<FrameArg> {
+    if let Ok(d) = item.cast::<PyDict>() {
+        let owner = d
+            .get_item("owner")?
+            .ok_or_else(|| PyValueError::new_err("frame dict needs an \"owner\" backendDOMNodeId"))?
+            .extract()?;
+        let payload = d
+            .get_item("payload")?
+            .ok_or_else(|| PyValueError::new_err("frame dict needs a \"payload\""))?;
+        let frame_id = d.get_item("frame_id")?.map(|f| f.extract()).transpose()?;
+        return Ok(FrameArg { owner, payload: payload_bytes(&payload)?, frame_id });
+    }
+    let t = item.cast::<PyTuple>().map_err(|_| {
+        PyTypeError::new_err("each frame is (owner_backend_id, payload[, frame_id]) or a dict")
+    })?;
+    if !(2..=3).contains(&t.len()) {
+        return Err(PyTypeError::new_err("each frame is (owner_backend_id, payload[, frame_id])"));
+    }
+    let frame_id = if t.len() == 3 { t.get_item(2)?.extract()? } else { None };
+    Ok(FrameArg { owner: t.get_item(0)?.extract()?, payload: payload_bytes(&t.get_item(1)?)?, frame_id })
+}
+
+fn value_to_py<'py>(py: Python<'py>, v: &Value) -> PyResult<Bound<'py, PyAny>> {
+    Ok(match v {
+        Value::Bool(b) => b.into_pyobject(py)?.to_owned().into_any(),
+        Value::Int(i) => i.into_pyobject(py)?.into_any(),
+        Value::Float(f) => f.into_pyobject(py)?.into_any(),
+        Value::Str(s) => PyString::new(py, s).into_any(),
+    })
+}
+
+/// A page's accessibility tree (all frames), parsed once, rendered many ways.
+#[pyclass(frozen, name = "AXTree", module = "pagelens")]
+struct PyAxTree {
+    tree: Arc<AxTree>,
+}
+
+#[pymethods]
+impl PyAxTree {
+    /// Parses a CDP `Accessibility.getFullAXTree` result.
+    #[staticmethod]
+    #[pyo3(signature = (payload, frames=None, max_depth=DEFAULT_MAX_DEPTH))]
+    fn from_cdp(
+        py: Python<'_>,
+        payload: &Bound<'_, PyAny>,
+        frames: Option<&Bound<'_, PyAny>>,
+        max_depth: usize,
+    ) -> PyResult<Self> {
+        let main = payload_bytes(payload)?;
+        let mut frame_args = Vec::new();
+        if let Some(frames) = frames {
+            for item in frames.try_iter()? {
+                frame_args.push(frame_arg(&item?)?);
+            }
+        }
+        let tree = py
+            .detach(|| {
+                let inputs: Vec<FrameInput> = frame_args
+                    .iter()
+                    .map(|f| FrameInput {
+                        owner_backend_id: f.owner,
+                        payload: &f.payload,
+                        frame_id: f.frame_id.clone(),
+                    })
+                    .collect();
+                AxTree::parse_frames(&main, &inputs, max_depth)
+            })
+            .map_err(ax_err)?;
+        Ok(PyAxTree { tree: Arc::new(tree) })
+    }
+
+    /// Renders the whole page as `occam` (default) or `webarena` text.
+    #[pyo3(signature = (mode="occam", max_tokens=None, tokenizer="gpt2", show_urls=false))]
+    fn render(
+        &self,
+        py: Python<'_>,
+        mode: &str,
+        max_tokens: Option<usize>,
+        tokenizer: &str,
+        show_urls: bool,
+    ) -> PyResult<PyObservation> {
+        let mode: Mode = mode.parse().map_err(ax_err)?;
+        let enc = Encoding::from_name(tokenizer).map_err(ax_err)?;
+        if max_tokens == Some(0) {
+            return Err(PyValueError::new_err("max_tokens must be at least 1"));
+        }
+        let tree = &self.tree;
+        let obs = py.detach(|| {
+            let rendered = match mode {
+                Mode::WebArena => pagelens_core::render::webarena::render(tree),
+                Mode::Occam => occam::render(tree, occam::OccamOptions { show_urls, ..Default::default() }),
+            };
+            match max_tokens {
+                Some(max) => pagelens_core::render::fit_to_budget(rendered, enc, max),
+                None => pagelens_core::Observation::whole(rendered),
+            }
+        });
+        let count = OnceLock::new();
+        if let Some(c) = obs.token_count {
+            let _ = count.set(c);
+        }
+        Ok(PyObservation {
+            text: obs.text,
+            ids: obs.ids,
+            mode: if mode == Mode::Occam { "occam" } else { "webarena" },
+            encoding: enc,
+            line_count: obs.line_count,
+            omitted_lines: obs.omitted_lines,
+            truncated: obs.truncated,
+            unknown_ids: Vec::new(),
+            included_ids: Vec::new(),
+            count,
+        })
+    }
+
+    /// The pivotal subtree of `ids` (history replay): each node with its subtree, its
+    /// ancestors and its named siblings, in occam form without ids.
+    #[pyo3(signature = (ids, max_nodes=None, tokenizer="gpt2"))]
+    fn subtree(
+        &self,
+        py: Python<'_>,
+        ids: Vec<i64>,
+        max_nodes: Option<usize>,
+        tokenizer: &str,
+    ) -> PyResult<PyObservation> {
+        let enc = Encoding::from_name(tokenizer).map_err(ax_err)?;
+        let tree = &self.tree;
+        let p = py.detach(|| pivotal(tree, &ids, max_nodes));
+        let (text, line_count, truncated) = match p.rendered {
+            Some(r) => {
+                let lines = r.lines.len();
+                (pagelens_core::render::Rendered::text_of(&r.lines), lines, false)
+            }
+            None => (
+                format!(
+                    "[pivotal subtree of {} nodes is over the cap of {} nodes; not shown]",
+                    p.included.len(),
+                    max_nodes.unwrap_or(0)
+                ),
+                1,
+                true,
+            ),
+        };
+        Ok(PyObservation {
+            text,
+            ids: Vec::new(),
+            mode: "subtree",
+            encoding: enc,
+            line_count,
+            omitted_lines: 0,
+            truncated,
+            unknown_ids: p.unknown,
+            included_ids: p.included,
+            count: OnceLock::new(),
+        })
+    }
+
+    /// The node shown with element id `id`.
+    fn node(&self, id: i64) -> PyResult<PyAxNode> {
+        let idx = self
+            .tree
+            .index_of(id)
+            .ok_or_else(|| PyKeyError::new_err(format!("no node with id {id}")))?;
+        Ok(PyAxNode { tree: self.tree.clone(), idx })
+    }
+
+    /// Element ids of every node, in document order of the raw tree's arena.
+    fn ids(&self) -> Vec<i64> {
+        self.tree.nodes().iter().map(|n| n.element_id).collect()
+    }
+
+    /// Element ids of the roots (the main frame's root first).
+    #[getter]
+    fn roots(&self) -> Vec<i64> {
+        self.tree.roots.iter().map(|&r| self.tree.node(r).element_id).collect()
+    }
+
+    /// Frame ids, the main frame first.
+    #[getter]
+    fn frames(&self) -> Vec<Option<String>> {
+        self.tree.frames.clone()
+    }
+
+    fn __len__(&self) -> usize {
+        self.tree.len()
+    }
+
+    fn __contains__(&self, id: i64) -> bool {
+        self.tree.index_of(id).is_some()
+    }
+
+    fn __repr__(&self) -> String {
+        format!("<AXTree nodes={} frames={}>", self.tree.len(), self.tree.frames.len())
+    }
+}
+
+/// Rendered text and what it shows.
+#[pyclass(frozen, name = "Observation", module = "pagelens")]
+struct PyObservation {
+    #[pyo3(get)]
+    text: String,
+    /// Element ids shown, in reading order.
+    #[pyo3(get)]
+    ids: Vec<i64>,
+    #[pyo3(get)]
+    mode: &'static str,
+    encoding: Encoding,
+    #[pyo3(get)]
+    line_count: usize,
+    #[pyo3(get)]
+    omitted_lines: usize,
+    #[pyo3(get)]
+    truncated: bool,
+    #[pyo3(get)]
+    unknown_ids: Vec<i64>,
+    #[pyo3(get)]
+    included_ids: Vec<i64>,
+    count: OnceLock<usize>,
+}
+
+#[pymethods]
+impl PyObservation {
+    /// Tokens of `text` under the observation's tokenizer (counted once, on first use).
+    #[getter]
+    fn token_count(&self, py: Python<'_>) -> usize {
+        if let Some(&c) = self.count.get() {
+            return c;
+        }
+        let enc = self.encoding;
+        let text = &self.text;
+        let c = py.detach(|| enc.count(text));
+        *self.count.get_or_init(|| c)
+    }
+
+    #[getter]
+    fn tokenizer(&self) -> &'static str {
+        self.encoding.name()
+    }
+
+    fn __str__(&self) -> &str {
+        &self.text
+    }
+
+    fn __repr__(&self) -> String {
+        format!(
+            "<Observation mode={} lines={} ids={} truncated={}>",
+            self.mode,
+            self.line_count,
+            self.ids.len(),
+            self.truncated
+        )
+    }
+}
+
+/// One node of an [`AXTree`], for resolving an element id back to the page.
+#[pyclass(frozen, name = "AXNode", module = "pagelens")]
+struct PyAxNode {
+    tree: Arc<AxTree>,
+    idx: u32,
+}
+
+#[pymethods]
+impl PyAxNode {
+    #[getter]
+    fn id(&self) -> i64 {
+        self.tree.node(self.idx).element_id
+    }
+
+    /// `nodeId` as CDP sent it.
+    #[getter]
+    fn cdp_id(&self) -> &str {
+        &self.tree.node(self.idx).cdp_id
+    }
+
+    #[getter]
+    fn role(&self) -> &str {
+        &self.tree.node(self.idx).role
+    }
+
+    #[getter]
+    fn name(&self) -> &str {
+        &self.tree.node(self.idx).name
+    }
+
+    #[getter]
+    fn value<'py>(&self, py: Python<'py>) -> PyResult<Option<Bound<'py, PyAny>>> {
+        self.tree.node(self.idx).value.as_ref().map(|v| value_to_py(py, v)).transpose()
+    }
+
+    #[getter]
+    fn properties<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
+        let d = PyDict::new(py);
+        for p in self.tree.props(self.idx) {
+            d.set_item(p.name.as_ref(), value_to_py(py, &p.value)?)?;
+        }
+        Ok(d)
+    }
+
+    #[getter]
+    fn backend_dom_node_id(&self) -> Option<i64> {
+        self.tree.node(self.idx).backend_id
+    }
+
+    #[getter]
+    fn frame_id(&self) -> Option<&str> {
+        self.tree.frame_id(self.idx)
+    }
+
+    #[getter]
+    fn ignored(&self) -> bool {
+        self.tree.node(self.idx).ignored
+    }
+
+    /// Whether the node is part of what the renderers show (not ignored, has a DOM node,
+    /// not an InlineTextBox).
+    #[getter]
+    fn rendered(&self) -> bool {
+        self.tree.node(self.idx).structural
+    }
+
+    /// Parent's element id in the raw tree (frames hang under their owner).
+    #[getter]
+    fn parent(&self) -> Option<i64> {
+        let p = self.tree.node(self.idx).parent;
+        (p != pagelens_core::axtree::NONE).then(|| self.tree.node(p).element_id)
+    }
+
+    #[getter]
+    fn children(&self) -> Vec<i64> {
+        self.tree.children(self.idx).iter().map(|&c| self.tree.node(c).element_id).collect()
+    }
+
+    /// Nearest rendered ancestor (ignored nodes between are dissolved).
+    #[getter]
+    fn rendered_parent(&self) -> Option<i64> {
+        let p = self.tree.node(self.idx).s_parent;
+        (p != pagelens_core::axtree::NONE).then(|| self.tree.node(p).element_id)
+    }
+
+    /// Children in the rendered tree.
+    #[getter]
+    fn rendered_children(&self) -> Vec<i64> {
+        self.tree.s_children(self.idx).iter().map(|&c| self.tree.node(c).element_id).collect()
+    }
+
+    fn __repr__(&self) -> String {
+        let n = self.tree.node(self.idx);
+        format!("<AXNode {} [{}] {:?}>", n.role, n.element_id, n.name.as_ref())
+    }
+}
+
+/// Token count of `text` under an offline tokenizer (gpt2, cl100k_base, o200k_base).
+#[pyfunction]
+#[pyo3(signature = (text, tokenizer="gpt2"))]
+fn count_tokens(py: Python<'_>, text: &str, tokenizer: &str) -> PyResult<usize> {
+    let enc = Encoding::from_name(tokenizer).map_err(ax_err)?;
+    Ok(py.detach(|| enc.count(text)))
+}
+
+#[pymodule]
+fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add("AXTreeError", m.py().get_type::<AXTreeError>())?;
+    m.add_class::<PyAxTree>()?;
+    m.add_class::<PyObservation>()?;
+    m.add_class::<PyAxNode>()?;
+    m.add_function(wrap_pyfunction!(count_tokens, m)?)?;
+    m.add("DEFAULT_MAX_DEPTH", DEFAULT_MAX_DEPTH)?;
+    Ok(())
+}

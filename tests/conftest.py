@@ -1,0 +1,26 @@
+from __future__ import annotations
+
+import gzip
+import json
+from functools import lru_cache
+from pathlib import Path
+
+import pytest
+
+CORPUS = Path(__file__).parent / "corpus"
+PAGES = sorted(p.name for p in CORPUS.iterdir() if (p / "axtree.json.gz").exists())
+
+
+@lru_cache(maxsize=None)
+def ax_bytes(page: str) -> bytes:
+    return gzip.decompress((CORPUS / page / "axtree.json.gz").read_bytes())
+
+
+@lru_cache(maxsize=None)
+def ax_nodes(page: str) -> tuple:
+    return tuple(json.loads(ax_bytes(page))["nodes"])
+
+
+@pytest.fixture(params=PAGES)
+def page(request) -> str:
+    return request.param
