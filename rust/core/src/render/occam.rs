@@ -44,6 +44,8 @@ enum Frame {
     /// Consecutive siblings printed as one line: a `text` run, or in a list item the
     /// item's inline content.
     Group { kids: Vec<u32>, depth: u32, merge: u32, markdown: bool },
+    /// A run of term/definition siblings.
+    Terms { kids: Vec<u32>, depth: u32 },
     /// After a list item's content: put its marker on the item's first line.
     ItemExit { start: usize, depth: u32, marker: String },
 }
@@ -65,7 +67,8 @@ const TRANSPARENT_WHEN_BLANK: u32 = RoleClass::DROP_WHEN_BLANK
     | RoleClass::TEXT
     | RoleClass::TABLE
     | RoleClass::LIST
-    | RoleClass::ROWGROUP;
+    | RoleClass::ROWGROUP
+    | RoleClass::DESCRIPTION_LIST;
 
 fn is_bullet(s: &str) -> bool {
     s.chars().all(|c| "•◦▪▫■□●○‣⁃–—-*·►▸➢✓✔ ".contains(c))
@@ -122,8 +125,10 @@ impl<'t> Renderer<'t> {
     fn shown_props(&self, n: u32) -> impl Iterator<Item = &'t Prop> + '_ {
         self.t.props(n).iter().filter(move |p| {
             let name = p.name.as_ref();
-            (occam_shown_prop(name) && !(name == "required" && !p.value.is_true()))
-                || (self.o.show_urls && name == "url")
+            let empty = matches!(&p.value, Value::Str(v) if v.trim().is_empty());
+            !empty
+                && ((occam_shown_prop(name) && !(name == "required" && !p.value.is_true()))
+                    || (self.o.show_urls && name == "url"))
         })
     }
 
@@ -134,18 +139,48 @@ impl<'t> Renderer<'t> {
             && self.shown_props(n).next().is_none()
     }
 
+    /// A plain node (not an action target, nothing rendered specially) whose whole label
+    /// would repeat the absorbing ancestor's name: `link 'Logo' > image 'Logo'`.
+    fn repeats_ancestor(&self, n: u32, merge: u32) -> bool {
+        const SPECIAL: u32 = RoleClass::INTERACTIVE
+            | RoleClass::ROW
+            | RoleClass::LIST_ITEM
+            | RoleClass::LIST_MARKER
+            | RoleClass::OPTION_POPUP
+            | RoleClass::TERM
+            | RoleClass::DEFINITION
+            | RoleClass::DOCUMENT;
+        let name = self.name(n);
+        !self.class(n).has(SPECIAL)
+            && !name.is_empty()
+            && self.contained(merge, name)
+            && self.t.node(n).value.is_none()
+            && self.shown_props(n).next().is_none()
+    }
+
     /// Prints as its own labelled piece (role, id) rather than as bare text.
     fn labelled(&self, n: u32) -> bool {
         !self.class(n).has(RoleClass::ID_HIDDEN) && !self.transparent(n)
     }
 
+    /// Whether `text` is already printed by `merge`'s name or current value.
     fn contained(&self, merge: u32, text: &str) -> bool {
-        merge != NONE && self.name(merge).contains(text)
+        if merge == NONE {
+            return false;
+        }
+        self.name(merge).contains(text)
+            || matches!(&self.t.node(merge).value, Some(Value::Str(v)) if normalize_ws(v).contains(text))
+    }
+
+    /// An action target's name already says `text` (a label beside its checkbox).
+    fn said_by_target(&self, n: u32, text: &str) -> bool {
+        self.in_mask(n) && self.class(n).has(RoleClass::INTERACTIVE) && self.name(n).contains(text)
     }
 
     /// The ancestor whose name absorbs the children's text, once `n` printed `name`.
     fn merge_after(&self, n: u32, printed_name: &str, inherited: u32) -> u32 {
-        if printed_name.is_empty() {
+        let has_value = matches!(&self.t.node(n).value, Some(Value::Str(v)) if !v.trim().is_empty());
+        if printed_name.is_empty() && !has_value {
             inherited
         } else if self.class(n).has(RoleClass::DOCUMENT) {
             NONE
@@ -298,6 +333,8 @@ impl<'t> Renderer<'t> {
                 continue;
             } else if n == root && skip_root_name {
                 child_merge = NONE;
+            } else if self.repeats_ancestor(n, m) {
+                // Said by the ancestor already; its children still count.
             } else if self.labelled(n) {
                 pieces.push(self.label(n, name, ids));
                 child_merge = self.merge_after(n, name, m);
@@ -315,7 +352,12 @@ impl<'t> Renderer<'t> {
     /// does not already say it.
     fn content_text(&self, n: u32, ids: &mut Vec<i64>) -> String {
         let mut pieces = Vec::new();
-        self.flatten(n, NONE, true, &mut pieces, ids);
+        // A labelled node (a link straight inside a row) prints its own label.
+        let labelled = self.labelled(n);
+        self.flatten(n, NONE, !labelled, &mut pieces, ids);
+        if labelled {
+            return pieces.join(" ");
+        }
         let joined = pieces.join(" ");
         let name = self.name(n);
         if name.is_empty() || joined.contains(name) {
@@ -337,13 +379,20 @@ impl<'t> Renderer<'t> {
     fn kids_of(&self, n: u32, merge: u32, skip: u32) -> Vec<u32> {
         let mut seen: HashSet<&str> = HashSet::new();
         let mut kids = Vec::new();
-        for &k in self.t.s_children(n) {
+        let all = self.t.s_children(n);
+        for (pos, &k) in all.iter().enumerate() {
             if k == skip || !self.in_mask(k) {
                 continue;
             }
             if self.class(k).has(RoleClass::TEXT) && self.t.s_children(k).is_empty() {
                 let text = self.name(k);
-                if text.is_empty() || self.contained(merge, text) || !seen.insert(text) {
+                let beside = |p: Option<usize>| p.and_then(|p| all.get(p)).is_some_and(|&s| self.said_by_target(s, text));
+                if text.is_empty()
+                    || self.contained(merge, text)
+                    || beside(pos.checked_sub(1))
+                    || beside(Some(pos + 1))
+                    || !seen.insert(text)
+                {
                     continue;
                 }
             }
@@ -355,19 +404,30 @@ impl<'t> Renderer<'t> {
     fn push_children(&mut self, kids: Vec<u32>, depth: u32, merge: u32, markdown: bool) {
         let mut frames: Vec<Frame> = Vec::new();
         let mut group: Vec<u32> = Vec::new();
+        let mut terms: Vec<u32> = Vec::new();
         for k in kids {
-            let joins = if markdown { self.inlineable[k as usize] } else { self.inline_text[k as usize] };
-            if joins {
+            let is_term = self.class(k).has(RoleClass::TERM | RoleClass::DEFINITION);
+            let joins = !is_term
+                && if markdown { self.inlineable[k as usize] } else { self.inline_text[k as usize] };
+            if !group.is_empty() && !joins {
+                frames.push(Frame::Group { kids: std::mem::take(&mut group), depth, merge, markdown });
+            }
+            if !terms.is_empty() && !is_term {
+                frames.push(Frame::Terms { kids: std::mem::take(&mut terms), depth });
+            }
+            if is_term {
+                terms.push(k);
+            } else if joins {
                 group.push(k);
             } else {
-                if !group.is_empty() {
-                    frames.push(Frame::Group { kids: std::mem::take(&mut group), depth, merge, markdown });
-                }
                 frames.push(Frame::Enter { n: k, depth, merge });
             }
         }
         if !group.is_empty() {
             frames.push(Frame::Group { kids: group, depth, merge, markdown });
+        }
+        if !terms.is_empty() {
+            frames.push(Frame::Terms { kids: terms, depth });
         }
         self.stack.extend(frames.into_iter().rev());
     }
@@ -400,6 +460,7 @@ impl<'t> Renderer<'t> {
                     };
                     self.push_with_ids(depth, text, ids);
                 }
+                Frame::Terms { kids, depth } => self.terms(kids, depth),
                 Frame::ItemExit { start, depth, marker } => {
                     if let Some(line) = self.out.lines.get_mut(start) {
                         line.depth = depth;
@@ -426,8 +487,6 @@ impl<'t> Renderer<'t> {
             self.push_children(kids, depth, merge, false);
         } else if c.has(RoleClass::ROW) {
             self.row(n, depth);
-        } else if c.has(RoleClass::DESCRIPTION_LIST) {
-            self.description_list(n, depth);
         } else if let Some(opts) = self.options_of(n) {
             let mut ids = Vec::new();
             let line = self.options_line(n, &opts, &mut ids);
@@ -449,7 +508,7 @@ impl<'t> Renderer<'t> {
             let merge = self.merge_after(n, name, merge);
             let kids = self.kids_of(n, merge, marker_node);
             self.push_children(kids, depth + 1, merge, true);
-        } else if self.transparent(n) {
+        } else if self.transparent(n) || self.repeats_ancestor(n, merge) {
             let kids = self.kids_of(n, merge, NONE);
             self.push_children(kids, depth, merge, false);
         } else {
@@ -480,12 +539,13 @@ impl<'t> Renderer<'t> {
         let cells = self.masked_kids(n);
         let mut ids = Vec::new();
         let mut texts: Vec<String> = cells.iter().map(|&c| self.content_text(c, &mut ids)).collect();
-        if cells.is_empty() {
-            let name = self.name(n);
-            if name.is_empty() {
-                return;
-            }
-            texts.push(name.to_owned());
+        // A row's name is normally its cells' text; one that says more is kept, first.
+        let name = self.name(n);
+        if !name.is_empty() && !texts.join(" ").contains(name) {
+            texts.insert(0, name.to_owned());
+        }
+        if texts.is_empty() {
+            return;
         }
         let mut line = String::from("|");
         for t in &texts {
@@ -495,6 +555,7 @@ impl<'t> Renderer<'t> {
         }
         self.push_with_ids(depth, line, ids);
         let header = !cells.is_empty()
+            && texts.len() == cells.len()
             && cells.iter().all(|&c| self.t.node(c).role.as_ref() == "columnheader");
         if header {
             let sep = format!("|{}", " --- |".repeat(cells.len()));
@@ -502,51 +563,26 @@ impl<'t> Renderer<'t> {
         }
     }
 
-    /// `Term: Detail` lines; several details of one term are joined with `; `.
-    fn description_list(&mut self, n: u32, depth: u32) {
-        let mut depth = depth;
-        let name = self.name(n);
-        if !name.is_empty() || self.shown_props(n).next().is_some() {
-            let mut ids = Vec::new();
-            let line = self.label(n, name, &mut ids);
-            self.push_with_ids(depth, line, ids);
-            depth += 1;
-        }
+    /// `Term: Detail` lines for a run of term/definition siblings (inside a
+    /// `DescriptionList` or any element with an ARIA role that kept `<dt>`/`<dd>`).
+    /// Several details of one term are joined with `; `.
+    fn terms(&mut self, kids: Vec<u32>, depth: u32) {
         let mut terms: Vec<String> = Vec::new();
         let mut details: Vec<String> = Vec::new();
         let mut ids: Vec<i64> = Vec::new();
-        let mut stack: Vec<u32> = self.masked_kids(n).into_iter().rev().collect();
-        while let Some(k) = stack.pop() {
-            let c = self.class(k);
-            if c.has(RoleClass::TERM) {
+        for k in kids {
+            if self.class(k).has(RoleClass::TERM) {
                 if !details.is_empty() {
                     self.flush_entry(depth, &mut terms, &mut details, &mut ids);
                 }
                 let t = self.content_text(k, &mut ids);
                 terms.push(t);
-            } else if c.has(RoleClass::DEFINITION) {
+            } else {
                 let d = self.content_text(k, &mut ids);
                 details.push(d);
-            } else if self.transparent(k) && !c.has(RoleClass::TEXT) {
-                // <div> wrappers between <dl> and <dt>/<dd> are allowed in HTML.
-                stack.extend(self.masked_kids(k).into_iter().rev());
-            } else {
-                self.flush_entry(depth, &mut terms, &mut details, &mut ids);
-                let mut other_ids = Vec::new();
-                let t = self.content_text_labelled(k, &mut other_ids);
-                if !t.is_empty() {
-                    self.push_with_ids(depth, t, other_ids);
-                }
             }
         }
         self.flush_entry(depth, &mut terms, &mut details, &mut ids);
-    }
-
-    /// A non-term child of a description list, flattened with its own label.
-    fn content_text_labelled(&self, n: u32, ids: &mut Vec<i64>) -> String {
-        let mut pieces = Vec::new();
-        self.flatten(n, NONE, false, &mut pieces, ids);
-        pieces.join(" ")
     }
 
     fn flush_entry(&mut self, depth: u32, terms: &mut Vec<String>, details: &mut Vec<String>, ids: &mut Vec<i64>) {
@@ -555,9 +591,11 @@ impl<'t> Renderer<'t> {
         }
         let terms_text = terms.iter().filter(|t| !t.is_empty()).cloned().collect::<Vec<_>>().join(" / ");
         let details_text = details.iter().filter(|d| !d.is_empty()).cloned().collect::<Vec<_>>().join("; ");
+        // Terms often carry their own colon ("Rating:"); never print two.
+        let colon = if terms_text.ends_with(':') || terms_text.ends_with('：') { "" } else { ":" };
         let line = match (terms_text.is_empty(), details_text.is_empty()) {
-            (false, false) => format!("{terms_text}: {details_text}"),
-            (false, true) => format!("{terms_text}:"),
+            (false, false) => format!("{terms_text}{colon} {details_text}"),
+            (false, true) => format!("{terms_text}{colon}"),
             (true, _) => details_text,
         };
         terms.clear();

@@ -1,0 +1,5 @@
+import sys
+
+from pagelens.cli import main
+
+sys.exit(main())

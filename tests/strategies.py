@@ -1,0 +1,78 @@
+"""Hypothesis strategies for CDP accessibility-tree payloads.
+
+Trees are drawn as parent pointers over nodes 1..n, so every shape occurs: tables inside
+list items, options outside menus, links inside text, runs of identical buttons."""
+
+from __future__ import annotations
+
+from hypothesis import strategies as st
+
+ROLES = [
+    "generic", "none", "StaticText", "StaticText", "StaticText", "link", "button", "textbox",
+    "combobox", "checkbox", "radio", "heading", "paragraph", "list", "listitem", "ListMarker",
+    "table", "row", "cell", "columnheader", "rowheader", "gridcell", "LayoutTable",
+    "LayoutTableRow", "LayoutTableCell", "menu", "menuitem", "listbox", "option",
+    "MenuListPopup", "DescriptionList", "term", "definition", "image", "img", "strong",
+    "emphasis", "code", "time", "navigation", "main", "LabelText", "Iframe", "group",
+    "InlineTextBox", "LineBreak", "rowgroup", "searchbox", "tab", "slider",
+]
+# No backslashes or control characters: the tests undo repr escapes by simple replacement.
+ALPHABET = "abcXYZ019 '\"|$#%★[]:.-•\u00a0\t中é"
+NAMES = st.one_of(
+    st.just(""),
+    st.just("Add to Cart"),
+    st.just("• "),
+    st.just("3. "),
+    st.text(alphabet=ALPHABET, max_size=14),
+)
+PROP_VALUES = {
+    "focusable": st.booleans(),
+    "url": st.just("https://example.test/a?b=1"),
+    "checked": st.sampled_from(["true", "false", "mixed"]),
+    "selected": st.booleans(),
+    "expanded": st.booleans(),
+    "level": st.integers(1, 6),
+    "required": st.booleans(),
+    "disabled": st.booleans(),
+    "valuetext": st.text(alphabet=ALPHABET, max_size=5),
+    "valuemin": st.floats(-1e6, 1e6, allow_nan=False, width=32),
+    "live": st.just("polite"),
+}
+
+
+@st.composite
+def node_props(draw) -> list[dict]:
+    names = draw(st.lists(st.sampled_from(sorted(PROP_VALUES)), max_size=3, unique=True))
+    return [{"name": n, "value": {"type": "x", "value": draw(PROP_VALUES[n])}} for n in names]
+
+
+@st.composite
+def ax_payloads(draw, max_nodes: int = 40) -> list[dict]:
+    n = draw(st.integers(1, max_nodes))
+    parents = [None] + [draw(st.integers(0, i - 1)) for i in range(1, n)]
+    nodes = []
+    for i in range(n):
+        role = "RootWebArea" if i == 0 else draw(st.sampled_from(ROLES))
+        node = {
+            "nodeId": str(i + 1),
+            "ignored": draw(st.booleans()) if i and draw(st.integers(0, 9)) == 0 else False,
+            "role": {"type": "role", "value": role},
+            "name": {"type": "computedString", "value": draw(NAMES)},
+            "properties": draw(node_props()),
+            "childIds": [],
+        }
+        if i == 0 or draw(st.integers(0, 19)) != 0:
+            node["backendDOMNodeId"] = i + 1000
+        if role in ("textbox", "combobox") and draw(st.booleans()):
+            node["value"] = {"type": "string", "value": draw(NAMES)}
+        if role == "slider":
+            node["value"] = {"type": "number", "value": draw(st.integers(0, 100))}
+        if i:
+            node["parentId"] = str(parents[i] + 1)
+        nodes.append(node)
+    for i in range(1, n):
+        nodes[parents[i]]["childIds"].append(str(i + 1))
+    # Shuffle the order of entries (CDP order is not guaranteed) but keep the root first.
+    rest = nodes[1:]
+    order = draw(st.permutations(range(len(rest))))
+    return [nodes[0]] + [rest[k] for k in order]

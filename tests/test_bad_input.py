@@ -1,0 +1,134 @@
+"""Malformed payloads give a clear AXTreeError, never a crash, hang or RecursionError."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+import pagelens
+from pagelens import AXTreeError
+
+
+def node(i, role="generic", name="", children=(), **extra):
+    n = {
+        "nodeId": str(i),
+        "ignored": False,
+        "role": {"type": "role", "value": role},
+        "name": {"type": "computedString", "value": name},
+        "childIds": [str(c) for c in children],
+        "backendDOMNodeId": i,
+    }
+    n.update(extra)
+    return n
+
+
+def payload(*nodes) -> bytes:
+    return json.dumps({"nodes": list(nodes)}).encode()
+
+
+@pytest.mark.parametrize(
+    "data, message",
+    [
+        (b'{"nodes": [', "malformed accessibility-tree JSON"),
+        (b"", "empty payload"),
+        (b"42", "expected an object"),
+        (b'{"other": []}', 'no "nodes" array'),
+        (b'{"nodes": {"a": 1}}', "malformed"),
+        (b'{"nodes": [{"nodeId": "1", "childIds": "2"}]}', "malformed"),
+        (b'{"nodes": [{"role": {"value": "link"}}]}', 'position 0 has no "nodeId"'),
+        (b'{"nodes": [{"nodeId": "1", "name": {"value": "\xff"}}]}', "not valid UTF-8"),
+    ],
+)
+def test_malformed(data, message):
+    with pytest.raises(AXTreeError, match=message):
+        pagelens.AXTree.from_cdp(data)
+
+
+def test_unknown_child_names_both_nodes():
+    with pytest.raises(AXTreeError, match="node 1 lists unknown child id 99"):
+        pagelens.AXTree.from_cdp(payload(node(1, children=[99])))
+
+
+def test_cycle():
+    with pytest.raises(AXTreeError, match="cycle"):
+        pagelens.AXTree.from_cdp(payload(node(1, children=[2]), node(2, children=[1])))
+    with pytest.raises(AXTreeError, match="cycle through node 1"):
+        pagelens.AXTree.from_cdp(payload(node(1, children=[1])))
+
+
+def test_two_parents():
+    with pytest.raises(AXTreeError, match="node 3 is a child of both node 1 and node 2"):
+        pagelens.AXTree.from_cdp(payload(node(1, children=[2, 3]), node(2, children=[3]), node(3)))
+
+
+def test_duplicate_ids():
+    with pytest.raises(AXTreeError, match="duplicate nodeId 2"):
+        pagelens.AXTree.from_cdp(payload(node(1, children=[2]), node(2, "link", "a"), node(2, "link", "b")))
+    # Chromium repeats some entries verbatim; those are harmless.
+    tree = pagelens.AXTree.from_cdp(payload(node(1, children=[2]), node(2, "link", "a"), node(2, "link", "a")))
+    assert len(tree) == 2
+
+
+def test_invalid_utf8_str_payload():
+    with pytest.raises(AXTreeError, match="UTF-8"):
+        pagelens.AXTree.from_cdp('{"nodes": [{"nodeId": "1", "name": {"value": "\udcff"}}]}')
+
+
+def test_wrong_payload_type():
+    with pytest.raises(TypeError, match="bytes, str, dict or list"):
+        pagelens.AXTree.from_cdp(42)
+
+
+def deep_chain(depth: int) -> bytes:
+    # Generated as text: json.dumps would be fine too, but this keeps memory flat.
+    parts = []
+    for i in range(1, depth + 1):
+        kids = f'["{i + 1}"]' if i < depth else "[]"
+        role = "StaticText" if i == depth else "generic"
+        name = "bottom" if i == depth else ""
+        parts.append(
+            f'{{"nodeId":"{i}","role":{{"value":"{role}"}},"name":{{"value":"{name}"}},'
+            f'"childIds":{kids},"backendDOMNodeId":{i}}}'
+        )
+    return ('{"nodes":[' + ",".join(parts) + "]}").encode()
+
+
+def test_100000_deep_chain():
+    data = deep_chain(100_000)
+    with pytest.raises(AXTreeError, match="deeper than 10000 levels at node 10002"):
+        pagelens.AXTree.from_cdp(data)
+    # A caller that allows the depth gets a tree; rendering is iterative.
+    tree = pagelens.AXTree.from_cdp(data, max_depth=200_000)
+    assert len(tree) == 100_000
+    # 99,999 blank generics dissolve; the text they held survives.
+    assert tree.render().text == "text 'bottom'"
+    assert tree.render("webarena").text.endswith("StaticText [100000] 'bottom'")
+    assert "bottom" in tree.subtree([100_000]).text
+
+
+def test_50_mb_payload():
+    n = 120_000
+    name = "x" * 400
+    nodes = [node(1, "RootWebArea", "big", children=range(2, n + 1))]
+    nodes += [node(i, "link", f"{name}{i}") for i in range(2, n + 1)]
+    data = payload(*nodes)
+    assert len(data) > 50_000_000
+    tree = pagelens.AXTree.from_cdp(data)
+    assert len(tree) == n
+    assert len(tree.render().ids) == n - 1
+    # The same size of junk is an error, not a hang.
+    with pytest.raises(AXTreeError):
+        pagelens.AXTree.from_cdp(data[: len(data) // 2])
+
+
+def test_unknown_mode_and_tokenizer():
+    tree = pagelens.AXTree.from_cdp(payload(node(1, "RootWebArea", "t")))
+    with pytest.raises(ValueError, match="unknown mode"):
+        tree.render("html")
+    with pytest.raises(ValueError, match="unknown tokenizer"):
+        tree.render(tokenizer="bert")
+    with pytest.raises(ValueError, match="at least 1"):
+        tree.render(max_tokens=0)
+    with pytest.raises(KeyError, match="no node with id 77"):
+        tree.node(77)

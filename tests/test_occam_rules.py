@@ -1,0 +1,214 @@
+"""Each rule of spec section 3 on a small hand-built tree, with the exact expected text."""
+
+from __future__ import annotations
+
+import itertools
+
+import pytest
+
+import pagelens
+
+
+def build(spec) -> pagelens.AXTree:
+    """spec = (role, name, [children], {props}, value) with trailing parts optional."""
+    counter = itertools.count(1)
+    nodes = []
+
+    def visit(s):
+        role, name, *rest = s
+        children = rest[0] if rest else []
+        props = rest[1] if len(rest) > 1 else {}
+        value = rest[2] if len(rest) > 2 else None
+        i = next(counter)
+        n = {
+            "nodeId": str(i),
+            "ignored": False,
+            "role": {"type": "role", "value": role},
+            "name": {"type": "computedString", "value": name},
+            "properties": [{"name": k, "value": {"type": "x", "value": v}} for k, v in props.items()],
+            "backendDOMNodeId": 100 + i,
+        }
+        if value is not None:
+            n["value"] = {"type": "string", "value": value}
+        nodes.append(n)
+        n["childIds"] = [str(visit(c)) for c in children]
+        return i
+
+    visit(spec)
+    return pagelens.AXTree.from_cdp({"nodes": nodes})
+
+
+def occam(spec) -> str:
+    return build(spec).render().text
+
+
+def test_unnamed_node_takes_its_only_text():
+    assert occam(("RootWebArea", "P", [("button", "", [("StaticText", "Search")])])) == (
+        "RootWebArea 'P'\n\tbutton [2] 'Search'"
+    )
+
+
+def test_text_inside_parent_name_is_dropped_targets_never_are():
+    tree = ("RootWebArea", "P", [
+        ("link", "Home", [("StaticText", "Home")]),
+        ("button", "Add to Cart"), ("button", "Add to Cart"), ("button", "Add to Cart"),
+    ])
+    assert occam(tree) == (
+        "RootWebArea 'P'\n\tlink [2] 'Home'\n\tbutton [4] 'Add to Cart'\n"
+        "\tbutton [5] 'Add to Cart'\n\tbutton [6] 'Add to Cart'"
+    )
+
+
+def test_inline_runs_join_until_a_link():
+    tree = ("RootWebArea", "P", [("paragraph", "", [
+        ("StaticText", "Price:"), ("strong", "", [("StaticText", "$365.42")]),
+        ("StaticText", "today"), ("link", "more", [("StaticText", "more")]), ("StaticText", "end"),
+    ]), ("paragraph", "", [("StaticText", "next paragraph")])])
+    assert occam(tree) == (
+        "RootWebArea 'P'\n\ttext 'Price: $365.42 today'\n\tlink [7] 'more'\n\ttext 'end'\n"
+        "\ttext 'next paragraph'"
+    )
+
+
+def test_identical_sibling_texts_kept_once():
+    tree = ("RootWebArea", "P", [("generic", "", [
+        ("StaticText", "·"), ("link", "a"), ("StaticText", "·"), ("link", "b"),
+    ])])
+    assert occam(tree) == "RootWebArea 'P'\n\ttext '·'\n\tlink [4] 'a'\n\tlink [6] 'b'"
+
+
+def test_table_becomes_markdown_with_ids_inline():
+    tree = ("RootWebArea", "P", [("table", "", [
+        ("row", "", [("columnheader", "Order", [("StaticText", "Order")]),
+                     ("columnheader", "Total", [("StaticText", "Total")]),
+                     ("columnheader", "Action")]),
+        ("row", "", [("cell", "000170", [("StaticText", "000170")]),
+                     ("cell", "$365.42 | net", [("StaticText", "$365.42 | net")]),
+                     ("cell", "View Order", [("link", "View Order", [("StaticText", "View Order")])])]),
+    ])])
+    assert occam(tree) == (
+        "RootWebArea 'P'\n"
+        "\t| Order | Total | Action |\n"
+        "\t| --- | --- | --- |\n"
+        "\t| 000170 | $365.42 \\| net | link [15] 'View Order' |"
+    )
+
+
+def test_key_value_table():
+    tree = ("RootWebArea", "P", [("table", "Specs", [
+        ("row", "", [("rowheader", "Weight", [("StaticText", "Weight")]), ("cell", "2 kg", [("StaticText", "2 kg")])]),
+    ])])
+    assert occam(tree) == "RootWebArea 'P'\n\ttable 'Specs'\n\t\t| Weight | 2 kg |"
+
+
+def test_lists_become_markdown():
+    tree = ("RootWebArea", "P", [("list", "", [
+        ("listitem", "", [("ListMarker", "1. "), ("StaticText", "First")]),
+        ("listitem", "", [("ListMarker", "2. "), ("link", "Docs", [("StaticText", "Docs")])]),
+        ("listitem", "", [("ListMarker", "3. "), ("StaticText", "Third with"), ("link", "a link"),
+                          ("list", "", [("listitem", "", [("ListMarker", "◦ "), ("StaticText", "nested")])])]),
+    ])])
+    assert occam(tree) == (
+        "RootWebArea 'P'\n"
+        "\t1. First\n"
+        "\t2. link [8] 'Docs'\n"
+        "\t3. Third with link [13] 'a link'\n"
+        "\t\t- nested"
+    )
+
+
+def test_options_on_one_line():
+    tree = ("RootWebArea", "P", [("combobox", "Sort by", [("MenuListPopup", "", [
+        ("option", "Relevance", [], {"selected": True}),
+        ("option", "Price", [], {"selected": False}),
+    ])], {"expanded": False, "hasPopup": "menu"}, "Relevance")])
+    assert occam(tree) == (
+        "RootWebArea 'P'\n"
+        "\tcombobox [2] 'Sort by' value: 'Relevance' [expanded: False] options: "
+        "[4] 'Relevance' (selected); [5] 'Price'"
+    )
+
+
+def test_description_list():
+    tree = ("RootWebArea", "P", [("DescriptionList", "", [
+        ("term", "", [("StaticText", "Color")]), ("definition", "", [("StaticText", "Red")]),
+        ("term", "", [("StaticText", "Size:")]), ("definition", "", [("StaticText", "M")]),
+        ("definition", "", [("StaticText", "L")]),
+    ])])
+    assert occam(tree) == "RootWebArea 'P'\n\tColor: Red\n\tSize: M; L"
+
+
+def test_images_properties_values_and_characters():
+    tree = ("RootWebArea", "P", [
+        ("image", ""), ("image", "Logo"),
+        ("textbox", "Email", [], {"required": False, "focusable": True, "focused": True}, "a@b.c"),
+        ("checkbox", "Agree", [], {"checked": "true", "required": True}),
+        ("link", "Order #12", [], {"url": "https://x.test/12"}),
+        ("StaticText", "50%\u00a0off\u00a0\u00a0★★★★☆"),
+    ])
+    assert occam(tree) == (
+        "RootWebArea 'P'\n"
+        "\timage [3] 'Logo'\n"
+        "\ttextbox [4] 'Email' value: 'a@b.c'\n"
+        "\tcheckbox [5] 'Agree' [checked: true] [required: True]\n"
+        "\tlink [6] 'Order #12'\n"
+        "\ttext '50% off ★★★★☆'"
+    )
+    shown = build(tree).render(show_urls=True).text
+    assert "link [6] 'Order #12' [url: https://x.test/12]" in shown
+
+
+def test_webarena_form():
+    tree = ("RootWebArea", "P", [
+        ("generic", "", [("link", "It's", [("StaticText", "It's")], {"focusable": True, "url": "u"})]),
+        ("listitem", "", [], {"level": 1}),
+    ])
+    assert build(tree).render("webarena").text == (
+        "RootWebArea [1] 'P'\n\tlink [3] \"It's\" [url: u]\n\t\tStaticText [4] \"It's\""
+    )
+
+
+def test_node_lookup_maps_back_to_the_dom():
+    tree = build(("RootWebArea", "P", [("combobox", "Pick", [], {"expanded": False}, "B")]))
+    n = tree.node(2)
+    assert (n.role, n.name, n.value, n.backend_dom_node_id) == ("combobox", "Pick", "B", 102)
+    assert n.properties == {"expanded": False}
+    assert n.parent == 1 and tree.node(1).children == [2]
+    assert 2 in tree and 9 not in tree and len(tree) == 2
+
+
+def test_frames_hang_under_their_iframe():
+    main = {"nodes": [
+        {"nodeId": "1", "role": {"value": "RootWebArea"}, "name": {"value": "Outer"},
+         "childIds": ["2"], "backendDOMNodeId": 1, "frameId": "MAIN"},
+        {"nodeId": "2", "role": {"value": "Iframe"}, "name": {"value": ""}, "childIds": [],
+         "backendDOMNodeId": 2},
+    ]}
+    inner = {"nodes": [
+        {"nodeId": "1", "role": {"value": "RootWebArea"}, "name": {"value": "Inner"},
+         "childIds": ["7"], "backendDOMNodeId": 1, "frameId": "CHILD"},
+        {"nodeId": "7", "role": {"value": "button"}, "name": {"value": "Pay"}, "childIds": [],
+         "backendDOMNodeId": 7},
+    ]}
+    tree = pagelens.AXTree.from_cdp(main, frames=[(2, inner)])
+    assert tree.render().text == "RootWebArea 'Outer'\n\tIframe [2]\n\t\tRootWebArea 'Inner'\n\t\t\tbutton [7] 'Pay'"
+    assert tree.frames == ["MAIN", "CHILD"]
+    # The inner root's nodeId 1 was taken by the main frame: it gets a fresh id.
+    inner_root = tree.node(2).children[0]
+    assert inner_root == 8 and tree.node(inner_root).frame_id == "CHILD"
+    assert tree.node(7).frame_id == "CHILD" and tree.node(7).backend_dom_node_id == 7
+    with pytest.raises(pagelens.AXTreeError, match="backendDOMNodeId 99"):
+        pagelens.AXTree.from_cdp(main, frames=[{"owner": 99, "payload": inner}])
+
+
+def test_subtree_replays_pivots_without_ids():
+    tree = build(("RootWebArea", "Shop", [
+        ("navigation", "Main", [("link", "Home"), ("link", "Cart")]),
+        ("search", "", [("combobox", "Search", [], {"required": False}), ("button", "Go"), ("button", "")]),
+        ("main", "", [("StaticText", "Lots of other text")]),
+    ]))
+    obs = tree.subtree([6])
+    assert obs.text == "RootWebArea 'Shop'\n\tsearch\n\t\tcombobox 'Search'\n\t\tbutton 'Go'"
+    assert obs.ids == [] and sorted(obs.included_ids) == [1, 5, 6, 7]
+    capped = tree.subtree([1], max_nodes=2)
+    assert capped.truncated and "over the cap of 2 nodes" in capped.text
