@@ -1,0 +1,30 @@
+"""Golden renderings of a few corpus pages, each read line by line by a person before it
+was committed. Regenerate with PAGELENS_UPDATE_GOLDEN=1 and read the diff before committing."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+import pagelens
+from conftest import ax_bytes
+
+GOLDEN = Path(__file__).parent / "golden"
+CASES = [
+    ("001", "occam"),
+    ("001", "webarena"),
+    ("mozilla-2", "occam"),
+    ("topicseed-1", "occam"),
+    ("links-in-tables", "occam"),
+]
+
+
+@pytest.mark.parametrize("page, mode", CASES)
+def test_golden(page, mode):
+    text = pagelens.AXTree.from_cdp(ax_bytes(page)).render(mode).text + "\n"
+    path = GOLDEN / f"{page}.{mode}.txt"
+    if os.environ.get("PAGELENS_UPDATE_GOLDEN"):
+        path.write_text(text, encoding="utf-8")
+    assert text == path.read_text(encoding="utf-8")
