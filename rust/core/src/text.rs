@@ -24,6 +24,24 @@ pub fn normalize_ws(s: &str) -> String {
     out
 }
 
+/// True when [`normalize_ws`] would return `s` unchanged (checked without allocating).
+pub fn is_normalized(s: &str) -> bool {
+    let mut prev_space = true; // a leading space is not normalised
+    for c in s.chars() {
+        if c == ' ' {
+            if prev_space {
+                return false;
+            }
+            prev_space = true;
+        } else if c.is_whitespace() {
+            return false;
+        } else {
+            prev_space = false;
+        }
+    }
+    !(prev_space && !s.is_empty())
+}
+
 /// True when `s` has no non-whitespace character.
 pub fn is_blank(s: &str) -> bool {
     s.chars().all(char::is_whitespace)
@@ -137,6 +155,13 @@ mod tests {
         assert_eq!(normalize_ws("  a\u{a0}\u{a0}b \n\t c  "), "a b c");
         assert_eq!(normalize_ws("$365.42 #12 50% ★★★★☆"), "$365.42 #12 50% ★★★★☆");
         assert_eq!(normalize_ws(" \u{a0} "), "");
+    }
+
+    #[test]
+    fn is_normalized_agrees_with_normalize() {
+        for s in ["", "a", " a", "a ", "a  b", "a b", "a\u{a0}b", "é b", "a\tb", " ", "★ ☆"] {
+            assert_eq!(is_normalized(s), normalize_ws(s) == s, "{s:?}");
+        }
     }
 
     #[test]

@@ -333,8 +333,8 @@ impl PyAxNode {
 
     /// `nodeId` as CDP sent it.
     #[getter]
-    fn cdp_id(&self) -> &str {
-        &self.tree.node(self.idx).cdp_id
+    fn cdp_id(&self) -> String {
+        self.tree.node(self.idx).cdp_id.to_string()
     }
 
     #[getter]

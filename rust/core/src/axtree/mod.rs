@@ -1,6 +1,6 @@
 //! Accessibility trees from CDP: parsing, the arena, and what roles mean.
 
-mod parse;
+pub mod parse;
 pub mod roles;
 mod tree;
 

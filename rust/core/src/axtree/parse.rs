@@ -6,7 +6,7 @@
 use std::borrow::Cow;
 use std::fmt;
 
-use serde::de::{Deserializer, IgnoredAny, MapAccess, SeqAccess, Visitor};
+use serde::de::{self, Deserializer, IgnoredAny, MapAccess, SeqAccess, Visitor};
 use serde::Deserialize;
 
 use crate::error::AxError;
@@ -70,9 +70,43 @@ impl<'de: 'a, 'a> Deserialize<'de> for Scalar<'a> {
     }
 }
 
-/// A node id: CDP sends strings, but integers are accepted too.
+/// A node id: CDP sends strings of integers; those become `Int` (no allocation, cheap
+/// hashing). Other strings, and integers written as JSON numbers, are accepted too.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
-pub struct IdRef<'a>(pub Cow<'a, str>);
+pub enum IdRef<'a> {
+    Int(i64),
+    Str(Cow<'a, str>),
+}
+
+/// The string is exactly how Rust prints the integer (so "007" stays a string id).
+fn canonical_int(s: &str) -> Option<i64> {
+    let digits = s.strip_prefix('-').unwrap_or(s);
+    if digits.is_empty() || digits.len() > 18 || !digits.bytes().all(|b| b.is_ascii_digit()) {
+        return None;
+    }
+    if digits.len() > 1 && digits.starts_with('0') || s == "-0" {
+        return None;
+    }
+    s.parse().ok()
+}
+
+impl<'a> IdRef<'a> {
+    fn from_cow(s: Cow<'a, str>) -> IdRef<'a> {
+        match canonical_int(&s) {
+            Some(i) => IdRef::Int(i),
+            None => IdRef::Str(s),
+        }
+    }
+}
+
+impl fmt::Display for IdRef<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            IdRef::Int(i) => write!(f, "{i}"),
+            IdRef::Str(s) => f.write_str(s),
+        }
+    }
+}
 
 impl<'de: 'a, 'a> Deserialize<'de> for IdRef<'a> {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
@@ -83,19 +117,19 @@ impl<'de: 'a, 'a> Deserialize<'de> for IdRef<'a> {
                 f.write_str("a node id (string or integer)")
             }
             fn visit_borrowed_str<E>(self, v: &'de str) -> Result<Self::Value, E> {
-                Ok(IdRef(Cow::Borrowed(v)))
+                Ok(IdRef::from_cow(Cow::Borrowed(v)))
             }
             fn visit_str<E>(self, v: &str) -> Result<Self::Value, E> {
-                Ok(IdRef(Cow::Owned(v.to_owned())))
+                Ok(IdRef::from_cow(Cow::Owned(v.to_owned())))
             }
             fn visit_string<E>(self, v: String) -> Result<Self::Value, E> {
-                Ok(IdRef(Cow::Owned(v)))
+                Ok(IdRef::from_cow(Cow::Owned(v)))
             }
             fn visit_i64<E>(self, v: i64) -> Result<Self::Value, E> {
-                Ok(IdRef(Cow::Owned(v.to_string())))
+                Ok(IdRef::Int(v))
             }
-            fn visit_u64<E>(self, v: u64) -> Result<Self::Value, E> {
-                Ok(IdRef(Cow::Owned(v.to_string())))
+            fn visit_u64<E: de::Error>(self, v: u64) -> Result<Self::Value, E> {
+                i64::try_from(v).map(IdRef::Int).map_err(|_| E::custom("node id out of range"))
             }
         }
         d.deserialize_any(V)
@@ -168,3 +202,4 @@ pub fn parse_payload(bytes: &[u8]) -> Result<Vec<RawNode<'_>>, AxError> {
         None => Err(AxError::Json("empty payload".to_owned())),
     }
 }
+

@@ -8,12 +8,14 @@
 //!
 //! Every pass is iterative and linear, so a 100,000-deep chain cannot overflow the stack.
 
-use std::collections::{HashMap, HashSet};
+use std::sync::Arc;
 
-use super::parse::{parse_payload, RawNode, Scalar};
+use rustc_hash::{FxHashMap, FxHashSet};
+
+use super::parse::{parse_payload, IdRef, RawNode, Scalar};
 use super::roles::RoleClass;
 use crate::error::AxError;
-use crate::text::{is_blank, normalize_ws};
+use crate::text::{is_blank, is_normalized, normalize_ws};
 
 /// "No node" in parent and index fields.
 pub const NONE: u32 = u32::MAX;
@@ -63,7 +65,7 @@ impl Value {
 
 #[derive(Debug, Clone, PartialEq)]
 pub struct Prop {
-    pub name: Box<str>,
+    pub name: Arc<str>,
     pub value: Value,
 }
 
@@ -73,8 +75,9 @@ pub struct Node {
     /// The id shown to the model and used for lookups.
     pub element_id: i64,
     /// `nodeId` as CDP sent it (for error messages and the Python API).
-    pub cdp_id: Box<str>,
-    pub role: Box<str>,
+    pub cdp_id: CdpId,
+    /// Interned: a page has a few dozen distinct roles.
+    pub role: Arc<str>,
     pub class: RoleClass,
     /// The name exactly as sent.
     pub name: Box<str>,
@@ -102,6 +105,50 @@ impl Node {
     }
 }
 
+/// `nodeId` as sent: almost always an integer in a string.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum CdpId {
+    Int(i64),
+    Str(Box<str>),
+}
+
+impl CdpId {
+    fn of(id: &IdRef) -> CdpId {
+        match id {
+            IdRef::Int(i) => CdpId::Int(*i),
+            IdRef::Str(s) => CdpId::Str(s.as_ref().into()),
+        }
+    }
+
+    pub fn as_int(&self) -> Option<i64> {
+        match self {
+            CdpId::Int(i) => Some(*i),
+            CdpId::Str(_) => None,
+        }
+    }
+}
+
+impl std::fmt::Display for CdpId {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            CdpId::Int(i) => write!(f, "{i}"),
+            CdpId::Str(s) => f.write_str(s),
+        }
+    }
+}
+
+/// Shares one allocation per distinct role or property name.
+#[derive(Default)]
+struct Interner<'a> {
+    map: FxHashMap<&'a str, Arc<str>>,
+}
+
+impl<'a> Interner<'a> {
+    fn get(&mut self, s: &'a str) -> Arc<str> {
+        self.map.entry(s).or_insert_with(|| Arc::from(s)).clone()
+    }
+}
+
 /// A frame's payload and the node that owns it.
 pub struct FrameInput<'a> {
     /// `backendDOMNodeId` of the `<iframe>` element in an earlier tree.
@@ -125,7 +172,7 @@ pub struct AxTree {
     pub s_order: Vec<u32>,
     /// Frame ids, index 0 is the main frame (None when the payload named none).
     pub frames: Vec<Option<String>>,
-    by_element_id: HashMap<i64, u32>,
+    by_element_id: FxHashMap<i64, u32>,
 }
 
 struct Pending<'a> {
@@ -214,22 +261,24 @@ fn build(pending: Vec<Pending>, max_depth: usize) -> Result<AxTree, AxError> {
     let mut frames: Vec<Option<String>> = Vec::with_capacity(pending.len());
     let mut tree_roots: Vec<Vec<u32>> = Vec::with_capacity(pending.len());
     let mut attach: Vec<(u32, u32)> = Vec::new(); // (owner, frame root)
+    let mut interner = Interner::default();
 
     for (frame_index, p) in pending.iter().enumerate() {
         let base = nodes.len() as u32;
-        let mut by_cdp: HashMap<&str, u32> = HashMap::with_capacity(p.raw.len());
+        let mut by_cdp: FxHashMap<&IdRef, u32> =
+            FxHashMap::with_capacity_and_hasher(p.raw.len(), Default::default());
         let mut kept: Vec<&RawNode> = Vec::with_capacity(p.raw.len());
         for (i, raw) in p.raw.iter().enumerate() {
             let id = raw
                 .node_id
                 .as_ref()
                 .ok_or(AxError::MissingField { index: i, field: "nodeId" })?;
-            match by_cdp.get(id.0.as_ref()) {
+            match by_cdp.get(id) {
                 // Chromium repeats some InlineTextBox entries verbatim: harmless.
                 Some(&first) if kept[first as usize] == raw => continue,
-                Some(_) => return Err(AxError::DuplicateId(id.0.to_string())),
+                Some(_) => return Err(AxError::DuplicateId(id.to_string())),
                 None => {
-                    by_cdp.insert(id.0.as_ref(), kept.len() as u32);
+                    by_cdp.insert(id, kept.len() as u32);
                     kept.push(raw);
                 }
             }
@@ -245,34 +294,34 @@ fn build(pending: Vec<Pending>, max_depth: usize) -> Result<AxTree, AxError> {
                     _ => "".into(),
                 }
             };
-            let role: Box<str> = match raw.role.as_ref().and_then(|v| v.value.as_ref()) {
-                Some(Scalar::Str(s)) if !s.is_empty() => s.as_ref().into(),
-                _ => "none".into(),
+            let role: Arc<str> = match raw.role.as_ref().and_then(|v| v.value.as_ref()) {
+                Some(Scalar::Str(s)) if !s.is_empty() => interner.get(s),
+                _ => interner.get("none"),
             };
             let name = scalar_str(&raw.name);
-            let norm = normalize_ws(&name);
-            let norm_name = (norm.as_str() != name.as_ref()).then(|| norm.into_boxed_str());
+            let norm_name =
+                (!is_normalized(&name)).then(|| normalize_ws(&name).into_boxed_str());
             let p0 = props.len() as u32;
             for rp in raw.properties.iter().flatten() {
                 if let Some(v) = rp.value.as_ref().and_then(|v| v.value.as_ref()) {
                     if let Some(value) = Value::from_scalar(v) {
-                        props.push(Prop { name: rp.name.as_ref().into(), value });
+                        props.push(Prop { name: interner.get(&rp.name), value });
                     }
                 }
             }
             let value = raw.value.as_ref().and_then(|v| v.value.as_ref()).and_then(Value::from_scalar);
             let c0 = child_flat.len() as u32;
             for c in raw.child_ids.iter().flatten() {
-                let ci = by_cdp.get(c.0.as_ref()).ok_or_else(|| AxError::UnknownChild {
-                    parent: raw.node_id.as_ref().map(|i| i.0.to_string()).unwrap_or_default(),
-                    child: c.0.to_string(),
+                let ci = by_cdp.get(c).ok_or_else(|| AxError::UnknownChild {
+                    parent: raw.node_id.as_ref().map(|i| i.to_string()).unwrap_or_default(),
+                    child: c.to_string(),
                 })?;
                 child_flat.push(base + ci);
             }
             child_lists.push((c0, child_flat.len() as u32));
             nodes.push(Node {
                 element_id: 0,
-                cdp_id: raw.node_id.as_ref().map(|i| i.0.as_ref().into()).unwrap_or_default(),
+                cdp_id: raw.node_id.as_ref().map(CdpId::of).unwrap_or(CdpId::Int(0)),
                 class: RoleClass::of(&role),
                 role,
                 name,
@@ -350,7 +399,7 @@ fn build(pending: Vec<Pending>, max_depth: usize) -> Result<AxTree, AxError> {
         s_roots: Vec::new(),
         s_order: Vec::new(),
         frames,
-        by_element_id: HashMap::new(),
+        by_element_id: FxHashMap::default(),
     };
     tree.link_structure(max_depth)?;
     tree.assign_element_ids();
@@ -441,10 +490,10 @@ impl AxTree {
     /// A node's `nodeId` is its element id when it is an integer not yet taken (frames may
     /// reuse the main frame's numbers); otherwise it gets the next integer above all of them.
     fn assign_element_ids(&mut self) {
-        let parsed: Vec<Option<i64>> =
-            self.nodes.iter().map(|n| n.cdp_id.parse::<i64>().ok()).collect();
+        let parsed: Vec<Option<i64>> = self.nodes.iter().map(|n| n.cdp_id.as_int()).collect();
         let mut next = parsed.iter().flatten().max().map_or(1, |m| m.saturating_add(1));
-        let mut used: HashSet<i64> = HashSet::with_capacity(self.nodes.len());
+        let mut used: FxHashSet<i64> =
+            FxHashSet::with_capacity_and_hasher(self.nodes.len(), Default::default());
         self.by_element_id.reserve(self.nodes.len());
         for (i, node) in self.nodes.iter_mut().enumerate() {
             let id = match parsed[i] {

@@ -1,0 +1,53 @@
+"""pytest-benchmark: the whole corpus per round, pagelens against BrowserGym on the same bytes.
+
+    pytest benches/test_axtree.py --benchmark-only --benchmark-group-by=group
+"""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+import pagelens
+from corpus import ax_payloads
+
+PAYLOADS = ax_payloads()
+browsergym_obs = pytest.importorskip("browsergym.utils.obs")
+
+
+@pytest.mark.benchmark(group="corpus: parse + render")
+def test_browsergym_json_loads_flatten(benchmark):
+    def run():
+        for data in PAYLOADS.values():
+            browsergym_obs.flatten_axtree_to_str(json.loads(data))
+
+    benchmark.pedantic(run, rounds=3, iterations=1)
+
+
+@pytest.mark.benchmark(group="corpus: parse + render")
+def test_pagelens_webarena(benchmark):
+    def run():
+        for data in PAYLOADS.values():
+            pagelens.AXTree.from_cdp(data).render("webarena")
+
+    benchmark.pedantic(run, rounds=10, iterations=1)
+
+
+@pytest.mark.benchmark(group="corpus: parse + render")
+def test_pagelens_occam(benchmark):
+    def run():
+        for data in PAYLOADS.values():
+            pagelens.AXTree.from_cdp(data).render("occam")
+
+    benchmark.pedantic(run, rounds=10, iterations=1)
+
+
+@pytest.mark.benchmark(group="corpus: parse only")
+def test_python_json_loads(benchmark):
+    benchmark.pedantic(lambda: [json.loads(d) for d in PAYLOADS.values()], rounds=5, iterations=1)
+
+
+@pytest.mark.benchmark(group="corpus: parse only")
+def test_pagelens_parse(benchmark):
+    benchmark.pedantic(lambda: [pagelens.AXTree.from_cdp(d) for d in PAYLOADS.values()], rounds=10, iterations=1)
