@@ -1,0 +1,47 @@
+//! The core on every saved page of the corpus: parses, renders deterministically, and
+//! keeps every action target of the webarena form in the occam form with its id.
+
+use std::io::Read;
+use std::path::PathBuf;
+
+use pagelens_core::axtree::RoleClass;
+use pagelens_core::{render, AxTree, Mode};
+
+fn corpus() -> Vec<(String, Vec<u8>)> {
+    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../tests/corpus");
+    let mut pages = Vec::new();
+    for entry in std::fs::read_dir(&dir).expect("tests/corpus") {
+        let path = entry.unwrap().path().join("axtree.json.gz");
+        if !path.exists() {
+            continue;
+        }
+        let mut data = Vec::new();
+        flate2::read::GzDecoder::new(std::fs::File::open(&path).unwrap())
+            .read_to_end(&mut data)
+            .unwrap();
+        pages.push((path.display().to_string(), data));
+    }
+    pages.sort();
+    pages
+}
+
+#[test]
+fn every_page_parses_and_keeps_its_targets() {
+    let pages = corpus();
+    assert_eq!(pages.len(), 100);
+    for (name, data) in &pages {
+        let tree = AxTree::parse(data).unwrap_or_else(|e| panic!("{name}: {e}"));
+        let webarena = render(&tree, Mode::WebArena, None);
+        let occam = render(&tree, Mode::Occam, None);
+        assert_eq!(occam.text, render(&tree, Mode::Occam, None).text, "{name}");
+        let shown: std::collections::HashSet<i64> = occam.ids.iter().copied().collect();
+        assert_eq!(shown.len(), occam.ids.len(), "{name}: an id shown twice");
+        for &id in &webarena.ids {
+            let node = tree.node(tree.index_of(id).unwrap());
+            if node.class.has(RoleClass::INTERACTIVE) {
+                assert!(shown.contains(&id), "{name}: target {id} missing");
+            }
+        }
+        assert!(occam.text.len() <= webarena.text.len(), "{name}");
+    }
+}
