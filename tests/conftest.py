@@ -24,3 +24,9 @@ def ax_nodes(page: str) -> tuple:
 @pytest.fixture(params=PAGES)
 def page(request) -> str:
     return request.param
+
+
+@lru_cache(maxsize=None)
+def html_bytes(page: str, kind: str) -> bytes:
+    """kind: 'source' (as saved from the site) or 'dom' (after Chromium ran its scripts)."""
+    return gzip.decompress((CORPUS / page / f"{kind}.html.gz").read_bytes())

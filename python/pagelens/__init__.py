@@ -14,17 +14,39 @@ from pagelens._core import (
     AXNode,
     AXTree,
     AXTreeError,
+    Chunk,
+    Dom,
+    DomError,
+    Element,
     Observation,
+    Tokenizer,
+    chunk,
     count_tokens,
 )
 from pagelens.corpus import builtin_page
+
+
+def find_chunk(chunks: "list[Chunk]", node_id: int) -> "int | None":
+    """Index of the chunk that holds element ``node_id`` (ScribeAgent trains on it)."""
+    for i, c in enumerate(chunks):
+        if node_id in c.node_ids:
+            return i
+    return None
+
 
 __all__ = [
     "AXNode",
     "AXTree",
     "AXTreeError",
+    "Chunk",
     "DEFAULT_MAX_DEPTH",
+    "Dom",
+    "DomError",
+    "Element",
     "Observation",
+    "Tokenizer",
     "builtin_page",
+    "chunk",
     "count_tokens",
+    "find_chunk",
 ]

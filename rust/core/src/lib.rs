@@ -8,6 +8,8 @@
 //! at worst O(n log n), so hostile trees cannot overflow the stack or stall.
 
 pub mod axtree;
+pub mod chunk;
+pub mod dom;
 pub mod error;
 pub mod render;
 pub mod text;
@@ -16,7 +18,7 @@ pub mod tokenizer;
 pub use axtree::{AxTree, FrameInput};
 pub use error::AxError;
 pub use render::{Mode, Observation};
-pub use tokenizer::Encoding;
+pub use tokenizer::{Encoding, Tokenizer};
 
 /// Renders a whole tree in `mode`; with `budget`, cuts it to that many tokens.
 pub fn render(tree: &AxTree, mode: Mode, budget: Option<(Encoding, usize)>) -> Observation {

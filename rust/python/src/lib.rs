@@ -10,6 +10,9 @@ use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyByteArray, PyDict, PyList, PyString, PyTuple};
 
 use pagelens_core::axtree::{AxTree, FrameInput, Value, DEFAULT_MAX_DEPTH};
+use pagelens_core::chunk::{chunk as chunk_text, ChunkKind};
+use pagelens_core::dom::{clean as clean_dom, CleanOptions, Dom, Kind};
+use pagelens_core::Tokenizer;
 use pagelens_core::render::subtree::pivotal;
 use pagelens_core::render::{occam, Mode};
 use pagelens_core::{AxError, Encoding};
@@ -19,6 +22,13 @@ pyo3::create_exception!(
     AXTreeError,
     PyValueError,
     "An accessibility-tree payload that cannot be parsed; the message names the problem and the node."
+);
+
+pyo3::create_exception!(
+    pagelens,
+    DomError,
+    PyValueError,
+    "HTML that cannot be handled (only for inputs that are not text or bytes; parsing itself never fails)."
 );
 
 fn ax_err(e: AxError) -> PyErr {
@@ -422,9 +432,296 @@ fn count_tokens(py: Python<'_>, text: &str, tokenizer: &str) -> PyResult<usize> 
     Ok(py.detach(|| enc.count(text)))
 }
 
+/// An offline tokenizer: `Tokenizer("gpt2")` (also r50k_base, cl100k_base, o200k_base,
+/// embedded in the wheel), or `Tokenizer.from_file("tokenizer.json")` (Hugging Face).
+#[pyclass(frozen, name = "Tokenizer", module = "pagelens")]
+#[derive(Clone)]
+struct PyTokenizer {
+    inner: Tokenizer,
+}
+
+#[pymethods]
+impl PyTokenizer {
+    #[new]
+    #[pyo3(signature = (name="gpt2"))]
+    fn new(name: &str) -> PyResult<Self> {
+        Ok(PyTokenizer { inner: Tokenizer::named(name).map_err(ax_err)? })
+    }
+
+    /// Loads a Hugging Face `tokenizer.json`.
+    #[staticmethod]
+    fn from_file(py: Python<'_>, path: std::path::PathBuf) -> PyResult<Self> {
+        let data = std::fs::read(&path)
+            .map_err(|e| pyo3::exceptions::PyOSError::new_err(format!("{}: {e}", path.display())))?;
+        let name = path.display().to_string();
+        let inner = py.detach(|| Tokenizer::from_json(&name, &data)).map_err(ax_err)?;
+        Ok(PyTokenizer { inner })
+    }
+
+    #[getter]
+    fn name(&self) -> &str {
+        self.inner.name()
+    }
+
+    fn encode(&self, py: Python<'_>, text: &str) -> Vec<u32> {
+        py.detach(|| self.inner.encode(text))
+    }
+
+    fn count(&self, py: Python<'_>, text: &str) -> usize {
+        py.detach(|| self.inner.count(text))
+    }
+
+    fn __repr__(&self) -> String {
+        format!("Tokenizer({:?})", self.inner.name())
+    }
+}
+
+fn tokenizer_arg(obj: &Bound<'_, PyAny>) -> PyResult<Tokenizer> {
+    if let Ok(t) = obj.cast::<PyTokenizer>() {
+        return Ok(t.get().inner.clone());
+    }
+    let name: &str = obj
+        .extract()
+        .map_err(|_| PyTypeError::new_err("tokenizer must be a name or a pagelens.Tokenizer"))?;
+    Tokenizer::named(name).map_err(ax_err)
+}
+
+/// An HTML document parsed with html5ever; every element carries an id (`node="N"`).
+#[pyclass(frozen, name = "Dom", module = "pagelens")]
+struct PyDom {
+    dom: Arc<Dom>,
+}
+
+fn html_bytes(obj: &Bound<'_, PyAny>) -> PyResult<(Vec<u8>, bool)> {
+    if let Ok(b) = obj.cast::<PyBytes>() {
+        return Ok((b.as_bytes().to_vec(), false));
+    }
+    if let Ok(b) = obj.cast::<PyByteArray>() {
+        return Ok((b.to_vec(), false));
+    }
+    if let Ok(s) = obj.cast::<PyString>() {
+        // Already decoded: lone surrogates become U+FFFD like any invalid input.
+        return Ok((s.to_string_lossy().into_owned().into_bytes(), true));
+    }
+    Err(DomError::new_err(format!("html must be str or bytes, not {}", obj.get_type().name()?)))
+}
+
+fn set_option(o: &mut CleanOptions, key: &str, v: &Bound<'_, PyAny>) -> PyResult<()> {
+    match key {
+        "remove_scripts" => o.remove_scripts = v.extract()?,
+        "remove_comments" => o.remove_comments = v.extract()?,
+        "strip_head" => o.strip_head = v.extract()?,
+        "unwrap_tags" => o.unwrap_tags = v.extract()?,
+        "filter_attributes" => o.filter_attributes = v.extract()?,
+        "prune_random" => o.prune_random = v.extract()?,
+        "random_min_length" => o.random_min_length = v.extract()?,
+        "random_min_ratio" => o.random_min_ratio = v.extract()?,
+        "max_value_length" => o.max_value_length = v.extract()?,
+        "drop_event_handlers" => o.drop_event_handlers = v.extract()?,
+        "collapse_whitespace" => o.collapse_whitespace = v.extract()?,
+        "remove_empty" => o.remove_empty = v.extract()?,
+        other => return Err(PyTypeError::new_err(format!("unknown cleaning option {other:?}"))),
+    }
+    Ok(())
+}
+
+#[pymethods]
+impl PyDom {
+    /// Parses HTML as a browser would; never fails. `encoding` (a WHATWG label) overrides
+    /// the document's own declaration; `keep_ids` keeps existing `node="N"` attributes.
+    #[staticmethod]
+    #[pyo3(signature = (html, encoding=None, keep_ids=false))]
+    fn parse(py: Python<'_>, html: &Bound<'_, PyAny>, encoding: Option<String>, keep_ids: bool) -> PyResult<Self> {
+        let (bytes, is_str) = html_bytes(html)?;
+        let label = if is_str { Some("utf-8".to_owned()) } else { encoding };
+        let dom = py.detach(|| Dom::parse(&bytes, label.as_deref(), keep_ids));
+        Ok(PyDom { dom: Arc::new(dom) })
+    }
+
+    /// A cleaned copy: `profile` is "scribe" (all rules) or "minimal"; each rule of the
+    /// spec can be switched with a keyword (`unwrap_tags=False`, `max_value_length=128`...).
+    #[pyo3(signature = (profile="scribe", tokenizer=None, **options))]
+    fn clean(
+        &self,
+        py: Python<'_>,
+        profile: &str,
+        tokenizer: Option<&Bound<'_, PyAny>>,
+        options: Option<&Bound<'_, PyDict>>,
+    ) -> PyResult<Self> {
+        let mut o = CleanOptions::profile(profile).map_err(ax_err)?;
+        if let Some(options) = options {
+            for (k, v) in options.iter() {
+                set_option(&mut o, &k.extract::<String>()?, &v)?;
+            }
+        }
+        let tok = match tokenizer {
+            Some(t) => tokenizer_arg(t)?,
+            None => Tokenizer::named("gpt2").map_err(ax_err)?,
+        };
+        let dom = &self.dom;
+        let cleaned = py.detach(|| clean_dom(dom, &o, &tok));
+        Ok(PyDom { dom: Arc::new(cleaned) })
+    }
+
+    /// The document as HTML, `node="N"` last in every start tag.
+    fn html(&self, py: Python<'_>) -> String {
+        py.detach(|| self.dom.serialize().0)
+    }
+
+    /// The element with id `node_id`: tag, attributes and text.
+    fn element(&self, node_id: u32) -> PyResult<PyElement> {
+        let idx = self
+            .dom
+            .element(node_id)
+            .ok_or_else(|| PyKeyError::new_err(format!("no element with node id {node_id}")))?;
+        Ok(PyElement { dom: self.dom.clone(), idx, node_id })
+    }
+
+    /// Ids of all elements, in document order (so decreasing).
+    fn node_ids(&self) -> Vec<u32> {
+        self.dom.preorder().into_iter().filter_map(|n| self.dom.nodes[n as usize].id).collect()
+    }
+
+    /// Start tags dropped by the nesting limit (documents nested over 1,024 levels).
+    #[getter]
+    fn flattened_tags(&self) -> usize {
+        self.dom.flattened_tags
+    }
+
+    fn __len__(&self) -> usize {
+        self.dom.element_count()
+    }
+
+    fn __contains__(&self, node_id: u32) -> bool {
+        self.dom.element(node_id).is_some()
+    }
+
+    fn __repr__(&self) -> String {
+        format!("<Dom elements={}>", self.dom.element_count())
+    }
+}
+
+/// One element of a [`Dom`].
+#[pyclass(frozen, name = "Element", module = "pagelens")]
+struct PyElement {
+    dom: Arc<Dom>,
+    idx: u32,
+    #[pyo3(get)]
+    node_id: u32,
+}
+
+#[pymethods]
+impl PyElement {
+    #[getter]
+    fn tag(&self) -> String {
+        self.dom.tag(self.idx).unwrap_or_default().to_owned()
+    }
+
+    #[getter]
+    fn attributes<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
+        let d = PyDict::new(py);
+        if let Kind::Element { attrs, .. } = &self.dom.nodes[self.idx as usize].kind {
+            for (k, v) in attrs {
+                d.set_item(k, v)?;
+            }
+        }
+        Ok(d)
+    }
+
+    /// Text content, whitespace collapsed.
+    #[getter]
+    fn text(&self) -> String {
+        self.dom.text_content(self.idx)
+    }
+
+    /// Parent element's id (None for the root element).
+    #[getter]
+    fn parent(&self) -> Option<u32> {
+        let p = self.dom.nodes[self.idx as usize].parent;
+        (p != pagelens_core::dom::tree::NONE).then(|| self.dom.nodes[p as usize].id).flatten()
+    }
+
+    fn __repr__(&self) -> String {
+        format!("<Element {} node={}>", self.tag(), self.node_id)
+    }
+}
+
+/// A piece of a chunked text.
+#[pyclass(frozen, name = "Chunk", module = "pagelens")]
+struct PyChunk {
+    #[pyo3(get)]
+    text: String,
+    #[pyo3(get)]
+    token_count: usize,
+    #[pyo3(get)]
+    node_ids: Vec<i64>,
+    /// Byte offsets of the chunk in the UTF-8 input.
+    #[pyo3(get)]
+    start: usize,
+    #[pyo3(get)]
+    end: usize,
+    /// A piece of a single unit larger than the budget, cut at token boundaries.
+    #[pyo3(get)]
+    oversized: bool,
+}
+
+#[pymethods]
+impl PyChunk {
+    fn __repr__(&self) -> String {
+        format!("<Chunk tokens={} ids={} oversized={}>", self.token_count, self.node_ids.len(), self.oversized)
+    }
+}
+
+/// Splits `text` into chunks of at most `max_tokens` tokens: a DOM before start tags
+/// (`kind="dom"`), an observation at line starts (`kind="text"`); lossless.
+#[pyfunction]
+#[pyo3(signature = (text, max_tokens, tokenizer=None, kind="dom", from_end=false))]
+fn chunk(
+    py: Python<'_>,
+    text: &str,
+    max_tokens: usize,
+    tokenizer: Option<&Bound<'_, PyAny>>,
+    kind: &str,
+    from_end: bool,
+) -> PyResult<Vec<PyChunk>> {
+    let kind: ChunkKind = kind.parse().map_err(ax_err)?;
+    let tok = match tokenizer {
+        Some(t) => tokenizer_arg(t)?,
+        None => Tokenizer::named("gpt2").map_err(ax_err)?,
+    };
+    let chunks = py.detach(|| chunk_text(text, max_tokens, &tok, kind, from_end)).map_err(ax_err)?;
+    Ok(chunks
+        .into_iter()
+        .map(|c| PyChunk {
+            text: text[c.start..c.end].to_owned(),
+            token_count: c.token_count,
+            node_ids: c.node_ids,
+            start: c.start,
+            end: c.end,
+            oversized: c.oversized,
+        })
+        .collect())
+}
+
+/// The `.tiktoken` rank file of an embedded encoding, rebuilt from its ranks: lets PyPI
+/// `tiktoken` run offline on exactly the vocabulary we count with (seed its cache).
+#[pyfunction]
+fn tiktoken_bpe_file(py: Python<'_>, name: &str) -> PyResult<Py<PyBytes>> {
+    let enc = pagelens_core::Encoding::from_name(name).map_err(ax_err)?;
+    let data = py.detach(|| enc.bpe_file());
+    Ok(PyBytes::new(py, &data).unbind())
+}
+
 #[pymodule]
 fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("AXTreeError", m.py().get_type::<AXTreeError>())?;
+    m.add("DomError", m.py().get_type::<DomError>())?;
+    m.add_class::<PyTokenizer>()?;
+    m.add_class::<PyDom>()?;
+    m.add_class::<PyElement>()?;
+    m.add_class::<PyChunk>()?;
+    m.add_function(wrap_pyfunction!(chunk, m)?)?;
+    m.add_function(wrap_pyfunction!(tiktoken_bpe_file, m)?)?;
     m.add_class::<PyAxTree>()?;
     m.add_class::<PyObservation>()?;
     m.add_class::<PyAxNode>()?;

@@ -1,0 +1,272 @@
+//! Spec `dom.md` section 4: cutting a serialized DOM or an observation text into chunks of
+//! at most `max_tokens` tokens. Chunks are byte ranges of the input, so joining them gives
+//! the input back; cuts fall only before a start tag (DOM) or at a line start (text).
+
+use crate::error::AxError;
+use crate::tokenizer::Tokenizer;
+
+/// What the text is, which decides where it may be cut.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ChunkKind {
+    /// Cut only before an element's start tag (`<` followed by a letter).
+    Dom,
+    /// Cut only at the start of a line.
+    Text,
+}
+
+impl std::str::FromStr for ChunkKind {
+    type Err = AxError;
+    fn from_str(s: &str) -> Result<Self, AxError> {
+        match s {
+            "dom" => Ok(ChunkKind::Dom),
+            "text" => Ok(ChunkKind::Text),
+            other => Err(AxError::Argument(format!("unknown chunk kind {other:?}; expected \"dom\" or \"text\""))),
+        }
+    }
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct Chunk {
+    /// Byte range in the input.
+    pub start: usize,
+    pub end: usize,
+    pub token_count: usize,
+    /// `node="N"` ids of the start tags in the chunk (DOM), or `[N]` ids (text).
+    pub node_ids: Vec<i64>,
+    /// A piece of one unit too large for the budget, cut at token boundaries.
+    pub oversized: bool,
+}
+
+/// Offsets where a cut is allowed, always including 0 and `text.len()`.
+fn boundaries(text: &str, kind: ChunkKind) -> Vec<usize> {
+    let b = text.as_bytes();
+    let mut out = vec![0];
+    match kind {
+        ChunkKind::Dom => {
+            for i in 1..b.len() {
+                if b[i] == b'<' && b.get(i + 1).is_some_and(u8::is_ascii_alphabetic) {
+                    out.push(i);
+                }
+            }
+        }
+        ChunkKind::Text => {
+            for i in 0..b.len().saturating_sub(1) {
+                if b[i] == b'\n' {
+                    out.push(i + 1);
+                }
+            }
+        }
+    }
+    if *out.last().unwrap() != b.len() {
+        out.push(b.len());
+    }
+    out.dedup();
+    out
+}
+
+/// Ids named in a piece of text.
+pub fn ids_in(text: &str, kind: ChunkKind) -> Vec<i64> {
+    let b = text.as_bytes();
+    let mut ids = Vec::new();
+    match kind {
+        ChunkKind::Dom => {
+            let mut i = 0;
+            while i < b.len() {
+                if b[i] == b'<' && b.get(i + 1).is_some_and(u8::is_ascii_alphabetic) {
+                    let end = b[i..].iter().position(|&c| c == b'>').map_or(b.len(), |e| i + e);
+                    let tag = &text[i..end];
+                    if let Some(p) = tag.find(" node=\"") {
+                        let digits: String = tag[p + 7..].chars().take_while(char::is_ascii_digit).collect();
+                        if let Ok(id) = digits.parse() {
+                            ids.push(id);
+                        }
+                    }
+                    i = end;
+                } else {
+                    i += 1;
+                }
+            }
+        }
+        ChunkKind::Text => {
+            let mut i = 0;
+            while i < b.len() {
+                if b[i] == b'[' {
+                    let mut j = i + 1;
+                    if b.get(j) == Some(&b'-') {
+                        j += 1;
+                    }
+                    let digits_start = j;
+                    while j < b.len() && b[j].is_ascii_digit() {
+                        j += 1;
+                    }
+                    if j > digits_start && b.get(j) == Some(&b']') {
+                        if let Ok(id) = text[i + 1..j].parse() {
+                            ids.push(id);
+                        }
+                        i = j;
+                    }
+                }
+                i += 1;
+            }
+        }
+    }
+    ids
+}
+
+/// Splits `text` into chunks of at most `max_tokens` tokens, packing whole units greedily
+/// from the start (or from the end, as ScribeAgent's inference does).
+pub fn chunk(
+    text: &str,
+    max_tokens: usize,
+    tok: &Tokenizer,
+    kind: ChunkKind,
+    from_end: bool,
+) -> Result<Vec<Chunk>, AxError> {
+    if max_tokens == 0 {
+        return Err(AxError::Argument("max_tokens must be at least 1".into()));
+    }
+    if text.is_empty() {
+        return Ok(Vec::new());
+    }
+    let cuts = boundaries(text, kind);
+    let units: Vec<(usize, usize)> = cuts.windows(2).map(|w| (w[0], w[1])).collect();
+    let counts: Vec<usize> = units.iter().map(|&(a, b)| tok.count(&text[a..b])).collect();
+    let mut ranges: Vec<(usize, usize, usize, bool)> = Vec::new(); // start, end, tokens, oversized
+    let n = units.len();
+    // Walk units in the chosen direction; `first..last` is the current run (inclusive).
+    let order: Vec<usize> = if from_end { (0..n).rev().collect() } else { (0..n).collect() };
+    let mut k = 0;
+    while k < n {
+        let u = order[k];
+        if counts[u] > max_tokens {
+            let (a, b) = units[u];
+            let mut pieces = split_unit(text, a, b, max_tokens, tok);
+            if from_end {
+                pieces.reverse();
+            }
+            ranges.extend(pieces.into_iter().map(|(s, e, c)| (s, e, c, true)));
+            k += 1;
+            continue;
+        }
+        // Grow by estimate, then confirm with an exact count and shrink if BPE disagrees.
+        let mut j = k;
+        let mut estimate = counts[u];
+        while j + 1 < n && counts[order[j + 1]] <= max_tokens && estimate + counts[order[j + 1]] <= max_tokens {
+            j += 1;
+            estimate += counts[order[j]];
+        }
+        loop {
+            let (s, e) = span(&units, &order, k, j);
+            let exact = tok.count(&text[s..e]);
+            if exact <= max_tokens || j == k {
+                ranges.push((s, e, exact, false));
+                break;
+            }
+            j -= 1;
+        }
+        k = j + 1;
+    }
+    if from_end {
+        ranges.reverse();
+    }
+    Ok(ranges
+        .into_iter()
+        .map(|(start, end, token_count, oversized)| Chunk {
+            start,
+            end,
+            token_count,
+            node_ids: ids_in(&text[start..end], kind),
+            oversized,
+        })
+        .collect())
+}
+
+fn span(units: &[(usize, usize)], order: &[usize], k: usize, j: usize) -> (usize, usize) {
+    let (a, b) = (units[order[k]], units[order[j]]);
+    (a.0.min(b.0), a.1.max(b.1))
+}
+
+/// Cuts one unit at token boundaries (that are also character boundaries) into pieces of
+/// at most `max_tokens` tokens each, confirmed by recounting each piece.
+fn split_unit(text: &str, a: usize, b: usize, max_tokens: usize, tok: &Tokenizer) -> Vec<(usize, usize, usize)> {
+    let unit = &text[a..b];
+    let ends: Vec<usize> = tok.token_ends(unit).into_iter().filter(|&e| unit.is_char_boundary(e)).collect();
+    let mut pieces = Vec::new();
+    let mut start = 0usize;
+    let mut idx = 0usize; // first token end after `start`
+    while start < unit.len() {
+        // Candidate: the end of the max_tokens-th token from here (or the unit's end).
+        let mut cand_idx = idx;
+        let mut taken = 0;
+        while cand_idx < ends.len() && taken < max_tokens {
+            if ends[cand_idx] > start {
+                taken += 1;
+            }
+            cand_idx += 1;
+        }
+        let mut end = if cand_idx >= ends.len() { unit.len() } else { ends[cand_idx - 1] };
+        let mut count = tok.count(&unit[start..end]);
+        // Re-tokenising a slice can yield more tokens than it held: step back a token.
+        while count > max_tokens {
+            let prev = ends.iter().rev().find(|&&e| e < end && e > start).copied();
+            match prev {
+                Some(p) => {
+                    end = p;
+                    count = tok.count(&unit[start..end]);
+                }
+                None => break,
+            }
+        }
+        if end <= start {
+            // One character that is more tokens than the budget: take it whole.
+            end = start + unit[start..].chars().next().map_or(1, char::len_utf8);
+            count = tok.count(&unit[start..end]);
+        }
+        pieces.push((a + start, a + end, count));
+        start = end;
+        while idx < ends.len() && ends[idx] <= start {
+            idx += 1;
+        }
+    }
+    pieces
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn gpt2() -> Tokenizer {
+        Tokenizer::named("gpt2").unwrap()
+    }
+
+    #[test]
+    fn lossless_within_budget_at_boundaries() {
+        let html: String = (0..200).map(|i| format!("<div node=\"{i}\"><a href=\"/x{i}\">item {i}</a></div>")).collect();
+        for from_end in [false, true] {
+            let chunks = chunk(&html, 50, &gpt2(), ChunkKind::Dom, from_end).unwrap();
+            let joined: String = chunks.iter().map(|c| &html[c.start..c.end]).collect();
+            assert_eq!(joined, html);
+            for c in &chunks {
+                assert!(c.token_count <= 50);
+                assert!(html[c.start..].starts_with("<div") || html[c.start..].starts_with("<a"));
+            }
+            let all: Vec<i64> = chunks.iter().flat_map(|c| c.node_ids.clone()).collect();
+            assert_eq!(all.len(), 200);
+        }
+    }
+
+    #[test]
+    fn oversized_units_are_split_and_flagged() {
+        let text = format!("short line\n{}\nend\n", "word ".repeat(500));
+        let chunks = chunk(&text, 40, &gpt2(), ChunkKind::Text, false).unwrap();
+        let joined: String = chunks.iter().map(|c| &text[c.start..c.end]).collect();
+        assert_eq!(joined, text);
+        assert!(chunks.iter().any(|c| c.oversized));
+        assert!(chunks.iter().all(|c| c.token_count <= 40));
+    }
+
+    #[test]
+    fn text_ids() {
+        assert_eq!(ids_in("link [12] 'a'\nbutton [-3] x [y] [7", ChunkKind::Text), vec![12, -3]);
+    }
+}

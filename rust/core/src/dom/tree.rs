@@ -1,0 +1,533 @@
+//! The HTML arena: nodes built by html5ever's tree builder, element ids in reverse
+//! document order, serialisation. Every walk is iterative.
+
+use std::borrow::Cow;
+use std::cell::{Cell, Ref, RefCell};
+
+use html5ever::interface::{ElementFlags, NodeOrText, QuirksMode, TreeSink};
+use html5ever::tendril::StrTendril;
+use html5ever::tokenizer::{BufferQueue, TagKind, Token, TokenSink, TokenSinkResult, Tokenizer};
+use html5ever::interface::TokenizerResult;
+use html5ever::tree_builder::TreeBuilder;
+use html5ever::{Attribute, LocalName, ParseOpts, QualName};
+use rustc_hash::FxHashMap;
+
+use super::encoding::decode;
+
+pub const NONE: u32 = u32::MAX;
+
+/// What a node is.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Kind {
+    Document,
+    Element { tag: String, attrs: Vec<(String, String)> },
+    Text(String),
+    Comment(String),
+    Doctype(String),
+}
+
+#[derive(Debug, Clone)]
+pub struct DomNode {
+    pub kind: Kind,
+    pub parent: u32,
+    pub children: Vec<u32>,
+    /// The `node="N"` id of an element (None for other nodes).
+    pub id: Option<u32>,
+}
+
+/// A parsed (or cleaned) document.
+#[derive(Debug, Clone)]
+pub struct Dom {
+    pub nodes: Vec<DomNode>,
+    pub root: u32,
+    by_id: FxHashMap<u32, u32>,
+    /// Start tags dropped by the nesting limit (0 for every real page we know).
+    pub flattened_tags: usize,
+}
+
+/// Open elements the parser lets nest. html5ever's tree builder scans the stack of open
+/// elements for many start tags, so unbounded nesting is quadratic (100,000 nested
+/// `<div>`s took over 30 s). Like Blink's 512-level cap, deeper start tags are dropped;
+/// their content stays, attached to the deepest allowed element.
+pub const MAX_NESTING: usize = 1024;
+
+/// End tags that may be omitted: not counted, since the tree builder closes them itself.
+fn optional_end(tag: &str) -> bool {
+    matches!(
+        tag,
+        "p" | "li" | "dt" | "dd" | "option" | "optgroup" | "tr" | "td" | "th" | "thead" | "tbody"
+            | "tfoot" | "colgroup" | "caption" | "rb" | "rt" | "rtc" | "rp" | "head" | "body" | "html"
+    )
+}
+
+/// Sits between the tokenizer and the tree builder and enforces [`MAX_NESTING`].
+struct NestingLimit<S: TreeSink<Handle = u32>> {
+    inner: TreeBuilder<u32, S>,
+    depth: Cell<usize>,
+    dropped: RefCell<Vec<LocalName>>,
+    flattened: Cell<usize>,
+}
+
+impl<S: TreeSink<Handle = u32>> TokenSink for NestingLimit<S> {
+    type Handle = u32;
+
+    fn process_token(&self, token: Token, line: u64) -> TokenSinkResult<u32> {
+        if let Token::TagToken(tag) = &token {
+            let counted = !tag.self_closing && !is_void(&tag.name) && !optional_end(&tag.name);
+            match tag.kind {
+                TagKind::StartTag if counted => {
+                    if self.depth.get() >= MAX_NESTING {
+                        self.dropped.borrow_mut().push(tag.name.clone());
+                        self.flattened.set(self.flattened.get() + 1);
+                        return TokenSinkResult::Continue;
+                    }
+                    self.depth.set(self.depth.get() + 1);
+                }
+                TagKind::EndTag if counted => {
+                    let mut dropped = self.dropped.borrow_mut();
+                    if dropped.last() == Some(&tag.name) {
+                        dropped.pop();
+                        return TokenSinkResult::Continue;
+                    }
+                    self.depth.set(self.depth.get().saturating_sub(1));
+                }
+                _ => {}
+            }
+        }
+        self.inner.process_token(token, line)
+    }
+
+    fn end(&self) {
+        self.inner.end()
+    }
+
+    fn adjusted_current_node_present_but_not_in_html_namespace(&self) -> bool {
+        self.inner.adjusted_current_node_present_but_not_in_html_namespace()
+    }
+}
+
+/// Elements that never have an end tag.
+pub fn is_void(tag: &str) -> bool {
+    matches!(
+        tag,
+        "area" | "base" | "br" | "col" | "embed" | "hr" | "img" | "input" | "link" | "meta"
+            | "source" | "track" | "wbr" | "param" | "keygen"
+    )
+}
+
+impl Dom {
+    /// Parses bytes as a browser would: `encoding` (a WHATWG label) when given, else a BOM
+    /// or a `<meta charset>`, else UTF-8; invalid bytes become U+FFFD. Never fails.
+    /// With `keep_ids`, elements that carry a `node="N"` attribute keep N.
+    pub fn parse(bytes: &[u8], encoding: Option<&str>, keep_ids: bool) -> Dom {
+        let text = decode(bytes, encoding);
+        let opts = ParseOpts::default();
+        let limit = NestingLimit {
+            inner: TreeBuilder::new(Sink::default(), opts.tree_builder),
+            depth: Cell::new(0),
+            dropped: RefCell::new(Vec::new()),
+            flattened: Cell::new(0),
+        };
+        let tokenizer = Tokenizer::new(limit, opts.tokenizer);
+        let input = BufferQueue::default();
+        input.push_back(StrTendril::from(text.as_ref()));
+        while !matches!(tokenizer.feed(&input), TokenizerResult::Done) {}
+        tokenizer.end();
+        let flattened = tokenizer.sink.flattened.get();
+        let mut dom = tokenizer.sink.inner.sink.finish();
+        dom.flattened_tags = flattened;
+        dom.assign_ids(keep_ids);
+        dom
+    }
+
+    pub fn new_empty() -> Dom {
+        Dom {
+            nodes: vec![DomNode { kind: Kind::Document, parent: NONE, children: Vec::new(), id: None }],
+            root: 0,
+            by_id: FxHashMap::default(),
+            flattened_tags: 0,
+        }
+    }
+
+    /// Node indices in document (pre-)order.
+    pub fn preorder(&self) -> Vec<u32> {
+        let mut order = Vec::with_capacity(self.nodes.len());
+        let mut stack = vec![self.root];
+        while let Some(n) = stack.pop() {
+            order.push(n);
+            stack.extend(self.nodes[n as usize].children.iter().rev());
+        }
+        order
+    }
+
+    /// Ids in reverse document order: the last element gets 0, a parent's id is greater
+    /// than its descendants'. With `keep`, existing `node` attributes win; the others get
+    /// ids above the largest kept one, still in reverse document order.
+    fn assign_ids(&mut self, keep: bool) {
+        let order = self.preorder();
+        let elements: Vec<u32> = order
+            .into_iter()
+            .filter(|&n| matches!(self.nodes[n as usize].kind, Kind::Element { .. }))
+            .collect();
+        let mut kept: Vec<Option<u32>> = vec![None; elements.len()];
+        if keep {
+            for (k, &n) in elements.iter().enumerate() {
+                if let Kind::Element { attrs, .. } = &self.nodes[n as usize].kind {
+                    kept[k] = attrs.iter().find(|(a, _)| a == "node").and_then(|(_, v)| v.parse().ok());
+                }
+            }
+        }
+        let base = kept.iter().flatten().max().map_or(0, |m| m + 1);
+        let fresh = kept.iter().filter(|k| k.is_none()).count() as u32;
+        let mut next = base + fresh;
+        self.by_id.clear();
+        for (k, &n) in elements.iter().enumerate() {
+            let id = match kept[k] {
+                Some(id) if !self.by_id.contains_key(&id) => id,
+                _ => {
+                    next -= 1;
+                    next
+                }
+            };
+            self.nodes[n as usize].id = Some(id);
+            self.by_id.insert(id, n);
+        }
+        for n in &mut self.nodes {
+            if let Kind::Element { attrs, .. } = &mut n.kind {
+                attrs.retain(|(a, _)| a != "node");
+            }
+        }
+    }
+
+    /// Rebuilds the id index after a transform that carried ids over.
+    pub fn index_ids(&mut self) {
+        let order = self.preorder();
+        self.by_id = order.into_iter().filter_map(|i| self.nodes[i as usize].id.map(|id| (id, i))).collect();
+    }
+
+    pub fn element(&self, id: u32) -> Option<u32> {
+        self.by_id.get(&id).copied()
+    }
+
+    pub fn element_count(&self) -> usize {
+        self.by_id.len()
+    }
+
+    pub fn tag(&self, n: u32) -> Option<&str> {
+        match &self.nodes[n as usize].kind {
+            Kind::Element { tag, .. } => Some(tag),
+            _ => None,
+        }
+    }
+
+    /// Text content of a subtree, whitespace runs collapsed.
+    pub fn text_content(&self, n: u32) -> String {
+        let mut out = String::new();
+        let mut stack = vec![n];
+        while let Some(x) = stack.pop() {
+            match &self.nodes[x as usize].kind {
+                Kind::Text(t) => {
+                    out.push_str(t);
+                    out.push(' ');
+                }
+                Kind::Element { tag, .. } if matches!(tag.as_str(), "script" | "style" | "template") => {}
+                _ => stack.extend(self.nodes[x as usize].children.iter().rev()),
+            }
+        }
+        crate::text::normalize_ws(&out)
+    }
+
+    /// HTML text, attributes in source order with `node` last, no pretty-printing.
+    /// Also returns, for each element start tag, its byte offset and id.
+    pub fn serialize(&self) -> (String, Vec<(usize, u32)>) {
+        let mut out = String::with_capacity(self.nodes.len() * 16);
+        let mut tags = Vec::new();
+        // (node, closing?)
+        let mut stack: Vec<(u32, bool)> = vec![(self.root, false)];
+        while let Some((n, closing)) = stack.pop() {
+            let node = &self.nodes[n as usize];
+            match &node.kind {
+                Kind::Document => stack.extend(node.children.iter().rev().map(|&c| (c, false))),
+                Kind::Doctype(name) => {
+                    out.push_str("<!DOCTYPE ");
+                    out.push_str(if name.is_empty() { "html" } else { name });
+                    out.push('>');
+                }
+                Kind::Comment(c) => {
+                    out.push_str("<!--");
+                    out.push_str(c);
+                    out.push_str("-->");
+                }
+                Kind::Text(t) => {
+                    let raw = node.parent != NONE
+                        && matches!(self.tag(node.parent), Some("script" | "style" | "xmp" | "iframe" | "noembed" | "noframes" | "plaintext" | "noscript"));
+                    if raw { out.push_str(t) } else { escape_text(&mut out, t) }
+                }
+                Kind::Element { tag, attrs } => {
+                    if closing {
+                        out.push_str("</");
+                        out.push_str(tag);
+                        out.push('>');
+                        continue;
+                    }
+                    if let Some(id) = node.id {
+                        tags.push((out.len(), id));
+                    }
+                    out.push('<');
+                    out.push_str(tag);
+                    for (a, v) in attrs {
+                        out.push(' ');
+                        out.push_str(a);
+                        out.push_str("=\"");
+                        escape_attr(&mut out, v);
+                        out.push('"');
+                    }
+                    if let Some(id) = node.id {
+                        out.push_str(" node=\"");
+                        out.push_str(&id.to_string());
+                        out.push('"');
+                    }
+                    out.push('>');
+                    if !is_void(tag) {
+                        stack.push((n, true));
+                        stack.extend(node.children.iter().rev().map(|&c| (c, false)));
+                    }
+                }
+            }
+        }
+        (out, tags)
+    }
+}
+
+fn escape_text(out: &mut String, t: &str) {
+    for c in t.chars() {
+        match c {
+            '&' => out.push_str("&amp;"),
+            '<' => out.push_str("&lt;"),
+            '>' => out.push_str("&gt;"),
+            '\u{a0}' => out.push_str("&nbsp;"),
+            c => out.push(c),
+        }
+    }
+}
+
+/// `<` and `>` are escaped too, so that `<` + letter in our output is always a tag.
+fn escape_attr(out: &mut String, v: &str) {
+    for c in v.chars() {
+        match c {
+            '&' => out.push_str("&amp;"),
+            '"' => out.push_str("&quot;"),
+            '<' => out.push_str("&lt;"),
+            '>' => out.push_str("&gt;"),
+            '\u{a0}' => out.push_str("&nbsp;"),
+            c => out.push(c),
+        }
+    }
+}
+
+/// html5ever's tree builder writes through `&self`, hence the RefCell.
+#[derive(Default)]
+struct Sink {
+    nodes: RefCell<Vec<SinkNode>>,
+}
+
+struct SinkNode {
+    kind: Kind,
+    name: QualName,
+    parent: u32,
+    children: Vec<u32>,
+    template_contents: Option<u32>,
+}
+
+fn blank_name() -> QualName {
+    QualName::new(None, html5ever::ns!(), html5ever::local_name!(""))
+}
+
+fn attr_name(a: &Attribute) -> String {
+    match &a.name.prefix {
+        Some(p) => format!("{}:{}", p, a.name.local),
+        None => a.name.local.to_string(),
+    }
+}
+
+impl Sink {
+    fn push(&self, kind: Kind, name: QualName) -> u32 {
+        let mut nodes = self.nodes.borrow_mut();
+        if nodes.is_empty() {
+            nodes.push(SinkNode { kind: Kind::Document, name: blank_name(), parent: NONE, children: Vec::new(), template_contents: None });
+        }
+        nodes.push(SinkNode { kind, name, parent: NONE, children: Vec::new(), template_contents: None });
+        (nodes.len() - 1) as u32
+    }
+
+    fn ensure_document(&self) {
+        if self.nodes.borrow().is_empty() {
+            self.nodes.borrow_mut().push(SinkNode {
+                kind: Kind::Document,
+                name: blank_name(),
+                parent: NONE,
+                children: Vec::new(),
+                template_contents: None,
+            });
+        }
+    }
+
+    fn detach(&self, child: u32) {
+        let mut nodes = self.nodes.borrow_mut();
+        let p = nodes[child as usize].parent;
+        if p != NONE {
+            nodes[p as usize].children.retain(|&c| c != child);
+            nodes[child as usize].parent = NONE;
+        }
+    }
+
+    /// Inserts at `pos` in `parent`'s children, merging text into a text neighbour.
+    fn insert(&self, parent: u32, pos: usize, child: NodeOrText<u32>) {
+        match child {
+            NodeOrText::AppendText(t) => {
+                let mut nodes = self.nodes.borrow_mut();
+                if pos > 0 {
+                    let prev = nodes[parent as usize].children[pos - 1];
+                    if let Kind::Text(s) = &mut nodes[prev as usize].kind {
+                        s.push_str(&t);
+                        return;
+                    }
+                }
+                drop(nodes);
+                let n = self.push(Kind::Text(t.to_string()), blank_name());
+                let mut nodes = self.nodes.borrow_mut();
+                nodes[n as usize].parent = parent;
+                nodes[parent as usize].children.insert(pos, n);
+            }
+            NodeOrText::AppendNode(n) => {
+                self.detach(n);
+                let mut nodes = self.nodes.borrow_mut();
+                nodes[n as usize].parent = parent;
+                nodes[parent as usize].children.insert(pos, n);
+            }
+        }
+    }
+}
+
+impl TreeSink for Sink {
+    type Handle = u32;
+    type Output = Dom;
+    type ElemName<'a> = Ref<'a, QualName>;
+
+    fn finish(self) -> Dom {
+        self.ensure_document();
+        let nodes = self.nodes.into_inner();
+        Dom {
+            nodes: nodes
+                .into_iter()
+                .map(|n| DomNode { kind: n.kind, parent: n.parent, children: n.children, id: None })
+                .collect(),
+            root: 0,
+            by_id: FxHashMap::default(),
+            flattened_tags: 0,
+        }
+    }
+
+    fn parse_error(&self, _msg: Cow<'static, str>) {}
+
+    fn get_document(&self) -> u32 {
+        self.ensure_document();
+        0
+    }
+
+    fn elem_name<'a>(&'a self, target: &'a u32) -> Ref<'a, QualName> {
+        Ref::map(self.nodes.borrow(), |n| &n[*target as usize].name)
+    }
+
+    fn create_element(&self, name: QualName, attrs: Vec<Attribute>, flags: ElementFlags) -> u32 {
+        let tag = name.local.to_string();
+        let attrs = attrs.iter().map(|a| (attr_name(a), a.value.to_string())).collect();
+        let n = self.push(Kind::Element { tag, attrs }, name);
+        if flags.template {
+            let contents = self.push(Kind::Document, blank_name());
+            self.nodes.borrow_mut()[n as usize].template_contents = Some(contents);
+        }
+        n
+    }
+
+    fn create_comment(&self, text: StrTendril) -> u32 {
+        self.push(Kind::Comment(text.to_string()), blank_name())
+    }
+
+    fn create_pi(&self, _target: StrTendril, data: StrTendril) -> u32 {
+        self.push(Kind::Comment(data.to_string()), blank_name())
+    }
+
+    fn append(&self, parent: &u32, child: NodeOrText<u32>) {
+        let pos = self.nodes.borrow()[*parent as usize].children.len();
+        self.insert(*parent, pos, child);
+    }
+
+    fn append_based_on_parent_node(&self, element: &u32, prev_element: &u32, child: NodeOrText<u32>) {
+        if self.nodes.borrow()[*element as usize].parent != NONE {
+            self.append_before_sibling(element, child);
+        } else {
+            self.append(prev_element, child);
+        }
+    }
+
+    fn append_doctype_to_document(&self, name: StrTendril, _public_id: StrTendril, _system_id: StrTendril) {
+        let n = self.push(Kind::Doctype(name.to_string()), blank_name());
+        self.append(&0, NodeOrText::AppendNode(n));
+    }
+
+    fn get_template_contents(&self, target: &u32) -> u32 {
+        // Template contents hang under the template itself, so they serialise in place.
+        let _ = self.nodes.borrow()[*target as usize].template_contents;
+        *target
+    }
+
+    fn same_node(&self, x: &u32, y: &u32) -> bool {
+        x == y
+    }
+
+    fn set_quirks_mode(&self, _mode: QuirksMode) {}
+
+    fn append_before_sibling(&self, sibling: &u32, new_node: NodeOrText<u32>) {
+        let parent = self.nodes.borrow()[*sibling as usize].parent;
+        if parent == NONE {
+            return;
+        }
+        let pos = self.nodes.borrow()[parent as usize].children.iter().position(|c| c == sibling).unwrap_or(0);
+        if let NodeOrText::AppendNode(n) = &new_node {
+            if self.nodes.borrow()[*n as usize].parent == parent {
+                // Moving within the same parent: detach first, then recompute.
+                self.detach(*n);
+                let pos = self.nodes.borrow()[parent as usize].children.iter().position(|c| c == sibling).unwrap_or(0);
+                self.insert(parent, pos, new_node);
+                return;
+            }
+        }
+        self.insert(parent, pos, new_node);
+    }
+
+    fn add_attrs_if_missing(&self, target: &u32, attrs: Vec<Attribute>) {
+        let mut nodes = self.nodes.borrow_mut();
+        if let Kind::Element { attrs: existing, .. } = &mut nodes[*target as usize].kind {
+            for a in &attrs {
+                let name = attr_name(a);
+                if !existing.iter().any(|(k, _)| *k == name) {
+                    existing.push((name, a.value.to_string()));
+                }
+            }
+        }
+    }
+
+    fn remove_from_parent(&self, target: &u32) {
+        self.detach(*target);
+    }
+
+    fn reparent_children(&self, node: &u32, new_parent: &u32) {
+        let kids = std::mem::take(&mut self.nodes.borrow_mut()[*node as usize].children);
+        let mut nodes = self.nodes.borrow_mut();
+        for &k in &kids {
+            nodes[k as usize].parent = *new_parent;
+        }
+        nodes[*new_parent as usize].children.extend(kids);
+    }
+}
