@@ -28,3 +28,4 @@ test-python:
 bench: setup
 	$(PIP) install --quiet --disable-pip-version-check -e ".[test,bench]"
 	$(PYTHON) benches/report_axtree.py
+	$(PYTHON) benches/report_dom.py

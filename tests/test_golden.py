@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 import pagelens
-from conftest import ax_bytes
+from conftest import ax_bytes, html_bytes
 
 GOLDEN = Path(__file__).parent / "golden"
 CASES = [
@@ -25,6 +25,15 @@ CASES = [
 def test_golden(page, mode):
     text = pagelens.AXTree.from_cdp(ax_bytes(page)).render(mode).text + "\n"
     path = GOLDEN / f"{page}.{mode}.txt"
+    if os.environ.get("PAGELENS_UPDATE_GOLDEN"):
+        path.write_text(text, encoding="utf-8")
+    assert text == path.read_text(encoding="utf-8")
+
+
+@pytest.mark.parametrize("page", ["001", "mozilla-2"])
+def test_golden_scribe_dom(page):
+    text = pagelens.Dom.parse(html_bytes(page, "source")).clean().html() + "\n"
+    path = GOLDEN / f"{page}.scribe.html"
     if os.environ.get("PAGELENS_UPDATE_GOLDEN"):
         path.write_text(text, encoding="utf-8")
     assert text == path.read_text(encoding="utf-8")

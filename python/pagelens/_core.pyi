@@ -1,5 +1,6 @@
 """Type stubs for the Rust extension ``pagelens._core``."""
 
+import os
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any, Literal
 
@@ -105,3 +106,85 @@ class AXTree:
 
 def count_tokens(text: str, tokenizer: str = "gpt2") -> int:
     """Token count under an offline tokenizer: gpt2/r50k_base, cl100k_base, o200k_base."""
+
+class DomError(ValueError):
+    """Input that is not HTML text or bytes (parsing itself never fails)."""
+
+class Tokenizer:
+    """An offline tokenizer: gpt2/r50k_base, cl100k_base, o200k_base (embedded), or a
+    Hugging Face tokenizer.json via ``from_file``."""
+
+    def __init__(self, name: str = "gpt2") -> None: ...
+    @staticmethod
+    def from_file(path: str | os.PathLike[str]) -> Tokenizer: ...
+    @property
+    def name(self) -> str: ...
+    def encode(self, text: str) -> list[int]: ...
+    def count(self, text: str) -> int: ...
+
+class Element:
+    @property
+    def node_id(self) -> int: ...
+    @property
+    def tag(self) -> str: ...
+    @property
+    def attributes(self) -> dict[str, str]: ...
+    @property
+    def text(self) -> str: ...
+    @property
+    def parent(self) -> int | None: ...
+
+class Dom:
+    """An HTML document parsed with html5ever; element ids in reverse document order."""
+
+    @staticmethod
+    def parse(html: str | bytes | bytearray, encoding: str | None = None, keep_ids: bool = False) -> Dom: ...
+    def clean(
+        self,
+        profile: Literal["scribe", "minimal"] = "scribe",
+        tokenizer: str | Tokenizer | None = None,
+        *,
+        remove_scripts: bool = ...,
+        remove_comments: bool = ...,
+        strip_head: bool = ...,
+        unwrap_tags: bool = ...,
+        filter_attributes: bool = ...,
+        prune_random: bool = ...,
+        random_min_length: int = ...,
+        random_min_ratio: float = ...,
+        max_value_length: int = ...,
+        drop_event_handlers: bool = ...,
+        collapse_whitespace: bool = ...,
+        remove_empty: bool = ...,
+    ) -> Dom: ...
+    def html(self) -> str: ...
+    def element(self, node_id: int) -> Element: ...
+    def node_ids(self) -> list[int]: ...
+    @property
+    def flattened_tags(self) -> int: ...
+    def __len__(self) -> int: ...
+    def __contains__(self, node_id: int) -> bool: ...
+
+class Chunk:
+    @property
+    def text(self) -> str: ...
+    @property
+    def token_count(self) -> int: ...
+    @property
+    def node_ids(self) -> list[int]: ...
+    @property
+    def start(self) -> int: ...
+    @property
+    def end(self) -> int: ...
+    @property
+    def oversized(self) -> bool: ...
+
+def chunk(
+    text: str,
+    max_tokens: int,
+    tokenizer: str | Tokenizer | None = None,
+    kind: Literal["dom", "text"] = "dom",
+    from_end: bool = False,
+) -> list[Chunk]: ...
+def tiktoken_bpe_file(name: str) -> bytes:
+    """The published .tiktoken file of an embedded encoding, rebuilt from its ranks."""

@@ -7,7 +7,7 @@ import gzip
 import sys
 from pathlib import Path
 
-from pagelens import AXTree, AXTreeError
+from pagelens import AXTree, AXTreeError, Dom, Tokenizer, chunk
 from pagelens.corpus import BUILTIN_NAME, builtin_page
 
 
@@ -53,6 +53,33 @@ def _observe(args: argparse.Namespace) -> int:
     return 0
 
 
+def _clean(args: argparse.Namespace) -> int:
+    path = Path(args.file)
+    data = path.read_bytes()
+    if path.suffix == ".gz" or data[:2] == b"\x1f\x8b":
+        data = gzip.decompress(data)
+    tokenizer = Tokenizer.from_file(args.tokenizer) if args.tokenizer.endswith(".json") else Tokenizer(args.tokenizer)
+    dom = Dom.parse(data, encoding=args.encoding)
+    cleaned = dom.clean(args.profile, tokenizer=tokenizer)
+    before = tokenizer.count(dom.html())
+    html = cleaned.html()
+    after = tokenizer.count(html)
+    if args.max_tokens:
+        chunks = chunk(html, args.max_tokens, tokenizer=tokenizer, kind="dom", from_end=args.from_end)
+        for i, c in enumerate(chunks):
+            flag = ", oversized" if c.oversized else ""
+            print(f"<!-- chunk {i + 1}/{len(chunks)}: {c.token_count} tokens, {len(c.node_ids)} elements{flag} -->")
+            print(c.text)
+    else:
+        print(html)
+    print(
+        f"{path.name}: {len(dom)} elements -> {len(cleaned)}; {before:,} -> {after:,} tokens "
+        f"({tokenizer.name}, profile {args.profile})",
+        file=sys.stderr,
+    )
+    return 0
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="pagelens", description="What an LLM web agent should read.")
     sub = parser.add_subparsers(dest="command", required=True)
@@ -69,6 +96,19 @@ def build_parser() -> argparse.ArgumentParser:
     observe.add_argument("--tokenizer", default="gpt2", help="gpt2 (default), cl100k_base or o200k_base")
     observe.add_argument("--show-urls", action="store_true", help="print links' URLs in occam form")
     observe.set_defaults(func=_observe)
+    clean = sub.add_parser(
+        "clean",
+        help="clean an HTML page for a model (ScribeAgent-style) and show the token savings",
+        description="Parse HTML, give every element a node id, clean it with a profile, print the "
+        "result (or its chunks with --max-tokens); token counts before/after go to stderr.",
+    )
+    clean.add_argument("file", help="an .html (or .html.gz) file")
+    clean.add_argument("--profile", choices=["scribe", "minimal"], default="scribe")
+    clean.add_argument("--max-tokens", type=int, default=None, help="print chunks of at most this many tokens")
+    clean.add_argument("--from-end", action="store_true", help="pack chunks from the end of the page")
+    clean.add_argument("--tokenizer", default="gpt2", help="gpt2, cl100k_base, o200k_base or a tokenizer.json")
+    clean.add_argument("--encoding", default=None, help="override the page's declared encoding")
+    clean.set_defaults(func=_clean)
     return parser
 
 

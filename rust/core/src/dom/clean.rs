@@ -1,6 +1,10 @@
 //! Spec section 3: cleaning profiles. Every rule is a named option; `scribe` turns all of
 //! them on, `minimal` only removes scripts, styles and comments and collapses whitespace.
 
+use std::cell::RefCell;
+
+use rustc_hash::FxHashMap;
+
 use super::tree::{Dom, DomNode, Kind, NONE};
 use crate::error::AxError;
 use crate::tokenizer::Tokenizer;
@@ -131,17 +135,32 @@ fn collapse(t: &str) -> String {
     out
 }
 
-/// Random-looking: long, and fewer than `ratio` characters per token.
-fn looks_random(value: &str, tok: &Tokenizer, o: &CleanOptions) -> bool {
-    let chars = value.chars().count();
-    if chars <= o.random_min_length {
-        return false;
-    }
-    let tokens = tok.count(value).max(1);
-    (chars as f64) / (tokens as f64) < o.random_min_ratio
+/// Random-looking: long, and fewer than `ratio` characters per token. Verdicts are
+/// cached per distinct value: pages repeat class words and URL prefixes a lot.
+struct RandomTest<'a> {
+    tok: &'a Tokenizer,
+    min_length: usize,
+    min_ratio: f64,
+    seen: RefCell<FxHashMap<String, bool>>,
 }
 
-fn clean_attrs(attrs: &[(String, String)], tok: &Tokenizer, o: &CleanOptions) -> Vec<(String, String)> {
+impl RandomTest<'_> {
+    fn looks_random(&self, value: &str) -> bool {
+        let chars = value.chars().count();
+        if chars <= self.min_length {
+            return false;
+        }
+        if let Some(&v) = self.seen.borrow().get(value) {
+            return v;
+        }
+        let tokens = self.tok.count(value).max(1);
+        let verdict = (chars as f64) / (tokens as f64) < self.min_ratio;
+        self.seen.borrow_mut().insert(value.to_owned(), verdict);
+        verdict
+    }
+}
+
+fn clean_attrs(attrs: &[(String, String)], random: &RandomTest, o: &CleanOptions) -> Vec<(String, String)> {
     let mut out = Vec::with_capacity(attrs.len());
     for (name, value) in attrs {
         let lname = name.to_ascii_lowercase();
@@ -155,7 +174,7 @@ fn clean_attrs(attrs: &[(String, String)], tok: &Tokenizer, o: &CleanOptions) ->
         // a cleaned DOM then finds nothing left to do.
         let exempt = attr_exempt(&lname);
         let value = if lname == "class" {
-            let words = value.split_whitespace().filter(|w| !(o.prune_random && looks_random(w, tok, o)));
+            let words = value.split_whitespace().filter(|w| !(o.prune_random && random.looks_random(w)));
             let mut kept = String::new();
             for w in words {
                 let extra = if kept.is_empty() { w.chars().count() } else { w.chars().count() + 1 };
@@ -167,7 +186,7 @@ fn clean_attrs(attrs: &[(String, String)], tok: &Tokenizer, o: &CleanOptions) ->
                 }
                 kept.push_str(w);
             }
-            if kept.is_empty() && !value.trim().is_empty() {
+            if kept.is_empty() {
                 continue;
             }
             kept
@@ -177,7 +196,7 @@ fn clean_attrs(attrs: &[(String, String)], tok: &Tokenizer, o: &CleanOptions) ->
             } else {
                 value.clone()
             };
-            if o.prune_random && !exempt && looks_random(&value, tok, o) {
+            if o.prune_random && !exempt && random.looks_random(&value) {
                 continue;
             }
             value
@@ -189,6 +208,12 @@ fn clean_attrs(attrs: &[(String, String)], tok: &Tokenizer, o: &CleanOptions) ->
 
 /// Returns the cleaned copy of `dom`; element ids are carried over unchanged.
 pub fn clean(dom: &Dom, o: &CleanOptions, tok: &Tokenizer) -> Dom {
+    let random = RandomTest {
+        tok,
+        min_length: o.random_min_length,
+        min_ratio: o.random_min_ratio,
+        seen: RefCell::new(FxHashMap::default()),
+    };
     let mut out = Dom::new_empty();
     // (old node, new parent, inside <head>)
     let mut stack: Vec<(u32, u32, bool)> =
@@ -230,7 +255,7 @@ pub fn clean(dom: &Dom, o: &CleanOptions, tok: &Tokenizer) -> Dom {
                 let now_in_head = (in_head || tag == "head") && tag != "title";
                 let keep_tag = !o.unwrap_tags || tag_whitelisted(tag);
                 if keep_tag {
-                    let attrs = clean_attrs(attrs, tok, o);
+                    let attrs = clean_attrs(attrs, &random, o);
                     let e = append(&mut out, parent, Kind::Element { tag: tag.clone(), attrs }, node.id);
                     push_kids(e, now_in_head, &mut stack);
                 } else {

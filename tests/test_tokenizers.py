@@ -1,0 +1,116 @@
+"""Our offline tokenizers agree token for token with the reference libraries."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+
+import pytest
+
+import pagelens
+from pagelens import _core
+from conftest import PAGES, ax_bytes, html_bytes
+
+SAMPLE = PAGES[::7]  # 15 pages: news, wiki, forums, CJK, RTL
+
+
+def corpus_texts() -> list[str]:
+    texts = []
+    for page in SAMPLE:
+        texts.append(pagelens.AXTree.from_cdp(ax_bytes(page)).render().text)
+        texts.append(pagelens.Dom.parse(html_bytes(page, "dom")).clean().html())
+    texts += ["", " ", "<|endoftext|> is plain text here", "naïve café 中文 العربية 🙂\t\n\n  x"]
+    return texts
+
+
+@pytest.fixture(scope="module")
+def tiktoken_offline(tmp_path_factory, monkeypatch_module):
+    """PyPI tiktoken, fed the BPE files rebuilt from our embedded ranks via its cache."""
+    cache = tmp_path_factory.mktemp("tiktoken-cache")
+    urls = {
+        "r50k_base": "https://openaipublic.blob.core.windows.net/encodings/r50k_base.tiktoken",
+        "cl100k_base": "https://openaipublic.blob.core.windows.net/encodings/cl100k_base.tiktoken",
+        "o200k_base": "https://openaipublic.blob.core.windows.net/encodings/o200k_base.tiktoken",
+    }
+    for name, url in urls.items():
+        (cache / hashlib.sha1(url.encode()).hexdigest()).write_bytes(_core.tiktoken_bpe_file(name))
+    monkeypatch_module.setenv("TIKTOKEN_CACHE_DIR", str(cache))
+    import tiktoken
+
+    return tiktoken
+
+
+@pytest.fixture(scope="module")
+def monkeypatch_module():
+    mp = pytest.MonkeyPatch()
+    yield mp
+    mp.undo()
+
+
+@pytest.mark.parametrize("name", ["r50k_base", "cl100k_base", "o200k_base"])
+def test_bpe_files_are_the_published_ones(name):
+    # tiktoken's own pinned sha256 of each published file.
+    expected = {
+        "r50k_base": "306cd27f03c1a714eca7108e03d66b7dc042abe8c258b44c199a7ed9838dd930",
+        "cl100k_base": "223921b76ee99bde995b7ff738513eef100fb51d18c93597a113bcffe865b2a7",
+        "o200k_base": "446a9538cb6c348e3516120d7c08b09f57c36495e2acfffe59a5bf8b0cfb1a2d",
+    }
+    assert hashlib.sha256(_core.tiktoken_bpe_file(name)).hexdigest() == expected[name]
+
+
+@pytest.mark.parametrize("name", ["r50k_base", "cl100k_base", "o200k_base"])
+def test_tiktoken_agreement(tiktoken_offline, name):
+    ref = tiktoken_offline.get_encoding(name)
+    ours = pagelens.Tokenizer(name)
+    for text in corpus_texts():
+        assert ours.encode(text) == ref.encode_ordinary(text)
+
+
+def test_gpt2_is_r50k(tiktoken_offline):
+    ref = tiktoken_offline.get_encoding("r50k_base")
+    assert pagelens.Tokenizer("gpt2").encode("hello world") == ref.encode_ordinary("hello world") == [31373, 995]
+
+
+def test_observation_token_count_is_gpt2(tiktoken_offline):
+    ref = tiktoken_offline.get_encoding("r50k_base")
+    obs = pagelens.AXTree.from_cdp(ax_bytes("001")).render()
+    assert obs.token_count == len(ref.encode_ordinary(obs.text))
+
+
+@pytest.fixture(scope="module")
+def trained_tokenizer_json(tmp_path_factory) -> str:
+    """A byte-level BPE tokenizer.json trained by Hugging Face `tokenizers` on corpus text."""
+    from tokenizers import Tokenizer, decoders, models, pre_tokenizers, trainers
+
+    tok = Tokenizer(models.BPE())
+    tok.pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=False)
+    tok.decoder = decoders.ByteLevel()
+    trainer = trainers.BpeTrainer(vocab_size=2000, initial_alphabet=pre_tokenizers.ByteLevel.alphabet())
+    tok.train_from_iterator(corpus_texts()[:10], trainer)
+    path = tmp_path_factory.mktemp("hf") / "tokenizer.json"
+    tok.save(str(path))
+    return str(path)
+
+
+def test_tokenizer_json_agreement(trained_tokenizer_json):
+    from tokenizers import Tokenizer
+
+    ref = Tokenizer.from_file(trained_tokenizer_json)
+    ours = pagelens.Tokenizer.from_file(trained_tokenizer_json)
+    assert ours.name.endswith("tokenizer.json")
+    for text in corpus_texts():
+        assert ours.encode(text) == ref.encode(text, add_special_tokens=False).ids
+    # Usable everywhere a tokenizer name is.
+    chunks = pagelens.chunk(corpus_texts()[1], 300, tokenizer=ours)
+    assert all(c.token_count <= 300 for c in chunks if not c.oversized)
+
+
+def test_bad_tokenizers(tmp_path):
+    with pytest.raises(ValueError, match="unknown tokenizer"):
+        pagelens.Tokenizer("bert")
+    bad = tmp_path / "tokenizer.json"
+    bad.write_text(json.dumps({"not": "a tokenizer"}))
+    with pytest.raises(ValueError, match="cannot load tokenizer"):
+        pagelens.Tokenizer.from_file(bad)
+    with pytest.raises(OSError):
+        pagelens.Tokenizer.from_file(tmp_path / "missing.json")
