@@ -26,19 +26,11 @@ def test_browsergym_json_loads_flatten(benchmark):
 
 
 @pytest.mark.benchmark(group="corpus: parse + render")
-def test_pagelens_webarena(benchmark):
+@pytest.mark.parametrize("mode", ["webarena", "occam"])
+def test_pagelens(benchmark, mode):
     def run():
         for data in PAYLOADS.values():
-            pagelens.AXTree.from_cdp(data).render("webarena")
-
-    benchmark.pedantic(run, rounds=10, iterations=1)
-
-
-@pytest.mark.benchmark(group="corpus: parse + render")
-def test_pagelens_occam(benchmark):
-    def run():
-        for data in PAYLOADS.values():
-            pagelens.AXTree.from_cdp(data).render("occam")
+            pagelens.AXTree.from_cdp(data).render(mode)
 
     benchmark.pedantic(run, rounds=10, iterations=1)
 

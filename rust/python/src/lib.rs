@@ -38,14 +38,19 @@ fn ax_err(e: AxError) -> PyErr {
     }
 }
 
+/// The content of a bytes or bytearray object.
+fn binary(obj: &Bound<'_, PyAny>) -> Option<Vec<u8>> {
+    if let Ok(b) = obj.cast::<PyBytes>() {
+        return Some(b.as_bytes().to_vec());
+    }
+    obj.cast::<PyByteArray>().ok().map(|b| b.to_vec())
+}
+
 /// Bytes of a payload: bytes and bytearray as they are, str as UTF-8, dict/list through
 /// `json.dumps` (walking Python objects costs as much as serialising them).
 fn payload_bytes(obj: &Bound<'_, PyAny>) -> PyResult<Vec<u8>> {
-    if let Ok(b) = obj.cast::<PyBytes>() {
-        return Ok(b.as_bytes().to_vec());
-    }
-    if let Ok(b) = obj.cast::<PyByteArray>() {
-        return Ok(b.to_vec());
+    if let Some(b) = binary(obj) {
+        return Ok(b);
     }
     if let Ok(s) = obj.cast::<PyString>() {
         return s
@@ -493,11 +498,8 @@ struct PyDom {
 }
 
 fn html_bytes(obj: &Bound<'_, PyAny>) -> PyResult<(Vec<u8>, bool)> {
-    if let Ok(b) = obj.cast::<PyBytes>() {
-        return Ok((b.as_bytes().to_vec(), false));
-    }
-    if let Ok(b) = obj.cast::<PyByteArray>() {
-        return Ok((b.to_vec(), false));
+    if let Some(b) = binary(obj) {
+        return Ok((b, false));
     }
     if let Ok(s) = obj.cast::<PyString>() {
         // Already decoded: lone surrogates become U+FFFD like any invalid input.

@@ -300,25 +300,21 @@ impl Dom {
 }
 
 fn escape_text(out: &mut String, t: &str) {
-    for c in t.chars() {
-        match c {
-            '&' => out.push_str("&amp;"),
-            '<' => out.push_str("&lt;"),
-            '>' => out.push_str("&gt;"),
-            '\u{a0}' => out.push_str("&nbsp;"),
-            c => out.push(c),
-        }
-    }
+    escape(out, t, false)
 }
 
-/// `<` and `>` are escaped too, so that `<` + letter in our output is always a tag.
+/// `<` and `>` are escaped in values too, so that `<` + letter in our output is always a tag.
 fn escape_attr(out: &mut String, v: &str) {
-    for c in v.chars() {
+    escape(out, v, true)
+}
+
+fn escape(out: &mut String, s: &str, quote: bool) {
+    for c in s.chars() {
         match c {
             '&' => out.push_str("&amp;"),
-            '"' => out.push_str("&quot;"),
             '<' => out.push_str("&lt;"),
             '>' => out.push_str("&gt;"),
+            '"' if quote => out.push_str("&quot;"),
             '\u{a0}' => out.push_str("&nbsp;"),
             c => out.push(c),
         }
@@ -352,23 +348,18 @@ fn attr_name(a: &Attribute) -> String {
 
 impl Sink {
     fn push(&self, kind: Kind, name: QualName) -> u32 {
+        self.ensure_document();
         let mut nodes = self.nodes.borrow_mut();
-        if nodes.is_empty() {
-            nodes.push(SinkNode { kind: Kind::Document, name: blank_name(), parent: NONE, children: Vec::new(), template_contents: None });
-        }
         nodes.push(SinkNode { kind, name, parent: NONE, children: Vec::new(), template_contents: None });
         (nodes.len() - 1) as u32
     }
 
+    /// Node 0 is always the document.
     fn ensure_document(&self) {
-        if self.nodes.borrow().is_empty() {
-            self.nodes.borrow_mut().push(SinkNode {
-                kind: Kind::Document,
-                name: blank_name(),
-                parent: NONE,
-                children: Vec::new(),
-                template_contents: None,
-            });
+        let mut nodes = self.nodes.borrow_mut();
+        if nodes.is_empty() {
+            let doc = SinkNode { kind: Kind::Document, name: blank_name(), parent: NONE, children: Vec::new(), template_contents: None };
+            nodes.push(doc);
         }
     }
 
