@@ -116,6 +116,10 @@ def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     try:
         return args.func(args)
+    except BrokenPipeError:
+        # `pagelens observe | head`: the reader left; not an error.
+        sys.stdout = None
+        return 0
     except (AXTreeError, ValueError, OSError) as e:
         print(f"pagelens: error: {e}", file=sys.stderr)
         return 2
