@@ -20,11 +20,17 @@ pub use error::AxError;
 pub use render::{Mode, Observation};
 pub use tokenizer::{Encoding, Tokenizer};
 
-/// Renders a whole tree in `mode`; with `budget`, cuts it to that many tokens.
-pub fn render(tree: &AxTree, mode: Mode, budget: Option<(Encoding, usize)>) -> Observation {
+/// Renders a whole tree in `mode` (`occam` options apply to the occam form); with
+/// `budget`, cuts it to that many tokens.
+pub fn render(
+    tree: &AxTree,
+    mode: Mode,
+    occam: render::occam::OccamOptions,
+    budget: Option<(Encoding, usize)>,
+) -> Observation {
     let rendered = match mode {
         Mode::WebArena => render::webarena::render(tree),
-        Mode::Occam => render::occam::render(tree, Default::default()),
+        Mode::Occam => render::occam::render(tree, occam),
     };
     match budget {
         Some((enc, max)) => render::fit_to_budget(rendered, enc, max),

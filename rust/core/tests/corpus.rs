@@ -31,9 +31,9 @@ fn every_page_parses_and_keeps_its_targets() {
     assert_eq!(pages.len(), 100);
     for (name, data) in &pages {
         let tree = AxTree::parse(data).unwrap_or_else(|e| panic!("{name}: {e}"));
-        let webarena = render(&tree, Mode::WebArena, None);
-        let occam = render(&tree, Mode::Occam, None);
-        assert_eq!(occam.text, render(&tree, Mode::Occam, None).text, "{name}");
+        let webarena = render(&tree, Mode::WebArena, Default::default(), None);
+        let occam = render(&tree, Mode::Occam, Default::default(), None);
+        assert_eq!(occam.text, render(&tree, Mode::Occam, Default::default(), None).text, "{name}");
         let shown: std::collections::HashSet<i64> = occam.ids.iter().copied().collect();
         assert_eq!(shown.len(), occam.ids.len(), "{name}: an id shown twice");
         for &id in &webarena.ids {

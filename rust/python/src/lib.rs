@@ -165,16 +165,8 @@ impl PyAxTree {
             return Err(PyValueError::new_err("max_tokens must be at least 1"));
         }
         let tree = &self.tree;
-        let obs = py.detach(|| {
-            let rendered = match mode {
-                Mode::WebArena => pagelens_core::render::webarena::render(tree),
-                Mode::Occam => occam::render(tree, occam::OccamOptions { show_urls, ..Default::default() }),
-            };
-            match max_tokens {
-                Some(max) => pagelens_core::render::fit_to_budget(rendered, enc, max),
-                None => pagelens_core::Observation::whole(rendered),
-            }
-        });
+        let opts = occam::OccamOptions { show_urls, ..Default::default() };
+        let obs = py.detach(|| pagelens_core::render(tree, mode, opts, max_tokens.map(|m| (enc, m))));
         let count = OnceLock::new();
         if let Some(c) = obs.token_count {
             let _ = count.set(c);

@@ -15,7 +15,7 @@ use rustc_hash::{FxHashMap, FxHashSet};
 use super::parse::{parse_payload, IdRef, RawNode, Scalar};
 use super::roles::RoleClass;
 use crate::error::AxError;
-use crate::text::{is_blank, is_normalized, normalize_ws};
+use crate::text::{is_normalized, normalize_ws};
 
 /// "No node" in parent and index fields.
 pub const NONE: u32 = u32::MAX;
@@ -510,10 +510,6 @@ impl AxTree {
         }
     }
 
-    /// True when the node's name has visible characters.
-    pub fn has_name(&self, idx: u32) -> bool {
-        !is_blank(&self.nodes[idx as usize].name)
-    }
 }
 
 #[cfg(test)]

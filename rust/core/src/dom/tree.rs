@@ -332,7 +332,6 @@ struct SinkNode {
     name: QualName,
     parent: u32,
     children: Vec<u32>,
-    template_contents: Option<u32>,
 }
 
 fn blank_name() -> QualName {
@@ -350,7 +349,7 @@ impl Sink {
     fn push(&self, kind: Kind, name: QualName) -> u32 {
         self.ensure_document();
         let mut nodes = self.nodes.borrow_mut();
-        nodes.push(SinkNode { kind, name, parent: NONE, children: Vec::new(), template_contents: None });
+        nodes.push(SinkNode { kind, name, parent: NONE, children: Vec::new() });
         (nodes.len() - 1) as u32
     }
 
@@ -358,7 +357,7 @@ impl Sink {
     fn ensure_document(&self) {
         let mut nodes = self.nodes.borrow_mut();
         if nodes.is_empty() {
-            let doc = SinkNode { kind: Kind::Document, name: blank_name(), parent: NONE, children: Vec::new(), template_contents: None };
+            let doc = SinkNode { kind: Kind::Document, name: blank_name(), parent: NONE, children: Vec::new() };
             nodes.push(doc);
         }
     }
@@ -430,15 +429,10 @@ impl TreeSink for Sink {
         Ref::map(self.nodes.borrow(), |n| &n[*target as usize].name)
     }
 
-    fn create_element(&self, name: QualName, attrs: Vec<Attribute>, flags: ElementFlags) -> u32 {
+    fn create_element(&self, name: QualName, attrs: Vec<Attribute>, _flags: ElementFlags) -> u32 {
         let tag = name.local.to_string();
         let attrs = attrs.iter().map(|a| (attr_name(a), a.value.to_string())).collect();
-        let n = self.push(Kind::Element { tag, attrs }, name);
-        if flags.template {
-            let contents = self.push(Kind::Document, blank_name());
-            self.nodes.borrow_mut()[n as usize].template_contents = Some(contents);
-        }
-        n
+        self.push(Kind::Element { tag, attrs }, name)
     }
 
     fn create_comment(&self, text: StrTendril) -> u32 {
@@ -469,7 +463,6 @@ impl TreeSink for Sink {
 
     fn get_template_contents(&self, target: &u32) -> u32 {
         // Template contents hang under the template itself, so they serialise in place.
-        let _ = self.nodes.borrow()[*target as usize].template_contents;
         *target
     }
 

@@ -21,9 +21,10 @@ fn text_with_cut(r: &Rendered, keep: usize, max_tokens: usize) -> String {
 /// that fits together with the truncation line. When not even the truncation line fits,
 /// the text is that line alone (its count then exceeds the budget, which the caller sees).
 pub fn fit_to_budget(r: Rendered, enc: Encoding, max_tokens: usize) -> Observation {
-    let mut whole = Observation::whole(r.clone());
-    let total = enc.count(&whole.text);
+    let text = Rendered::text_of(&r.lines);
+    let total = enc.count(&text);
     if total <= max_tokens {
+        let mut whole = Observation::with_text(r, text);
         whole.token_count = Some(total);
         return whole;
     }

@@ -92,6 +92,11 @@ pub struct Observation {
 impl Observation {
     pub fn whole(r: Rendered) -> Observation {
         let text = Rendered::text_of(&r.lines);
+        Observation::with_text(r, text)
+    }
+
+    /// The whole rendering, its text already joined.
+    pub(crate) fn with_text(r: Rendered, text: String) -> Observation {
         Observation {
             text,
             ids: r.ids.into_iter().map(|(_, id)| id).collect(),
