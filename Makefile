@@ -27,5 +27,7 @@ test-python:
 
 bench: setup
 	$(PIP) install --quiet --disable-pip-version-check -e ".[test,bench]"
+	$(PIP) install --quiet --disable-pip-version-check --no-deps "browsergym-core>=0.13"
 	$(PYTHON) benches/report_axtree.py
 	$(PYTHON) benches/report_dom.py
+	$(PYTHON) benches/report_browser.py

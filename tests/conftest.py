@@ -30,3 +30,23 @@ def page(request) -> str:
 def html_bytes(page: str, kind: str) -> bytes:
     """kind: 'source' (as saved from the site) or 'dom' (after Chromium ran its scripts)."""
     return gzip.decompress((CORPUS / page / f"{kind}.html.gz").read_bytes())
+
+
+@pytest.fixture(scope="session")
+def site():
+    """The local test-page server (see tests/site_server.py)."""
+    from site_server import SiteServer
+
+    server = SiteServer()
+    yield server
+    server.close()
+
+
+@pytest.fixture(scope="module")
+def browser():
+    """One Chromium for a test module; every test starts with a fresh context via reset()."""
+    from pagelens.browser import BrowserEnv
+
+    env = BrowserEnv(allowed_hosts=("127.0.0.1", "localhost"), block_other_hosts=True, settle_ms=50)
+    yield env
+    env.close()

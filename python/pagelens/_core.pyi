@@ -82,9 +82,12 @@ class AXTree:
         payload: Payload,
         frames: Iterable[FrameSpec] | None = None,
         max_depth: int = ...,
+        skip_orphan_frames: bool = False,
     ) -> AXTree:
         """Parse ``Accessibility.getFullAXTree`` output: bytes are fastest; ``frames`` hang
-        each child frame's tree under the node whose backendDOMNodeId owns it."""
+        each child frame's tree under the node whose backendDOMNodeId owns it (a frame whose
+        owner is not in the tree is an error, or with ``skip_orphan_frames`` left out and
+        listed in ``orphan_frames``)."""
     def render(
         self,
         mode: Literal["occam", "webarena"] = "occam",
@@ -101,6 +104,8 @@ class AXTree:
     def roots(self) -> list[int]: ...
     @property
     def frames(self) -> list[str | None]: ...
+    @property
+    def orphan_frames(self) -> list[tuple[int, str | None]]: ...
     def __len__(self) -> int: ...
     def __contains__(self, id: int) -> bool: ...
 

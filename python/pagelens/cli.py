@@ -42,13 +42,63 @@ def _stats(tree: AXTree, label: str, tokenizer: str) -> str:
     return "\n".join(f"{k:<{width}}  {v}" for k, v in rows)
 
 
+def _is_live(source: str | None) -> bool:
+    if source is None:
+        return False
+    if "://" in source:
+        return True
+    return Path(source).suffix.lower() in (".html", ".htm", ".xhtml")
+
+
+def _observe_live(source: str, args: argparse.Namespace) -> tuple[AXTree, str, str]:
+    """Open a URL or a local .html file in Chromium; returns the tree, a label and a header."""
+    from pagelens.browser import BrowserEnv
+
+    if "://" in source:
+        url = source
+    else:
+        path = Path(source)
+        if not path.is_file():
+            raise FileNotFoundError(f"no such file: {source}")
+        url = path.resolve().as_uri()
+    allowed = tuple(args.allow_host) or None
+    with BrowserEnv(
+        mode=args.mode,
+        include_frames=not args.no_frames,
+        settle_ms=args.wait_ms,
+        allowed_hosts=(*allowed, *_own_host(url)) if allowed else None,
+        navigation_timeout_ms=args.timeout * 1000,
+    ) as env:
+        obs = env.reset(url)
+        assert obs is not None
+        header = f"# {obs.title} <{obs.url}>"
+        extra = obs.header()
+        if extra:
+            header += "\n" + extra
+        for error in obs.frame_errors:
+            print(f"pagelens: warning: {error}", file=sys.stderr)
+        return obs.tree, obs.url, header
+
+
+def _own_host(url: str) -> tuple[str, ...]:
+    from pagelens.browser import HostAllowList
+
+    return HostAllowList.for_start_url(url).hosts
+
+
 def _observe(args: argparse.Namespace) -> int:
-    data, label = _read_source(args.source)
-    tree = AXTree.from_cdp(data)
+    header = None
+    if _is_live(args.source):
+        tree, label, header = _observe_live(args.source, args)
+    else:
+        data, label = _read_source(args.source)
+        tree = AXTree.from_cdp(data)
     if args.stats:
         print(_stats(tree, label, args.tokenizer))
         return 0
     obs = tree.render(args.mode, max_tokens=args.max_tokens, tokenizer=args.tokenizer, show_urls=args.show_urls)
+    if header and args.header:
+        print(header)
     print(obs.text)
     return 0
 
@@ -86,15 +136,25 @@ def build_parser() -> argparse.ArgumentParser:
     observe = sub.add_parser(
         "observe",
         help="render a page's accessibility tree as agent text",
-        description="Render a saved CDP accessibility tree (.json or .json.gz); "
+        description="Render a page for a model: a live URL or a local .html file (opened in "
+        "Chromium, every frame included), or a saved CDP accessibility tree (.json or .json.gz); "
         "with no SOURCE, a real page shipped inside the package.",
     )
-    observe.add_argument("source", nargs="?", help="Accessibility.getFullAXTree result (.json, .json.gz)")
+    observe.add_argument(
+        "source", nargs="?", help="a URL, an .html file, or an Accessibility.getFullAXTree result (.json, .json.gz)"
+    )
     observe.add_argument("--mode", choices=["occam", "webarena"], default="occam")
     observe.add_argument("--stats", action="store_true", help="print node, line and token counts of both modes")
     observe.add_argument("--max-tokens", type=int, default=None, help="cut the text to this many tokens")
     observe.add_argument("--tokenizer", default="gpt2", help="gpt2 (default), cl100k_base or o200k_base")
     observe.add_argument("--show-urls", action="store_true", help="print links' URLs in occam form")
+    live = observe.add_argument_group("live pages (a URL or an .html file)")
+    live.add_argument("--allow-host", action="append", default=[], metavar="HOST",
+                      help="also allow navigation to HOST (repeatable; the page's own host always is)")
+    live.add_argument("--wait-ms", type=float, default=500, help="quiet time after load before observing")
+    live.add_argument("--timeout", type=float, default=30, help="seconds to wait for the page to load")
+    live.add_argument("--no-frames", action="store_true", help="leave iframes' content out")
+    live.add_argument("--no-header", dest="header", action="store_false", help="omit the title/URL line")
     observe.set_defaults(func=_observe)
     clean = sub.add_parser(
         "clean",
@@ -123,6 +183,12 @@ def main(argv: list[str] | None = None) -> int:
     except (AXTreeError, ValueError, OSError) as e:
         print(f"pagelens: error: {e}", file=sys.stderr)
         return 2
+    except Exception as e:
+        # The browser's failures (a page that does not load...) are the user's to fix, not a bug.
+        if type(e).__module__.startswith("playwright"):
+            print(f"pagelens: error: {str(e).splitlines()[0]}", file=sys.stderr)
+            return 2
+        raise
 
 
 if __name__ == "__main__":

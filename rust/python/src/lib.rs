@@ -119,12 +119,13 @@ struct PyAxTree {
 impl PyAxTree {
     /// Parses a CDP `Accessibility.getFullAXTree` result.
     #[staticmethod]
-    #[pyo3(signature = (payload, frames=None, max_depth=DEFAULT_MAX_DEPTH))]
+    #[pyo3(signature = (payload, frames=None, max_depth=DEFAULT_MAX_DEPTH, skip_orphan_frames=false))]
     fn from_cdp(
         py: Python<'_>,
         payload: &Bound<'_, PyAny>,
         frames: Option<&Bound<'_, PyAny>>,
         max_depth: usize,
+        skip_orphan_frames: bool,
     ) -> PyResult<Self> {
         let main = payload_bytes(payload)?;
         let mut frame_args = Vec::new();
@@ -143,7 +144,7 @@ impl PyAxTree {
                         frame_id: f.frame_id.clone(),
                     })
                     .collect();
-                AxTree::parse_frames(&main, &inputs, max_depth)
+                AxTree::parse_frames_with(&main, &inputs, max_depth, skip_orphan_frames)
             })
             .map_err(ax_err)?;
         Ok(PyAxTree { tree: Arc::new(tree) })
@@ -251,6 +252,12 @@ impl PyAxTree {
     #[getter]
     fn frames(&self) -> Vec<Option<String>> {
         self.tree.frames.clone()
+    }
+
+    /// Frames left out because no node owns them: (owner backend id, frame id).
+    #[getter]
+    fn orphan_frames(&self) -> Vec<(i64, Option<String>)> {
+        self.tree.orphan_frames.clone()
     }
 
     fn __len__(&self) -> usize {

@@ -178,13 +178,40 @@ pub struct RawNode<'a> {
 struct Payload<'a> {
     #[serde(borrow)]
     nodes: Option<Vec<RawNode<'a>>>,
+    /// A whole CDP response message, `{"id": 7, "result": {"nodes": [...]}, "sessionId": ...}`,
+    /// as read off the DevTools socket: parsed without a copy of the inner object.
+    #[serde(borrow)]
+    result: Option<Box<Payload<'a>>>,
+    #[serde(borrow)]
+    error: Option<CdpError<'a>>,
+}
+
+#[derive(Deserialize)]
+struct CdpError<'a> {
+    #[serde(borrow, default)]
+    message: Option<Cow<'a, str>>,
+}
+
+impl<'a> Payload<'a> {
+    fn into_nodes(self) -> Result<Vec<RawNode<'a>>, AxError> {
+        if let Some(error) = self.error {
+            let message = error.message.as_deref().unwrap_or("no message").to_owned();
+            return Err(AxError::Json(format!("the browser answered with an error: {message}")));
+        }
+        match (self.nodes, self.result) {
+            (Some(nodes), _) => Ok(nodes),
+            (None, Some(result)) => result.into_nodes(),
+            (None, None) => Err(AxError::Json("the payload object has no \"nodes\" array".to_owned())),
+        }
+    }
 }
 
 fn json_error(e: serde_json::Error) -> AxError {
     AxError::Json(e.to_string())
 }
 
-/// Parses `{"nodes": [...]}` or a bare `[...]` of nodes.
+/// Parses `{"nodes": [...]}`, a bare `[...]` of nodes, or a CDP response message that holds
+/// either in its `result`.
 pub fn parse_payload(bytes: &[u8]) -> Result<Vec<RawNode<'_>>, AxError> {
     let text = std::str::from_utf8(bytes).map_err(|e| AxError::Utf8(e.to_string()))?;
     let first = text.bytes().find(|b| !b.is_ascii_whitespace());
@@ -192,9 +219,7 @@ pub fn parse_payload(bytes: &[u8]) -> Result<Vec<RawNode<'_>>, AxError> {
         Some(b'[') => serde_json::from_str::<Vec<RawNode>>(text).map_err(json_error),
         Some(b'{') => {
             let p: Payload = serde_json::from_str(text).map_err(json_error)?;
-            p.nodes.ok_or_else(|| {
-                AxError::Json("the payload object has no \"nodes\" array".to_owned())
-            })
+            p.into_nodes()
         }
         Some(_) => Err(AxError::Json(
             "expected an object {\"nodes\": [...]} or an array of nodes".to_owned(),

@@ -172,6 +172,8 @@ pub struct AxTree {
     pub s_order: Vec<u32>,
     /// Frame ids, index 0 is the main frame (None when the payload named none).
     pub frames: Vec<Option<String>>,
+    /// Frames left out because their owner is not in the tree: (owner backend id, frame id).
+    pub orphan_frames: Vec<(i64, Option<String>)>,
     by_element_id: FxHashMap<i64, u32>,
 }
 
@@ -194,6 +196,18 @@ impl AxTree {
         frames: &[FrameInput],
         max_depth: usize,
     ) -> Result<AxTree, AxError> {
+        Self::parse_frames_with(main, frames, max_depth, false)
+    }
+
+    /// As [`AxTree::parse_frames`]; with `skip_orphans`, a frame whose owner is not in the
+    /// tree (a hidden `<iframe>` has no AX node) is left out and listed in
+    /// [`AxTree::orphan_frames`] instead of being an error.
+    pub fn parse_frames_with(
+        main: &[u8],
+        frames: &[FrameInput],
+        max_depth: usize,
+        skip_orphans: bool,
+    ) -> Result<AxTree, AxError> {
         let mut pending = vec![Pending { raw: parse_payload(main)?, owner: None, frame_id: None }];
         for f in frames {
             pending.push(Pending {
@@ -202,7 +216,7 @@ impl AxTree {
                 frame_id: f.frame_id.clone(),
             });
         }
-        build(pending, max_depth)
+        build(pending, max_depth, skip_orphans)
     }
 
     pub fn len(&self) -> usize {
@@ -251,7 +265,7 @@ impl AxTree {
     }
 }
 
-fn build(pending: Vec<Pending>, max_depth: usize) -> Result<AxTree, AxError> {
+fn build(pending: Vec<Pending>, max_depth: usize, skip_orphans: bool) -> Result<AxTree, AxError> {
     let total: usize = pending.iter().map(|p| p.raw.len()).sum();
     let mut nodes: Vec<Node> = Vec::with_capacity(total);
     let mut props: Vec<Prop> = Vec::new();
@@ -263,8 +277,23 @@ fn build(pending: Vec<Pending>, max_depth: usize) -> Result<AxTree, AxError> {
     let mut attach: Vec<(u32, u32)> = Vec::new(); // (owner, frame root)
     let mut interner = Interner::default();
 
-    for (frame_index, p) in pending.iter().enumerate() {
+    let mut orphan_frames: Vec<(i64, Option<String>)> = Vec::new();
+    for p in pending.iter() {
         let base = nodes.len() as u32;
+        // The owner is looked up before the frame's nodes join the arena, so that an orphan
+        // can be skipped without undoing anything.
+        let owner = match p.owner {
+            None => None,
+            Some(backend) => match find_owner(&nodes, backend) {
+                Some(owner) => Some(owner),
+                None if skip_orphans => {
+                    orphan_frames.push((backend, p.frame_id.clone()));
+                    continue;
+                }
+                None => return Err(AxError::FrameOwner(backend)),
+            },
+        };
+        let frame_index = frames.len();
         let mut by_cdp: FxHashMap<&IdRef, u32> =
             FxHashMap::with_capacity_and_hasher(p.raw.len(), Default::default());
         let mut kept: Vec<&RawNode> = Vec::with_capacity(p.raw.len());
@@ -363,9 +392,7 @@ fn build(pending: Vec<Pending>, max_depth: usize) -> Result<AxTree, AxError> {
         if roots.is_empty() && nodes.len() as u32 > base {
             return Err(AxError::Cycle(nodes[base as usize].cdp_id.to_string()));
         }
-        if let Some(owner_backend) = p.owner {
-            let owner = find_owner(&nodes[..base as usize], owner_backend)
-                .ok_or(AxError::FrameOwner(owner_backend))?;
+        if let Some(owner) = owner {
             for &r in &roots {
                 attach.push((owner, r));
                 nodes[r as usize].parent = owner;
@@ -399,6 +426,7 @@ fn build(pending: Vec<Pending>, max_depth: usize) -> Result<AxTree, AxError> {
         s_roots: Vec::new(),
         s_order: Vec::new(),
         frames,
+        orphan_frames,
         by_element_id: FxHashMap::default(),
     };
     tree.link_structure(max_depth)?;
@@ -603,6 +631,28 @@ mod tests {
             AxTree::parse_frames(&main, &bad, DEFAULT_MAX_DEPTH).unwrap_err(),
             AxError::FrameOwner(99)
         );
+        // Skipping: the orphan is listed, the frame after it still hangs under its owner.
+        let both = [
+            FrameInput { owner_backend_id: 99, payload: &frame, frame_id: Some("H".into()) },
+            FrameInput { owner_backend_id: 2, payload: &frame, frame_id: Some("F".into()) },
+        ];
+        let t = AxTree::parse_frames_with(&main, &both, DEFAULT_MAX_DEPTH, true).unwrap();
+        assert_eq!(t.orphan_frames, vec![(99, Some("H".to_string()))]);
+        assert_eq!(t.len(), 4);
+        assert_eq!(t.frame_id(3), Some("F"));
+    }
+
+    #[test]
+    fn cdp_response_envelopes_are_read() {
+        let inner = payload(&[node("1", "RootWebArea", "page", &["2"]), node("2", "link", "x", &[])]);
+        let inner = std::str::from_utf8(&inner).unwrap();
+        let message = format!("{{\"id\":7,\"result\":{inner},\"sessionId\":\"S\"}}");
+        assert_eq!(AxTree::parse(message.as_bytes()).unwrap().len(), 2);
+        let error = br#"{"id":7,"error":{"code":-32000,"message":"Frame with the given id was not found."}}"#;
+        match AxTree::parse(error) {
+            Err(AxError::Json(m)) => assert!(m.contains("Frame with the given id was not found"), "{m}"),
+            other => panic!("expected an error, got {other:?}"),
+        }
     }
 
     #[test]

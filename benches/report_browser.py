@@ -1,0 +1,146 @@
+"""Observation latency per step on live corpus pages (served locally), one run, same pages:
+
+- bare:     one `Accessibility.getFullAXTree` call through Playwright's CDP session (what
+            BrowserGym and WebArena do; its JSON is parsed by Playwright's driver and Python);
+- observe:  pagelens' `observe()` (every frame's tree, merged, rendered in occam form, tabs);
+- aria:     Playwright's `locator("body").aria_snapshot()`;
+- bounds:   WebArena's approach, the AX tree plus a bounding box per node
+            (`DOM.resolveNode` + `Runtime.callFunctionOn(getBoundingClientRect)` each).
+
+    python benches/report_browser.py [--runs 7] [--bounds-pages 3] > /tmp/browser.md
+
+Prints Markdown for benches/README.md.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import gzip
+import json
+import platform
+import statistics
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT / "tests"))
+
+from site_server import SiteServer  # noqa: E402
+
+from pagelens.browser import AsyncBrowserEnv  # noqa: E402
+from pagelens.browser.frames import cdp  # noqa: E402
+
+CORPUS = ROOT / "tests" / "corpus"
+
+_RECT = "function() { const r = this.getBoundingClientRect(); return [r.x, r.y, r.width, r.height]; }"
+
+
+def node_counts() -> dict[str, int]:
+    return {
+        p.name: len(json.loads(gzip.decompress((p / "axtree.json.gz").read_bytes()))["nodes"])
+        for p in sorted(CORPUS.iterdir())
+        if (p / "axtree.json.gz").exists()
+    }
+
+
+def pick_pages(counts: dict[str, int]) -> list[str]:
+    """Pages spread over the size range: the quantiles plus every page over 5,000 nodes."""
+    ordered = sorted(counts, key=counts.get)
+    picks = {ordered[int(q * (len(ordered) - 1))] for q in (0.1, 0.3, 0.5, 0.7, 0.8, 0.9)}
+    picks |= {p for p in ordered if counts[p] > 5000}
+    return sorted(picks, key=counts.get)
+
+
+def stats(times: list[float]) -> tuple[float, float]:
+    ordered = sorted(times)
+    p90 = ordered[min(len(ordered) - 1, int(round(0.9 * (len(ordered) - 1))))]
+    return statistics.median(ordered) * 1e3, p90 * 1e3
+
+
+async def per_node_bounds(session, nodes: list[dict]) -> int:
+    """WebArena's browser-info pass: two CDP calls per node with a DOM node."""
+    done = 0
+    for node in nodes:
+        backend = node.get("backendDOMNodeId")
+        if backend is None:
+            continue
+        try:
+            obj = await session.send("DOM.resolveNode", {"backendNodeId": backend})
+            object_id = obj["object"].get("objectId")
+            if object_id:
+                await session.send("Runtime.callFunctionOn", {"objectId": object_id, "functionDeclaration": _RECT,
+                                                              "returnByValue": True})
+        except Exception:
+            pass  # text nodes have no getBoundingClientRect; WebArena skips them too
+        done += 1
+    return done
+
+
+async def measure(runs: int, bounds_pages: int) -> list[dict]:
+    server = SiteServer()
+    counts = node_counts()
+    pages = pick_pages(counts)
+    rows = []
+    async with AsyncBrowserEnv(allowed_hosts=("127.0.0.1",), block_other_hosts=True, settle_ms=300) as env:
+        big = [p for p in pages if counts[p] > 2000][:bounds_pages]
+        for page in pages:
+            await env.reset(server.url(f"corpus/{page}/"), observe=False)
+            session = await env.sessions_for(env.page).main()
+            await env.observe()  # warm: sessions, caches
+            bare, ours, aria = [], [], []
+            for _ in range(runs):
+                t = time.perf_counter()
+                payload = await cdp(session, "Accessibility.getFullAXTree")
+                bare.append(time.perf_counter() - t)
+                t = time.perf_counter()
+                obs = await env.observe()
+                ours.append(time.perf_counter() - t)
+                t = time.perf_counter()
+                await env.page.locator("body").aria_snapshot(timeout=120_000)
+                aria.append(time.perf_counter() - t)
+            row = {
+                "page": page, "nodes": len(payload["nodes"]), "frames": obs.frame_count,
+                "bare": stats(bare), "observe": stats(ours), "aria": stats(aria), "bounds": None,
+                "tokens": obs.token_count,
+            }
+            if page in big:
+                t = time.perf_counter()
+                full = await cdp(session, "Accessibility.getFullAXTree")
+                await per_node_bounds(session, full["nodes"])
+                row["bounds"] = (time.perf_counter() - t) * 1e3
+            rows.append(row)
+            print(f"{page}: {row}", file=sys.stderr)
+    server.close()
+    return rows
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--runs", type=int, default=7)
+    parser.add_argument("--bounds-pages", type=int, default=3, help="pages over 2,000 nodes to time per-node bounds on")
+    args = parser.parse_args()
+    rows = asyncio.run(measure(args.runs, args.bounds_pages))
+    from importlib.metadata import version
+
+    print(f"Machine: {platform.machine()}, {platform.python_implementation()} {platform.python_version()}, "
+          f"Playwright {version('playwright')}, Chromium /usr/bin/chromium; {args.runs} runs a page; "
+          "milliseconds, median (p90).\n")
+    print("| page | AX nodes | frames | bare getFullAXTree | pagelens observe() | ratio | aria_snapshot() | "
+          "AX + per-node bounds (WebArena) | bounds / observe |")
+    print("| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |")
+    ratios = []
+    for r in rows:
+        ratio = r["observe"][0] / r["bare"][0]
+        ratios.append(ratio)
+        bounds = f"{r['bounds']:,.0f}" if r["bounds"] else "–"
+        speedup = f"{r['bounds'] / r['observe'][0]:,.0f}×" if r["bounds"] else "–"
+        print(f"| {r['page']} | {r['nodes']:,} | {r['frames']} | {r['bare'][0]:,.1f} ({r['bare'][1]:,.1f}) | "
+              f"{r['observe'][0]:,.1f} ({r['observe'][1]:,.1f}) | {ratio:.2f}× | "
+              f"{r['aria'][0]:,.1f} ({r['aria'][1]:,.1f}) | {bounds} | {speedup} |")
+    print(f"\nobserve() / bare getFullAXTree: median {statistics.median(ratios):.2f}×, max {max(ratios):.2f}×")
+
+
+if __name__ == "__main__":
+    main()

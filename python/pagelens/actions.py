@@ -1,0 +1,254 @@
+"""The action space: what a model writes, parsed into an :class:`Action`.
+
+Two published vocabularies are understood. AgentOccam's aligned actions
+(``click [id]``, ``type [id] [text] [press_enter_after]``, ``go_back``, ``go_home``,
+``note [text]``, ``stop [answer]``, ``branch [parent_id] [intent]``, ``prune [plan_id] [reason]``)
+and WebArena's full set (adds ``hover``, ``press``, ``scroll``, ``goto``, ``new_tab``,
+``tab_focus``, ``close_tab``, ``go_forward``, ``noop``).
+
+The parser is tolerant of what models really write (a code fence around the action, an
+``Action:`` label, quotes inside the brackets, words after the last bracket) and strict about
+what it accepts: an unknown action, a missing or non-numeric id, a bad flag or direction is an
+:class:`ActionError` whose message can be shown to the model as is.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+__all__ = [
+    "ACTION_SPACES",
+    "Action",
+    "ActionError",
+    "parse_action",
+]
+
+
+class ActionError(ValueError):
+    """Text that is not a valid action, or an action that could not be carried out."""
+
+
+# Arguments of each action, in order. "id": an element (or plan) id; "int": a number;
+# "text": free text that runs to the last closing bracket; "flag": 0 or 1 (optional);
+# "dir": up or down; "keys": a key combination.
+_SIGNATURES: dict[str, tuple[str, ...]] = {
+    "click": ("id",),
+    "hover": ("id",),
+    "type": ("id", "text", "flag"),
+    "press": ("keys",),
+    "scroll": ("dir",),
+    "goto": ("text",),
+    "new_tab": (),
+    "tab_focus": ("int",),
+    "close_tab": (),
+    "go_back": (),
+    "go_forward": (),
+    "go_home": (),
+    "note": ("text",),
+    "stop": ("text",),
+    "branch": ("id", "text"),
+    "prune": ("id", "text"),
+    "noop": (),
+}
+
+ACTION_SPACES: dict[str, frozenset[str]] = {
+    # AgentOccam's aligned space (paper section 4.1): what the model needs, nothing it misuses.
+    "occam": frozenset({"click", "type", "go_back", "go_home", "note", "stop", "branch", "prune"}),
+    # WebArena's original space.
+    "webarena": frozenset(
+        {
+            "click", "hover", "type", "press", "scroll", "goto", "new_tab", "tab_focus",
+            "close_tab", "go_back", "go_forward", "stop", "noop",
+        }
+    ),
+    "all": frozenset(_SIGNATURES),
+}
+
+# Names models use for the same thing.
+_ALIASES = {
+    "key_press": "press",
+    "goto_url": "goto",
+    "focus_tab": "tab_focus",
+    "switch_tab": "tab_focus",
+    "answer": "stop",
+    "finish": "stop",
+    "fill": "type",
+}
+
+
+@dataclass(frozen=True)
+class Action:
+    """One parsed action.
+
+    ``target`` is the element id (click, hover, type), the plan id (branch, prune) or the tab
+    index (tab_focus). ``text`` is the typed text, answer, note, intent, reason, URL, key
+    combination or scroll direction. ``press_enter`` is ``type``'s press_enter_after flag.
+    """
+
+    kind: str
+    target: int | None = None
+    text: str | None = None
+    press_enter: bool = False
+
+    def __str__(self) -> str:
+        sig = _SIGNATURES[self.kind]
+        parts = [self.kind]
+        for arg in sig:
+            if arg in ("id", "int"):
+                parts.append(f"[{self.target}]")
+            elif arg == "flag":
+                parts.append(f"[{int(self.press_enter)}]")
+            else:
+                parts.append(f"[{self.text}]")
+        return " ".join(parts)
+
+    @property
+    def acts_on_element(self) -> bool:
+        return self.kind in ("click", "hover", "type")
+
+
+_FENCE = re.compile(r"```(?:[a-zA-Z]+[ \t]*\n)?\s*(.*?)```", re.S)
+_LABEL = re.compile(r"^\s*(?:[-*>]\s*)?(?:\*\*)?(?:next\s+)?action\s*(?:\*\*)?\s*[:：]\s*(?:\*\*)?\s*", re.I)
+_NAME = re.compile(r"^\s*([A-Za-z_]+)")
+_QUOTES = ("\"\"", "''", "``", "“”", "‘’")
+
+
+def _strip_quotes(s: str) -> str:
+    s = s.strip()
+    if len(s) >= 2 and s[0] + s[-1] in _QUOTES:
+        return s[1:-1]
+    return s
+
+
+def _candidate_lines(raw: str) -> list[str]:
+    """Where the action may be: the last code fence if there is one, else every line."""
+    fences = [f.strip() for f in _FENCE.findall(raw) if f.strip()]
+    if fences:
+        return [fences[-1]]
+    return [line for line in raw.splitlines() if line.strip()] or [raw]
+
+
+def parse_action(raw: str, allowed: frozenset[str] | str | None = None) -> Action:
+    """Parse a model's action. ``allowed``: a name from :data:`ACTION_SPACES` or a set of kinds."""
+    if not isinstance(raw, str):
+        raise ActionError(f"an action is text, not {type(raw).__name__}")
+    if isinstance(allowed, str):
+        if allowed not in ACTION_SPACES:
+            raise ValueError(f"unknown action space {allowed!r}; known: {sorted(ACTION_SPACES)}")
+        allowed = ACTION_SPACES[allowed]
+    space = allowed if allowed is not None else ACTION_SPACES["all"]
+    if not raw.strip():
+        raise ActionError("empty action; write one action such as `click [12]`")
+    first_error: ActionError | None = None
+    candidates = _candidate_lines(raw)
+    # A fence holds exactly the action, possibly over several lines (typed text with newlines).
+    for text in candidates:
+        text = _LABEL.sub("", text.strip()).strip().strip("`").strip()
+        m = _NAME.match(text)
+        if not m:
+            continue
+        name = m.group(1).lower()
+        name = _ALIASES.get(name, name)
+        if name not in _SIGNATURES:
+            if len(candidates) == 1:
+                first_error = first_error or ActionError(
+                    f"unknown action {m.group(1)!r}; valid actions: {', '.join(sorted(space))}"
+                )
+            continue
+        if name not in space:
+            raise ActionError(f"action {name!r} is not available here; valid actions: {', '.join(sorted(space))}")
+        try:
+            return _parse_args(name, text[m.end():])
+        except ActionError as e:
+            first_error = first_error or e
+    if first_error is not None:
+        raise first_error
+    raise ActionError(
+        f"no action found in {raw.strip()[:80]!r}; write one action such as `click [12]`; "
+        f"valid actions: {', '.join(sorted(space))}"
+    )
+
+
+def _brackets(rest: str) -> list[tuple[int, int]]:
+    """Top-level [..] groups of ``rest`` as (start, end) spans of their contents."""
+    spans = []
+    depth = 0
+    start = 0
+    for i, ch in enumerate(rest):
+        if ch == "[":
+            if depth == 0:
+                start = i + 1
+            depth += 1
+        elif ch == "]" and depth > 0:
+            depth -= 1
+            if depth == 0:
+                spans.append((start, i))
+    return spans
+
+
+def _parse_int(name: str, what: str, s: str) -> int:
+    s = _strip_quotes(s)
+    s = re.sub(r"^(?:id|element_id|tab_index|plan_id|parent_id)\s*=\s*", "", s.strip(), flags=re.I).strip()
+    if not re.fullmatch(r"\d+", s):
+        raise ActionError(f"`{name}` needs a numeric {what} in brackets, got [{s}]")
+    return int(s)
+
+
+def _parse_args(name: str, rest: str) -> Action:
+    sig = _SIGNATURES[name]
+    if not sig:
+        return Action(name)
+    rest = rest.strip()
+    if not rest.startswith("["):
+        usage = " ".join(f"[{a}]" for a in sig if a != "flag")
+        raise ActionError(f"`{name}` needs its arguments in brackets: `{name} {usage}`")
+    what = {"click": "element id", "hover": "element id", "type": "element id",
+            "branch": "parent plan id", "prune": "plan id", "tab_focus": "tab index"}
+    if sig == ("id",) or sig == ("int",):
+        spans = _brackets(rest)
+        return Action(name, target=_parse_int(name, what[name], rest[spans[0][0]:spans[0][1]]))
+    if sig in (("text",), ("keys",), ("dir",)):
+        # Free text runs to the last closing bracket: `stop [a [b] c]` answers "a [b] c".
+        end = rest.rfind("]")
+        if end <= 0:
+            raise ActionError(f"`{name}` needs a closing bracket: `{name} [...]`")
+        body = _strip_quotes(rest[1:end])
+        if sig == ("dir",):
+            d = re.sub(r"^direction\s*=\s*", "", body.strip(), flags=re.I).strip().lower()
+            if d not in ("up", "down"):
+                raise ActionError(f"`scroll` takes [up] or [down], got [{body}]")
+            return Action(name, text=d)
+        if sig == ("keys",):
+            if not body.strip():
+                raise ActionError("`press` needs a key combination, e.g. `press [Control+a]`")
+            return Action(name, text=body.strip())
+        if name == "goto" and not body.strip():
+            raise ActionError("`goto` needs a URL: `goto [https://...]`")
+        return Action(name, text=body)
+    # id then free text (type, branch, prune): the id is the first group; for `type`, an
+    # optional final [0] or [1] is the press-enter flag; the text is everything between.
+    spans = _brackets(rest)
+    if not spans:
+        raise ActionError(f"`{name}` needs a closing bracket")
+    target = _parse_int(name, what[name], rest[spans[0][0]:spans[0][1]])
+    after = rest[spans[0][1] + 1:].lstrip()
+    if not after.startswith("["):
+        usage = "[id] [text] [press_enter_after=0|1]" if name == "type" else "[id] [text]"
+        raise ActionError(f"`{name}` needs {usage}, got `{name} {rest}`")
+    press_enter = name == "type"  # AgentOccam and WebArena default to pressing Enter
+    end = after.rfind("]")
+    if end <= 0:
+        raise ActionError(f"`{name}` needs a closing bracket after the text")
+    body = after[1:end]
+    if name == "type":
+        flag = re.search(r"\]\s*\[\s*(press_enter_after\s*=\s*)?([^\[\]]*?)\s*$", body, flags=re.I)
+        if flag and flag.group(2).lower() in ("0", "1", "true", "false"):
+            press_enter = flag.group(2).lower() in ("1", "true")
+            body = body[: flag.start()]
+        elif flag and flag.group(1):
+            raise ActionError(f"`type`'s press_enter_after is 0 or 1, got [{flag.group(2)}]")
+    text = _strip_quotes(body)
+    if name in ("branch", "prune") and not text.strip():
+        raise ActionError(f"`{name}` needs a non-empty {'intent' if name == 'branch' else 'reason'}")
+    return Action(name, target=target, text=text, press_enter=press_enter)

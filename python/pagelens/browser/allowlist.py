@@ -1,0 +1,64 @@
+"""Which hosts a run may navigate to."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from urllib.parse import urlsplit
+
+# Documents that are not a site: always allowed.
+_LOCAL_SCHEMES = frozenset({"about", "data", "blob", "javascript"})
+
+
+class HostAllowList:
+    """Hosts a run may visit: ``example.com`` (any port), ``example.com:8080`` (that port),
+    ``*.example.com`` (its subdomains and itself), or ``file`` (local files)."""
+
+    def __init__(self, hosts: Iterable[str]):
+        self.hosts: tuple[str, ...] = tuple(dict.fromkeys(h.strip().lower() for h in hosts if h.strip()))
+        if not self.hosts:
+            raise ValueError("an allow-list needs at least one host")
+
+    @classmethod
+    def for_start_url(cls, url: str, extra: Iterable[str] = ()) -> HostAllowList:
+        """The default: the start URL's host (or local files for a ``file://`` start)."""
+        parts = urlsplit(url)
+        own = "file" if parts.scheme == "file" else (parts.hostname or "")
+        if not own:
+            raise ValueError(f"cannot take a host from the start URL {url!r}")
+        return cls([own, *extra])
+
+    def allows(self, url: str) -> bool:
+        parts = urlsplit(url)
+        scheme = parts.scheme.lower()
+        if scheme in _LOCAL_SCHEMES or url == "about:blank":
+            return True
+        if scheme == "file":
+            return "file" in self.hosts
+        if scheme not in ("http", "https", "ws", "wss"):
+            return False
+        host = (parts.hostname or "").lower()
+        try:
+            port = parts.port
+        except ValueError:
+            return False
+        for entry in self.hosts:
+            if entry == "file":
+                continue
+            if entry.startswith("*."):
+                base = entry[2:]
+                if host == base or host.endswith("." + base):
+                    return True
+            elif ":" in entry and not entry.startswith("["):
+                name, _, want = entry.rpartition(":")
+                if host == name and str(port if port is not None else _default_port(scheme)) == want:
+                    return True
+            elif host == entry:
+                return True
+        return False
+
+    def __repr__(self) -> str:
+        return f"HostAllowList({list(self.hosts)!r})"
+
+
+def _default_port(scheme: str) -> int:
+    return 443 if scheme in ("https", "wss") else 80

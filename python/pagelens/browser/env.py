@@ -1,0 +1,310 @@
+"""The live browser environment: ``reset(url)``, ``observe()``, ``step(action)``."""
+
+from __future__ import annotations
+
+import asyncio
+import time
+import warnings
+from dataclasses import dataclass, field
+from typing import Any
+
+from playwright.async_api import Browser, BrowserContext, Dialog, Page, Playwright, Route, async_playwright
+
+from pagelens.actions import ACTION_SPACES, Action, ActionError, parse_action
+from pagelens.browser.allowlist import HostAllowList
+from pagelens.browser.devtools import DevToolsSocket, free_port
+from pagelens.browser.execute import Executor
+from pagelens.browser._util import quietly
+from pagelens.browser.frames import FrameRecord, FrameSessions, fetch_tree
+from pagelens.browser.launch import LaunchOptions
+from pagelens.browser.records import PageObservation, StepResult, Tab
+
+
+@dataclass
+class BrowserConfig:
+    """Everything a run can set. Every Playwright wait has one of these timeouts."""
+
+    launch: LaunchOptions = field(default_factory=LaunchOptions)
+    mode: str = "occam"  # "occam" or "webarena"
+    max_tokens: int | None = None
+    tokenizer: str = "gpt2"
+    show_urls: bool = False
+    action_space: str | frozenset[str] = "all"
+    # Hosts a run may navigate to; None: the host of each reset()'s URL.
+    allowed_hosts: tuple[str, ...] | None = None
+    # Also refuse sub-resources (scripts, images) from hosts off the list: a sealed run.
+    block_other_hosts: bool = False
+    home_url: str | None = None  # go_home's target; None: the reset() URL
+    include_frames: bool = True
+    action_timeout_ms: float = 5_000
+    navigation_timeout_ms: float = 30_000
+    cdp_timeout_s: float = 60.0
+    settle_ms: float = 300  # quiet time after an action before observing
+    screenshots: bool = False
+    storage_state: str | None = None  # Playwright storage state (cookies) for logged-in runs
+
+
+class AsyncBrowserEnv:
+    """A Playwright-driven Chromium with AX-tree observations and element-level actions.
+
+    Use as ``async with AsyncBrowserEnv(config) as env: obs = await env.reset(url)``.
+    """
+
+    def __init__(self, config: BrowserConfig | None = None, **overrides: Any):
+        config = config or BrowserConfig()
+        for key, value in overrides.items():
+            if not hasattr(config, key):
+                raise TypeError(f"unknown BrowserConfig field {key!r}")
+            setattr(config, key, value)
+        self.config = config
+        self._playwright: Playwright | None = None
+        self._browser: Browser | None = None
+        self._devtools: DevToolsSocket | None = None
+        self._context: BrowserContext | None = None
+        self._page: Page | None = None
+        self._sessions: dict[Page, FrameSessions] = {}
+        self._frames: dict[str, FrameRecord] = {}
+        self._last: PageObservation | None = None
+        self._dialogs: list[str] = []
+        self._refused: list[str] = []
+        self.allow: HostAllowList | None = None
+        self.start_url: str | None = None
+        self._executor = Executor(self)
+
+    # -- lifecycle ------------------------------------------------------------------------
+
+    async def __aenter__(self) -> AsyncBrowserEnv:
+        await self.start()
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        await self.close()
+
+    async def start(self) -> None:
+        if self._browser is not None:
+            return
+        self._playwright = await async_playwright().start()
+        kwargs = self.config.launch.playwright_kwargs()
+        port = free_port() if self.config.launch.devtools_socket else None
+        if port is not None:
+            kwargs["args"] = [*kwargs["args"], f"--remote-debugging-port={port}"]
+        try:
+            self._browser = await self._playwright.chromium.launch(**kwargs)
+        except Exception:
+            await self._playwright.stop()
+            self._playwright = None
+            raise
+        if port is not None:
+            try:
+                self._devtools = await DevToolsSocket.connect(port)
+            except Exception as e:  # everything still works through Playwright, only slower
+                warnings.warn(f"no raw DevTools socket ({e}); AX trees go through Playwright", stacklevel=2)
+                self._devtools = None
+
+    async def close(self) -> None:
+        if self._devtools is not None:
+            await quietly(self._devtools.close())
+            self._devtools = None
+        if self._context is not None:
+            await quietly(self._context.close())
+            self._context = None
+        if self._browser is not None:
+            await quietly(self._browser.close())
+            self._browser = None
+        if self._playwright is not None:
+            await quietly(self._playwright.stop())
+            self._playwright = None
+        self._page = None
+        self._sessions.clear()
+
+    async def reset(self, url: str, observe: bool = True) -> PageObservation | None:
+        """A fresh browser context (no cookies but ``storage_state``'s) at ``url``."""
+        await self.start()
+        assert self._browser is not None
+        if self._context is not None:
+            await quietly(self._context.close())
+        self._sessions.clear()
+        self._frames = {}
+        self._last = None
+        self._dialogs = []
+        self._refused = []
+        self.start_url = url
+        hosts = self.config.allowed_hosts
+        self.allow = HostAllowList(hosts) if hosts else HostAllowList.for_start_url(url)
+        if not self.allow.allows(url):
+            raise ActionError(f"the start URL {url} is not on the allow-list {list(self.allow.hosts)}")
+        launch = self.config.launch
+        self._context = await self._browser.new_context(
+            viewport={"width": launch.viewport[0], "height": launch.viewport[1]},
+            locale=launch.locale,
+            timezone_id=launch.timezone,
+            user_agent=launch.user_agent,
+            storage_state=self.config.storage_state,
+        )
+        self._context.set_default_timeout(self.config.action_timeout_ms)
+        self._context.set_default_navigation_timeout(self.config.navigation_timeout_ms)
+        await self._context.route("**/*", self._route)
+        self._context.on("page", self._adopt_page)
+        page = await self._context.new_page()
+        self._page = page
+        await page.goto(url, wait_until="load", timeout=self.config.navigation_timeout_ms)
+        await self._settle()
+        return await self.observe() if observe else None
+
+    # -- safety ---------------------------------------------------------------------------
+
+    async def _route(self, route: Route) -> None:
+        request = route.request
+        url = request.url
+        assert self.allow is not None
+        if self.allow.allows(url):
+            await route.fallback()
+        elif request.is_navigation_request():
+            self._refused.append(url)
+            # A 204 answer cancels a navigation and leaves the current document in place;
+            # aborting would replace it with Chromium's error page.
+            await route.fulfill(status=204, body="")
+        elif self.config.block_other_hosts:
+            await route.abort("blockedbyclient")
+        else:
+            await route.fallback()
+
+    def _adopt_page(self, page: Page) -> None:
+        # A popup or a new tab becomes the active tab, as in WebArena.
+        page.on("dialog", self._on_dialog)
+        self._page = page
+
+    async def _on_dialog(self, dialog: Dialog) -> None:
+        message = f"{dialog.type}: {dialog.message}".strip()
+        self._dialogs.append(message)
+        # beforeunload is accepted so that the navigation the agent asked for goes ahead.
+        if dialog.type == "beforeunload":
+            await quietly(dialog.accept())
+        else:
+            await quietly(dialog.dismiss())
+
+    # -- observation ----------------------------------------------------------------------
+
+    @property
+    def page(self) -> Page:
+        if self._page is None:
+            raise RuntimeError("no page: call reset(url) first")
+        return self._page
+
+    @property
+    def context(self) -> BrowserContext:
+        if self._context is None:
+            raise RuntimeError("no browser context: call reset(url) first")
+        return self._context
+
+    @property
+    def last_observation(self) -> PageObservation | None:
+        return self._last
+
+    def frame_record(self, frame_id: str | None) -> FrameRecord:
+        record = self._frames.get(frame_id or "") or self._frames.get("")
+        if record is None:
+            raise ActionError("no observation yet: observe the page before acting on its elements")
+        return record
+
+    def sessions_for(self, page: Page) -> FrameSessions:
+        if page not in self._sessions:
+            self._sessions[page] = FrameSessions(page)
+        return self._sessions[page]
+
+    async def observe(self) -> PageObservation:
+        """The active tab's AX tree (all frames) rendered in the configured mode."""
+        page = self.page
+        cfg = self.config
+        t0 = time.perf_counter()
+        tree, frames, frame_errors = await fetch_tree(
+            self.sessions_for(page), include_frames=cfg.include_frames, timeout=cfg.cdp_timeout_s,
+            devtools=self._devtools,
+        )
+        t1 = time.perf_counter()
+        rendered = await asyncio.to_thread(
+            tree.render, cfg.mode, max_tokens=cfg.max_tokens, tokenizer=cfg.tokenizer, show_urls=cfg.show_urls
+        )
+        t2 = time.perf_counter()
+        tabs = await self._tabs()
+        title = next((t.title for t in tabs if t.active), "")
+        screenshot = None
+        if cfg.screenshots:
+            screenshot = await page.screenshot(timeout=cfg.action_timeout_ms)
+        self._frames = frames
+        dialogs, self._dialogs = self._dialogs, []
+        obs = PageObservation(
+            url=page.url,
+            title=title,
+            tabs=tabs,
+            text=rendered.text,
+            mode=cfg.mode,
+            tree=tree,
+            rendered=rendered,
+            dialogs=dialogs,
+            frame_count=len({r.frame_id for r in frames.values()}),
+            frame_errors=frame_errors,
+            timings_ms={"ax_tree": (t1 - t0) * 1e3, "render": (t2 - t1) * 1e3, "total": (time.perf_counter() - t0) * 1e3},
+            screenshot=screenshot,
+        )
+        self._last = obs
+        return obs
+
+    async def _tabs(self) -> list[Tab]:
+        tabs = []
+        for i, p in enumerate(self.context.pages):
+            try:
+                title = await asyncio.wait_for(p.title(), self.config.action_timeout_ms / 1e3)
+            except Exception:  # a busy or closing tab keeps its URL as its title
+                title = ""
+            tabs.append(Tab(i, title, p.url, p is self._page))
+        return tabs
+
+    # -- acting ---------------------------------------------------------------------------
+
+    async def step(self, action: Action | str, observe: bool = True) -> StepResult:
+        """Carry out one action. A failure is reported in the result, never raised, so that
+        the agent can show it to the model; the observation is taken either way."""
+        t0 = time.perf_counter()
+        try:
+            parsed = action if isinstance(action, Action) else parse_action(action, self._space())
+        except ActionError as e:
+            result = StepResult(action=Action("noop"), ok=False, error=str(e))
+        else:
+            self._refused = []
+            result = StepResult(action=parsed, ok=True)
+            try:
+                await self._executor.run(parsed, result)
+                await self._settle()
+            except ActionError as e:
+                result.ok, result.error = False, str(e)
+            if self._refused:
+                allowed = ", ".join(self.allow.hosts) if self.allow else ""
+                result.ok = False
+                result.error = (
+                    f"navigation to {self._refused[0]} was refused: its host is not allowed in this run "
+                    f"(allowed: {allowed})"
+                )
+        if observe and self._page is not None and not self._page.is_closed():
+            result.observation = await self.observe()
+        result.elapsed_ms = (time.perf_counter() - t0) * 1e3
+        return result
+
+    def _space(self) -> frozenset[str]:
+        space = self.config.action_space
+        return ACTION_SPACES[space] if isinstance(space, str) else space
+
+    async def _settle(self) -> None:
+        page = self._page
+        if page is None or page.is_closed():
+            return
+        try:
+            await page.wait_for_load_state("load", timeout=self.config.navigation_timeout_ms)
+        except Exception:
+            pass  # a page that never finishes loading is still observed
+        if self.config.settle_ms:
+            await asyncio.sleep(self.config.settle_ms / 1e3)
+
+    def set_active_page(self, page: Page) -> None:
+        self._page = page
+

@@ -1,0 +1,60 @@
+"""Where Chromium is and how to start it."""
+
+from __future__ import annotations
+
+import os
+import shutil
+from dataclasses import dataclass
+
+# Flags for a headless Chromium in a container, often as root: no sandbox (root cannot use
+# it), no GPU, /tmp instead of a small /dev/shm, and none of the background traffic a
+# sealed machine cannot answer.
+CHROMIUM_FLAGS: tuple[str, ...] = (
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-dev-shm-usage",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
+)
+
+
+def find_chromium() -> str:
+    """Debian's Chromium (the project's setup installs it), or ``PAGELENS_CHROMIUM``."""
+    explicit = os.environ.get("PAGELENS_CHROMIUM")
+    if explicit:
+        return explicit
+    for candidate in ("/usr/bin/chromium", "/usr/bin/chromium-browser"):
+        if os.path.exists(candidate):
+            return candidate
+    found = shutil.which("chromium") or shutil.which("chromium-browser") or shutil.which("google-chrome")
+    if found:
+        return found
+    raise FileNotFoundError(
+        "no Chromium found: install Debian's package (`apt-get install -y chromium`, done by "
+        "`make setup`) or set PAGELENS_CHROMIUM to a Chromium binary"
+    )
+
+
+@dataclass(frozen=True)
+class LaunchOptions:
+    """How the browser is started. ``executable`` defaults to :func:`find_chromium`."""
+
+    executable: str | None = None
+    headless: bool = True
+    extra_args: tuple[str, ...] = ()
+    viewport: tuple[int, int] = (1280, 1800)
+    locale: str = "en-US"
+    timezone: str | None = "UTC"
+    user_agent: str | None = None
+    # A raw DevTools socket (on a local port) for the large AX-tree answers; off: everything
+    # goes through Playwright's own connection, at the price of JSON parsed three times.
+    devtools_socket: bool = True
+
+    def playwright_kwargs(self) -> dict:
+        return {
+            "executable_path": self.executable or find_chromium(),
+            "headless": self.headless,
+            "args": [*CHROMIUM_FLAGS, *self.extra_args],
+        }

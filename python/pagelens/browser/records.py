@@ -1,0 +1,70 @@
+"""What the environment returns: an observation per step and the result of each action."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from pagelens._core import AXTree, Observation
+from pagelens.actions import Action
+
+
+@dataclass(frozen=True)
+class Tab:
+    index: int
+    title: str
+    url: str
+    active: bool
+
+
+@dataclass
+class PageObservation:
+    """One look at the active tab: its accessibility tree (every frame) rendered for a model.
+
+    ``tree`` resolves the ids in ``text`` back to nodes; ``dialogs`` are the page dialogs
+    (alert, confirm, prompt) that appeared since the previous observation, already dismissed;
+    ``frame_errors`` names frames whose tree could not be read (their content is missing).
+    """
+
+    url: str
+    title: str
+    tabs: list[Tab]
+    text: str
+    mode: str
+    tree: AXTree
+    rendered: Observation
+    dialogs: list[str] = field(default_factory=list)
+    frame_count: int = 1
+    frame_errors: list[str] = field(default_factory=list)
+    timings_ms: dict[str, float] = field(default_factory=dict)
+    screenshot: bytes | None = None
+
+    @property
+    def ids(self) -> list[int]:
+        return self.rendered.ids
+
+    @property
+    def token_count(self) -> int:
+        return self.rendered.token_count
+
+    def header(self) -> str:
+        """Tabs and dialogs as lines to put above ``text`` in a prompt."""
+        lines = []
+        if len(self.tabs) > 1:
+            lines.append("Tabs: " + " | ".join(
+                f"{'*' if t.active else ''}[{t.index}] {t.title or t.url}" for t in self.tabs))
+        lines.extend(f"Dialog (dismissed): {d}" for d in self.dialogs)
+        return "\n".join(lines)
+
+
+@dataclass
+class StepResult:
+    """What an action did. ``error`` is a sentence the agent can show the model as is."""
+
+    action: Action
+    ok: bool
+    error: str | None = None
+    done: bool = False
+    answer: str | None = None
+    note: str | None = None
+    observation: PageObservation | None = None
+    elapsed_ms: float = 0.0

@@ -1,0 +1,1 @@
+"""Benchmarks that run locally on real pages."""

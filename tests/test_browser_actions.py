@@ -1,0 +1,276 @@
+"""Every action type on real Chromium, on pages built for it (tests/sites)."""
+
+from __future__ import annotations
+
+import re
+import time
+
+import pytest
+
+from pagelens.browser import PageObservation
+
+
+def find(obs: PageObservation, role: str, name: str) -> int:
+    """The id of the rendered node with this role whose name contains ``name``."""
+    for i in obs.ids:
+        node = obs.tree.node(i)
+        if node.role == role and name in node.name:
+            return i
+    raise AssertionError(f"no {role} named {name!r} in:\n{obs.text}")
+
+
+def has_text(obs: PageObservation, text: str) -> bool:
+    return text in obs.text
+
+
+@pytest.fixture
+def form(browser, site):
+    return browser.reset(site.url("site/form.html"))
+
+
+def test_type_with_enter_submits_the_form(browser, form):
+    result = browser.step(f"type [{find(form, 'textbox', 'Search')}] [blue shoes] [1]")
+    assert result.ok, result.error
+    obs = result.observation
+    assert obs.url.endswith("/site/result.html?q=blue+shoes")
+    assert has_text(obs, "You searched for: blue shoes")
+
+
+def test_type_without_enter_fills_and_replaces(browser, form):
+    notes = find(form, "textbox", "Notes")
+    assert browser.step(f"type [{notes}] [first] [0]").ok
+    result = browser.step(f"type [{notes}] [second text] [0]")
+    assert result.ok, result.error
+    assert has_text(result.observation, "notes: second text")
+    assert "first" not in result.observation.text
+
+
+def test_click_on_an_option_of_a_native_select_selects_it(browser, form):
+    # Clicking a native <option> does nothing in Chromium; we select it through its <select>.
+    result = browser.step(f"click [{find(form, 'option', 'Blue')}]")
+    assert result.ok, result.error
+    assert has_text(result.observation, "colour is blue")
+
+
+def test_type_into_a_native_select_chooses_by_label(browser, form):
+    result = browser.step(f"type [{find(form, 'combobox', 'Colour')}] [Green] [0]")
+    assert result.ok, result.error
+    assert has_text(result.observation, "colour is green")
+
+
+def test_click_on_a_custom_listbox_option(browser, form):
+    result = browser.step(f"click [{find(form, 'option', 'Banana')}]")
+    assert result.ok, result.error
+    obs = result.observation
+    assert has_text(obs, "fruit is Banana")
+    assert obs.tree.node(find(obs, "option", "Banana")).properties.get("selected") is True
+
+
+def test_click_checkbox(browser, form):
+    result = browser.step(f"click [{find(form, 'checkbox', 'I agree')}]")
+    assert result.ok, result.error
+    assert result.observation.tree.node(find(result.observation, "checkbox", "I agree")).properties["checked"] == "true"
+
+
+def test_hover(browser, form):
+    target = next(i for i in form.tree.ids() if "Hover here" in form.tree.node(i).name)
+    result = browser.step(f"hover [{target}]")
+    assert result.ok, result.error
+    assert has_text(result.observation, "hovered") and "not hovered" not in result.observation.text
+
+
+def test_press_keys_go_to_the_focused_element(browser, form):
+    keys = find(form, "textbox", "Key catcher")
+    assert browser.step(f"type [{keys}] [x] [0]").ok
+    result = browser.step("press [ctrl+b]")
+    assert result.ok, result.error
+    assert has_text(result.observation, "key Control+b")
+
+
+def test_scroll_down_and_up(browser, form):
+    y = lambda: browser.run(lambda env: env.page.evaluate("() => window.scrollY"))  # noqa: E731
+    assert browser.step("scroll [down]").ok
+    down = y()
+    assert down > 500
+    assert browser.step("scroll [up]").ok
+    assert y() < down
+
+
+def test_link_then_go_back_and_forward(browser, form, site):
+    result = browser.step(f"click [{find(form, 'link', 'Go to the second page')}]")
+    assert result.ok, result.error
+    assert result.observation.title == "Second page"
+    back = browser.step("go_back")
+    assert back.ok and back.observation.title == "Action test page"
+    forward = browser.step("go_forward")
+    assert forward.ok and forward.observation.title == "Second page"
+
+
+def test_go_back_with_no_history_is_an_error(browser, form):
+    result = browser.step("go_back")
+    assert not result.ok and "no previous page" in result.error
+
+
+def test_goto_and_go_home(browser, form, site):
+    result = browser.step(f"goto [{site.url('site/second.html')}]")
+    assert result.ok and result.observation.title == "Second page"
+    home = browser.step("go_home")
+    assert home.ok and home.observation.title == "Action test page"
+
+
+def test_tabs_new_focus_close_and_popups(browser, form):
+    popup = browser.step(f"click [{find(form, 'link', 'new tab')}]")
+    assert popup.ok, popup.error
+    obs = popup.observation
+    assert [t.title for t in obs.tabs] == ["Action test page", "Second page"]
+    assert obs.tabs[1].active and obs.title == "Second page"
+    assert "Tabs:" in obs.header()
+    focused = browser.step("tab_focus [0]")
+    assert focused.ok and focused.observation.title == "Action test page"
+    assert browser.step("new_tab").observation.url == "about:blank"
+    assert len(browser.observe().tabs) == 3
+    closed = browser.step("close_tab")
+    assert closed.ok and len(closed.observation.tabs) == 2
+    bad = browser.step("tab_focus [7]")
+    assert not bad.ok and "no tab 7" in bad.error
+
+
+def test_same_document_link_is_not_a_failed_go_back(browser, form):
+    assert browser.step(f"click [{find(form, 'link', 'section B')}]").observation.url.endswith("#section-b")
+    back = browser.step("go_back")
+    assert back.ok, back.error
+    assert not back.observation.url.endswith("#section-b")
+
+
+def test_non_browser_actions(browser, form):
+    stop = browser.step("stop [42 items]")
+    assert stop.ok and stop.done and stop.answer == "42 items"
+    note = browser.step("note [price is $10]")
+    assert note.ok and note.note == "price is $10" and not note.done
+    assert browser.step("noop").ok
+    assert browser.step("branch [0] [look elsewhere]").ok
+
+
+def test_unparseable_action_is_reported_not_raised(browser, form):
+    result = browser.step("fly [3]")
+    assert not result.ok and "unknown action 'fly'" in result.error
+    assert result.observation is not None  # the agent still sees the page
+
+
+def test_unknown_id_is_an_error(browser, form):
+    result = browser.step("click [999999]")
+    assert not result.ok and "no element [999999]" in result.error
+
+
+def test_element_that_disappeared_gives_an_error_not_a_hang(browser, form):
+    vanish = find(form, "button", "Vanish")
+    browser.run(lambda env: env.page.evaluate("() => document.getElementById('vanish').remove()"))
+    start = time.perf_counter()
+    result = browser.step(f"click [{vanish}]")
+    assert not result.ok and "no longer on the page" in result.error
+    assert time.perf_counter() - start < 5
+
+
+def test_hidden_element_times_out_with_a_readable_error(browser, form, site):
+    notes = find(form, "textbox", "Notes")
+    browser.run(lambda env: env.page.evaluate("() => { document.getElementById('notes').style.display = 'none'; }"))
+    browser.config.action_timeout_ms = 700
+    try:
+        start = time.perf_counter()
+        result = browser.step(f"click [{notes}]")
+    finally:
+        browser.config.action_timeout_ms = 5000
+    assert not result.ok and "timed out" in result.error and "Call log" not in result.error
+    assert time.perf_counter() - start < 5
+
+
+def test_element_added_later_is_seen_by_the_next_observation(browser, form):
+    assert browser.step(f"click [{find(form, 'button', 'Make late button')}]").ok
+    time.sleep(0.3)
+    obs = browser.observe()
+    assert browser.step(f"click [{find(obs, 'button', 'Late button')}]").ok
+
+
+def test_dialogs_are_captured_and_dismissed(browser, form):
+    alert = browser.step(f"click [{find(form, 'button', 'Show alert')}]")
+    assert alert.ok, alert.error
+    assert alert.observation.dialogs == ["alert: Hello from alert"]
+    assert "Dialog (dismissed): alert: Hello from alert" in alert.observation.header()
+    confirm = browser.step(f"click [{find(alert.observation, 'button', 'Ask confirm')}]")
+    assert confirm.observation.dialogs == ["confirm: Really?"]
+    assert has_text(confirm.observation, "cancelled")  # dismissed, so confirm() answered false
+    assert browser.observe().dialogs == []  # reported once
+
+
+def test_navigation_off_the_allow_list_is_refused(browser, form):
+    result = browser.step(f"click [{find(form, 'link', 'Leave the site')}]")
+    assert not result.ok
+    assert "example.invalid" in result.error and "refused" in result.error
+    assert result.observation.title == "Action test page"  # not followed
+    goto = browser.step("goto [http://example.invalid/]")
+    assert not goto.ok and "refused" in goto.error
+    assert goto.observation.title == "Action test page"
+
+
+def test_default_allow_list_is_the_start_host(site):
+    from pagelens.browser import BrowserEnv
+
+    with BrowserEnv(settle_ms=0) as env:
+        env.reset(site.url("site/second.html"))
+        assert env.aenv.allow.hosts == ("127.0.0.1",)
+        other = env.step(f"goto [{site.url('site/form.html', host='localhost')}]")
+        assert not other.ok and "localhost" in other.error
+        same = env.step(f"goto [{site.url('site/form.html')}]")
+        assert same.ok and same.observation.title == "Action test page"
+
+
+def test_action_space_restriction(site):
+    from pagelens.browser import BrowserEnv
+
+    with BrowserEnv(action_space="occam", settle_ms=0) as env:
+        env.reset(site.url("site/form.html"))
+        result = env.step("scroll [down]")
+        assert not result.ok and "not available" in result.error
+
+
+def test_frames_appear_under_their_iframe_and_act(browser, site):
+    obs = browser.reset(site.url("site/frames.html"))
+    text = obs.text
+    assert obs.frame_count == 4 and obs.frame_errors == []
+    # Each frame's document is indented under its Iframe line.
+    lines = text.splitlines()
+    def depth(line):
+        return len(line) - len(line.lstrip("\t"))
+    iframes = [i for i, line in enumerate(lines) if line.strip().startswith("Iframe")]
+    assert len(iframes) == 3
+    child = next(i for i, line in enumerate(lines) if "Text inside the same-origin frame" in line)
+    cross = next(i for i, line in enumerate(lines) if "Text inside the cross-site frame" in line)
+    grand = next(i for i, line in enumerate(lines) if "Grandchild link" in line)
+    assert depth(lines[child]) > depth(lines[iframes[0]])
+    assert depth(lines[grand]) > depth(lines[child])
+    assert depth(lines[cross]) > depth(lines[iframes[-1]])
+    # Acting inside a same-process frame, a nested one, and an out-of-process one.
+    assert browser.step(f"click [{find(obs, 'button', 'Child button')}]").observation.title == "child clicked"
+    obs = browser.observe()
+    assert browser.step(f"click [{find(obs, 'link', 'Grandchild link')}]").observation.title == "grandchild clicked"
+    obs = browser.observe()
+    typed = browser.step(f"type [{find(obs, 'textbox', 'Query')}] [inside] [0]")
+    assert typed.ok, typed.error
+    assert has_text(typed.observation, "echo: inside")
+    clicked = browser.step(f"click [{find(typed.observation, 'button', 'Cross button')}]")
+    assert has_text(clicked.observation, "cross clicked")
+
+
+def test_frames_can_be_left_out(site):
+    from pagelens.browser import BrowserEnv
+
+    with BrowserEnv(include_frames=False, settle_ms=0, allowed_hosts=("127.0.0.1", "localhost")) as env:
+        obs = env.reset(site.url("site/frames.html"))
+        assert "Child button" not in obs.text and obs.frame_count == 1
+
+
+def test_observation_records(browser, form):
+    assert form.url.endswith("/site/form.html") and form.title == "Action test page"
+    assert form.mode == "occam" and form.ids == form.rendered.ids
+    assert set(form.timings_ms) == {"ax_tree", "render", "total"}
+    assert re.search(r"button \[\d+\] 'Vanish'", form.text)

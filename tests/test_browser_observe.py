@@ -1,0 +1,125 @@
+"""Live observations on real Chromium agree with the saved corpus trees; the CLI and the
+async API on live pages."""
+
+from __future__ import annotations
+
+import asyncio
+import re
+import subprocess
+import sys
+
+import pytest
+
+from conftest import ax_bytes
+from pagelens import AXTree, AXTreeError
+from pagelens.browser import AsyncBrowserEnv, BrowserEnv, LaunchOptions
+
+# Corpus pages whose rendering does not depend on the clock (cache-busting numbers in the
+# text of some pages change per load), from 5 to 25,371 nodes.
+STABLE_PAGES = [
+    "001", "mozilla-2", "ars-1", "archive-of-our-own", "links-in-tables", "nytimes-1",
+    "bbc-1", "medium-1", "lemonde-1", "wikipedia-2",
+]
+
+
+def without_ids(text: str) -> str:
+    # backendDOMNodeIds count up in a browser session; everything else must be identical.
+    return re.sub(r"\[\d+\]", "[]", text)
+
+
+@pytest.fixture(scope="module")
+def main_frame_env(site):
+    # The corpus trees were captured from the main frame only, at http://corpus.local/PAGE.html
+    # with every other host blocked, viewport 1280x1800: the same here.
+    launch = LaunchOptions(extra_args=(site.corpus_host_rule(),), viewport=(1280, 1800))
+    env = BrowserEnv(launch=launch, include_frames=False, block_other_hosts=True, settle_ms=300)
+    yield env
+    env.close()
+
+
+@pytest.mark.parametrize("page", STABLE_PAGES)
+@pytest.mark.parametrize("mode", ["occam", "webarena"])
+def test_live_observation_agrees_with_the_saved_tree(main_frame_env, page, mode):
+    main_frame_env.config.mode = mode
+    live = main_frame_env.reset(f"http://corpus.local/{page}.html")
+    saved = AXTree.from_cdp(ax_bytes(page)).render(mode)
+    assert without_ids(live.text) == without_ids(saved.text)
+    assert len(live.ids) == len(saved.ids)
+
+
+def test_every_shown_id_resolves_to_a_dom_node(browser, site):
+    obs = browser.reset(site.url("corpus/ars-1/"))
+    assert obs.ids
+    for i in obs.ids:
+        assert obs.tree.node(i).backend_dom_node_id is not None
+
+
+def test_async_api_and_webarena_mode(site):
+    async def run():
+        async with AsyncBrowserEnv(mode="webarena", settle_ms=0) as env:
+            obs = await env.reset(site.url("site/second.html"))
+            assert obs.mode == "webarena"
+            assert re.search(r"^RootWebArea \[\d+\] 'Second page'", obs.text, flags=re.M)
+            link = next(i for i in obs.ids if obs.tree.node(i).role == "link")
+            step = await env.step(f"click [{link}]")
+            assert step.ok and step.observation.title == "Action test page"
+            return step.elapsed_ms
+
+    assert asyncio.run(run()) > 0
+
+
+def test_hidden_iframe_is_left_out_not_an_error(browser, site):
+    obs = browser.reset(site.url("site/hidden-frame.html"))
+    assert "Visible frame text" in obs.text
+    assert "Hidden frame text" not in obs.text
+    assert obs.tree.orphan_frames  # the hidden one, listed
+
+
+def test_orphan_frames_in_the_core():
+    main = b'{"nodes": [{"nodeId": "1", "role": {"value": "RootWebArea"}, "backendDOMNodeId": 1, "childIds": []}]}'
+    frame = b'{"nodes": [{"nodeId": "1", "role": {"value": "RootWebArea"}, "backendDOMNodeId": 1, "childIds": []}]}'
+    with pytest.raises(AXTreeError, match="own the frame"):
+        AXTree.from_cdp(main, frames=[(42, frame, "F")])
+    tree = AXTree.from_cdp(main, frames=[(42, frame, "F")], skip_orphan_frames=True)
+    assert len(tree) == 1 and tree.orphan_frames == [(42, "F")]
+
+
+def run_cli(*args: str) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "pagelens", *args], capture_output=True, text=True, timeout=120)
+
+
+def test_cli_observes_a_url(site):
+    out = run_cli("observe", site.url("site/frames.html"), "--allow-host", "localhost", "--wait-ms", "100")
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.startswith("# Frames <http://127.0.0.1:")
+    assert "button" in out.stdout and "Child button" in out.stdout and "Cross button" in out.stdout
+
+
+def test_cli_observes_an_html_file_in_webarena_mode(tmp_path):
+    page = tmp_path / "page.html"
+    page.write_text("<title>Local</title><button>Press me</button><a href='#x'>Anchor</a>")
+    out = run_cli("observe", str(page), "--mode", "webarena", "--no-header", "--wait-ms", "0")
+    assert out.returncode == 0, out.stderr
+    assert re.search(r"^RootWebArea \[\d+\] 'Local'", out.stdout, flags=re.M)
+    assert re.search(r"button \[\d+\] 'Press me'", out.stdout)
+
+
+def test_cli_reports_an_unreachable_page():
+    out = run_cli("observe", "http://127.0.0.1:9/nothing", "--timeout", "10")
+    assert out.returncode == 2
+    assert out.stderr.startswith("pagelens: error:") and "Traceback" not in out.stderr
+
+
+def test_playwright_only_path_gives_the_same_observation(site):
+    # Without the raw DevTools socket the trees come through Playwright as dicts.
+    url = site.url("site/frames.html")
+    texts = []
+    for socket in (True, False):
+        with BrowserEnv(launch=LaunchOptions(devtools_socket=socket), allowed_hosts=("127.0.0.1", "localhost"),
+                        settle_ms=100) as env:
+            obs = env.reset(url)
+            assert (env.aenv._devtools is not None) == socket
+            texts.append(without_ids(obs.text))
+            assert env.step(f"click [{next(i for i in obs.ids if obs.tree.node(i).name == 'Cross button')}]").ok
+    assert texts[0] == texts[1]
+    assert "Cross button" in texts[0]
