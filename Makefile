@@ -11,6 +11,8 @@ setup:
 	    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null; \
 	  else echo "note: install Chromium (Debian package 'chromium') for the browser features"; fi; }
 	$(PIP) install --quiet --disable-pip-version-check -e ".[test]"
+	@# WebArena's task files ship in webarena-verified (data only: its pinned dependencies are not needed)
+	$(PIP) install --quiet --disable-pip-version-check --no-deps "webarena-verified>=1.2"
 
 demo: setup
 	pagelens observe --stats

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import gzip
+import os
 import sys
 from pathlib import Path
 
@@ -130,6 +131,47 @@ def _clean(args: argparse.Namespace) -> int:
     return 0
 
 
+def _eval(args: argparse.Namespace) -> int:
+    import asyncio
+    import json
+
+    from pagelens.evaluation import Grader, Harness, SiteConfig, find_outcomes, format_table, load_tasks, site_table
+
+    tasks = {t.task_id: t for t in load_tasks(args.tasks, rectified=args.variant == "rectified")}
+    outcomes, problems = find_outcomes(args.runs)
+    for problem in problems:
+        print(f"pagelens: skipped: {problem}", file=sys.stderr)
+    grader = None
+    if args.grader_model or os.environ.get("PAGELENS_GRADER_MODEL"):
+        from pagelens.llm import LLMClient
+
+        grader = Grader(LLMClient(model=args.grader_model or os.environ["PAGELENS_GRADER_MODEL"],
+                                  base_url=args.grader_base_url, cache_dir=args.grader_cache))
+    harness = Harness(tasks, variant=args.variant, combine=args.combine, grader=grader,
+                      sites=SiteConfig.load(args.sites), auth_dir=args.auth_dir)
+
+    async def run() -> list:
+        try:
+            return [await harness.score(o) for o in outcomes]
+        finally:
+            await harness.close()
+
+    scores = asyncio.run(run())
+    table = site_table(scores)
+    report = {"variant": args.variant, "combine": args.combine, "tasks_file": str(args.tasks),
+              "table": table, "runs": [s.as_dict() for s in scores]}
+    if args.json:
+        from pagelens._io import write_atomically
+
+        write_atomically(args.json, json.dumps(report, indent=1, ensure_ascii=False) + "\n")
+    print(f"variant: {args.variant}, combine: {args.combine}, {len(scores)} runs")
+    print(format_table(table))
+    for s in scores:
+        if not s.scored:
+            print(f"not scored: task {s.task_id} ({s.source}): {s.reason}", file=sys.stderr)
+    return 0
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="pagelens", description="What an LLM web agent should read.")
     sub = parser.add_subparsers(dest="command", required=True)
@@ -169,6 +211,26 @@ def build_parser() -> argparse.ArgumentParser:
     clean.add_argument("--tokenizer", default="gpt2", help="gpt2, cl100k_base, o200k_base or a tokenizer.json")
     clean.add_argument("--encoding", default=None, help="override the page's declared encoding")
     clean.set_defaults(func=_clean)
+    ev = sub.add_parser(
+        "eval",
+        help="score saved runs with WebArena's evaluators and print per-site success rates",
+        description="Score trajectories (a .jsonl run, a .json {task_id, answer, final_url}, or a folder of "
+        "them) against WebArena task configs. Tasks that need a live site, a login or a grader this run "
+        "does not have are reported as not scored.",
+    )
+    ev.add_argument("runs", metavar="TRAJECTORY_OR_DIR")
+    ev.add_argument("--tasks", required=True, help="task JSON (file or folder), or 'webarena' / 'webarena-verified'")
+    ev.add_argument("--variant", choices=["original", "rectified"], default="original",
+                    help="WebArena's evaluators, or AgentOccam's rectified ones")
+    ev.add_argument("--combine", choices=["all", "mean"], default="all",
+                    help="all checks must pass (WebArena) or their mean (BrowserGym)")
+    ev.add_argument("--sites", help="JSON mapping placeholders (__GITLAB__...) or site names to URLs")
+    ev.add_argument("--auth-dir", help="folder of Playwright storage states for logged-in checks")
+    ev.add_argument("--grader-model", help="model for fuzzy_match/ua_match (or PAGELENS_GRADER_MODEL)")
+    ev.add_argument("--grader-base-url", help="OpenAI-compatible endpoint (or OPENAI_BASE_URL)")
+    ev.add_argument("--grader-cache", help="folder caching the grader's replies")
+    ev.add_argument("--json", help="also write the full report (every run's checks) to this file")
+    ev.set_defaults(func=_eval)
     return parser
 
 

@@ -217,16 +217,21 @@ class AsyncBrowserEnv:
         page = self.page
         cfg = self.config
         t0 = time.perf_counter()
-        tree, frames, frame_errors = await fetch_tree(
-            self.sessions_for(page), include_frames=cfg.include_frames, timeout=cfg.cdp_timeout_s,
-            devtools=self._devtools,
-        )
+        tabs_task = asyncio.ensure_future(self._tabs())  # small calls, alongside the tree
+        try:
+            tree, frames, frame_errors = await fetch_tree(
+                self.sessions_for(page), include_frames=cfg.include_frames, timeout=cfg.cdp_timeout_s,
+                devtools=self._devtools,
+            )
+        except BaseException:
+            tabs_task.cancel()
+            raise
         t1 = time.perf_counter()
         rendered = await asyncio.to_thread(
             tree.render, cfg.mode, max_tokens=cfg.max_tokens, tokenizer=cfg.tokenizer, show_urls=cfg.show_urls
         )
         t2 = time.perf_counter()
-        tabs = await self._tabs()
+        tabs = await tabs_task
         title = next((t.title for t in tabs if t.active), "")
         screenshot = None
         if cfg.screenshots:

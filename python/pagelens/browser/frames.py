@@ -134,7 +134,13 @@ async def fetch_tree(
         record = FrameRecord(root, main, None, None, None)
         return _build(payload, [], max_depth), {root: record, "": record}, []
 
-    oopif = await sessions.out_of_process()
+    # The main frame's tree is the long call: it starts first and runs while the frames are listed.
+    main_ax = asyncio.ensure_future(full_ax_tree(sessions, main, {}, timeout, devtools))
+    try:
+        oopif = await sessions.out_of_process()
+    except BaseException:
+        main_ax.cancel()
+        raise
     trees = await asyncio.gather(
         cdp(main, "Page.getFrameTree", timeout=timeout),
         *(cdp(s, "Page.getFrameTree", timeout=timeout) for s in oopif),
@@ -142,6 +148,7 @@ async def fetch_tree(
     )
     main_tree = trees[0]
     if isinstance(main_tree, BaseException):
+        main_ax.cancel()
         raise main_tree
     roots: dict[str, CDPSession] = {}
     for session, tree in zip(oopif, trees[1:]):
@@ -176,7 +183,7 @@ async def fetch_tree(
         return await full_ax_tree(sessions, record.session, params, timeout, devtools)
 
     results = await asyncio.gather(
-        ax(records[main_root]),
+        main_ax,
         *(ax(r) for r in children),
         *(owner(r) for r in children),
         return_exceptions=True,

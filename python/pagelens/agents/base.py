@@ -1,0 +1,82 @@
+"""What every agent shares: the decision record, prompt files, and model calls with the
+invalid-action loop (the parser's error goes back to the model, at most N times)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from importlib import resources
+from typing import Any
+
+from pagelens.actions import Action, ActionError, parse_action
+from pagelens.llm import LLMClient
+
+
+def load_prompt(name: str) -> str:
+    return resources.files("pagelens.agents").joinpath("prompts", f"{name}.txt").read_text()
+
+
+@dataclass
+class Decision:
+    """What the agent chose this step and everything that led to it."""
+
+    action: Action | None
+    reason: str = ""
+    sections: dict[str, str] = field(default_factory=dict)
+    highlights: list[int] = field(default_factory=list)
+    prompts: list[list[dict[str, str]]] = field(default_factory=list)
+    responses: list[str] = field(default_factory=list)
+    invalid: list[str] = field(default_factory=list)  # parser errors shown back to the model
+    error: str | None = None  # the step failed: no valid action after the retries
+    candidates: list[str] = field(default_factory=list)  # with a judge
+    judge: dict[str, Any] | None = None
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    meta: dict[str, Any] = field(default_factory=dict)  # agent-specific (SteP's stack...)
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "action": str(self.action) if self.action else None,
+            "reason": self.reason,
+            "sections": self.sections,
+            "highlights": self.highlights,
+            "prompts": self.prompts,
+            "responses": self.responses,
+            "invalid": self.invalid,
+            "error": self.error,
+            "candidates": self.candidates,
+            "judge": self.judge,
+            "tokens": {"prompt": self.prompt_tokens, "completion": self.completion_tokens},
+            "meta": self.meta,
+        }
+
+
+def ask_for_action(
+    llm: LLMClient,
+    messages: list[dict[str, str]],
+    decision: Decision,
+    extract,  # (reply text) -> (action text, extra) ; raises ActionError
+    max_invalid: int,
+) -> tuple[str, Any] | None:
+    """Ask, parse, and on an invalid action show the error and ask again (``max_invalid`` times).
+    Returns what ``extract`` gave for the first valid answer, or None (``decision.error`` set)."""
+    messages = list(messages)
+    for attempt in range(max_invalid + 1):
+        decision.prompts.append(list(messages))
+        reply = llm.chat(messages)
+        decision.responses.append(reply.text)
+        decision.prompt_tokens += reply.prompt_tokens
+        decision.completion_tokens += reply.completion_tokens
+        try:
+            return extract(reply.text)
+        except ActionError as e:
+            decision.invalid.append(str(e))
+            messages = [*messages, {"role": "assistant", "content": reply.text}, {
+                "role": "user",
+                "content": f"That action is not valid: {e}\nAnswer again in the same format with one valid action.",
+            }]
+    decision.error = f"no valid action after {max_invalid + 1} answers; last error: {decision.invalid[-1]}"
+    return None
+
+
+def parse_allowed(text: str, space: frozenset[str]) -> Action:
+    return parse_action(text, space)

@@ -1,0 +1,235 @@
+"""program_html: run each target's locator on the site's final state and check its contents.
+
+The URL to check is ``last`` (the run's final URL), a URL (placeholders resolved), or a helper
+``func:name(args)``; the locator is empty (the whole page), a JavaScript ``document...``
+expression run in the page after the optional ``prep_actions``, or a helper. Helpers come from
+the whitelist below, called with literal arguments parsed from the config: nothing from a
+config is ``eval``-ed as Python (WebArena's harness ``eval``s these strings).
+"""
+
+from __future__ import annotations
+
+import ast
+import asyncio
+import html
+import json
+import urllib.parse
+import urllib.request
+from dataclasses import dataclass, field
+from typing import Any
+
+from playwright.async_api import Page
+
+from pagelens.evaluation.errors import NotScored
+from pagelens.evaluation.strings import alternatives, exact_match, must_include
+from pagelens.evaluation.tasks import ProgramTarget, SiteConfig, TaskConfig
+from pagelens.evaluation.variants import Variant, check_variant
+
+__all__ = ["HELPERS", "ProgramHtmlEvaluator", "parse_helper"]
+
+
+# -- helpers ------------------------------------------------------------------------------------
+
+def reddit_get_post_url(ctx: HelperContext, url: str) -> str:
+    """The post a URL belongs to: ``/f/<forum>/<id>/...`` -> ``/f/<forum>/<id>/``."""
+    parts = urllib.parse.urlsplit(url)
+    segments = parts.path.split("/")
+    if len(segments) < 4 or segments[1] != "f":
+        return url
+    return f"{parts.scheme}://{parts.netloc}/f/{segments[2]}/{segments[3]}/"
+
+
+def _shopping_api(ctx: HelperContext, path: str, params: dict[str, str] | None = None) -> Any:
+    base = ctx.sites.base("__SHOPPING__")
+    account = ctx.sites.accounts.get("shopping_admin")
+    if base is None or not account:
+        raise NotScored("this check reads the shopping site's REST API: give its URL and a "
+                        "shopping_admin account in --sites")
+    token_request = urllib.request.Request(
+        f"{base}/rest/default/V1/integration/admin/token",
+        data=json.dumps({"username": account["username"], "password": account["password"]}).encode(),
+        headers={"Content-Type": "application/json"}, method="POST",
+    )
+    try:
+        with urllib.request.urlopen(token_request, timeout=ctx.timeout) as r:
+            token = json.loads(r.read())
+        query = f"?{urllib.parse.urlencode(params)}" if params else ""
+        request = urllib.request.Request(f"{base}{path}{query}", headers={"Authorization": f"Bearer {token}"})
+        with urllib.request.urlopen(request, timeout=ctx.timeout) as r:
+            return json.loads(r.read())
+    except OSError as e:
+        raise NotScored(f"the shopping site's REST API did not answer: {e}") from None
+
+
+def shopping_get_latest_order_url(ctx: HelperContext) -> str:
+    data = _shopping_api(ctx, "/rest/V1/orders", {
+        "searchCriteria[sortOrders][0][field]": "created_at",
+        "searchCriteria[sortOrders][0][direction]": "DESC",
+        "searchCriteria[pageSize]": "1",
+    })
+    order = int(data["items"][0]["increment_id"])
+    return f"{ctx.sites.base('__SHOPPING__')}/sales/order/view/order_id/{order}/"
+
+
+def shopping_get_sku_latest_review_author(ctx: HelperContext, sku: str) -> str:
+    reviews = _shopping_api(ctx, f"/rest/V1/products/{urllib.parse.quote(sku)}/reviews")
+    return reviews[-1]["nickname"] if reviews else ""
+
+
+def shopping_get_sku_latest_review_rating(ctx: HelperContext, sku: str) -> str:
+    reviews = _shopping_api(ctx, f"/rest/V1/products/{urllib.parse.quote(sku)}/reviews")
+    return str(reviews[-1]["ratings"][0]["percent"]) if reviews else ""
+
+
+async def gitlab_get_project_memeber_role(ctx: HelperContext, page: Page, account: str) -> str:
+    """The role shown for ``@account`` on a GitLab project-members page (name as WebArena spells it)."""
+    try:
+        return await page.evaluate(
+            """name => {
+                const accounts = [...document.querySelectorAll("td[data-label='Account'] span.gl-avatar-labeled-sublabel")];
+                const i = accounts.findIndex(e => e.outerText === '@' + name);
+                return i < 0 ? '' : document.querySelectorAll('td.col-max-role span')[i].outerText;
+            }""",
+            account,
+        )
+    except Exception:
+        return ""
+
+
+HELPERS = {
+    "reddit_get_post_url": reddit_get_post_url,
+    "shopping_get_latest_order_url": shopping_get_latest_order_url,
+    "shopping_get_sku_latest_review_author": shopping_get_sku_latest_review_author,
+    "shopping_get_sku_latest_review_rating": shopping_get_sku_latest_review_rating,
+    "gitlab_get_project_memeber_role": gitlab_get_project_memeber_role,
+}
+PAGE = object()  # the `__page__` argument
+
+
+@dataclass
+class HelperContext:
+    sites: SiteConfig
+    last_url: str
+    timeout: float = 30.0
+
+
+def parse_helper(text: str, last_url: str) -> tuple[str, list[Any]]:
+    """``func:name('a', __page__)`` -> ("name", ["a", PAGE]); anything else is refused."""
+    body = text.split("func:", 1)[1].strip()
+    try:
+        call = ast.parse(body, mode="eval").body
+    except SyntaxError:
+        raise ValueError(f"not a helper call: {body!r}") from None
+    if not isinstance(call, ast.Call) or not isinstance(call.func, ast.Name) or call.keywords:
+        raise ValueError(f"not a helper call: {body!r}")
+    name = call.func.id
+    if name not in HELPERS:
+        raise ValueError(f"unknown helper {name!r}; known: {', '.join(sorted(HELPERS))}")
+    args: list[Any] = []
+    for arg in call.args:
+        if isinstance(arg, ast.Name) and arg.id == "__page__":
+            args.append(PAGE)
+        elif isinstance(arg, ast.Constant) and isinstance(arg.value, str):
+            args.append(arg.value.replace("__last_url__", last_url))
+        else:
+            raise ValueError(f"helper {name!r}: arguments are string literals or __page__, got {ast.dump(arg)}")
+    return name, args
+
+
+async def _call_helper(text: str, ctx: HelperContext, page: Page) -> str:
+    name, args = parse_helper(text, ctx.last_url)
+    fn = HELPERS[name]
+    args = [page if a is PAGE else a for a in args]
+    if asyncio.iscoroutinefunction(fn):
+        return await fn(ctx, *args)
+    return await asyncio.to_thread(fn, ctx, *args)
+
+
+# -- the evaluator -----------------------------------------------------------------------------
+
+@dataclass
+class ProgramHtmlEvaluator:
+    variant: Variant = "original"
+    sites: SiteConfig = field(default_factory=SiteConfig)
+    settle_ms: float = 1000  # WebArena sleeps 3 s after navigating; the load event plus this
+    navigation_timeout_ms: float = 30_000
+    details: list[str] = field(default_factory=list)
+
+    def __post_init__(self) -> None:
+        check_variant(self.variant)
+
+    async def score(self, task: TaskConfig, final_url: str | None, page: Page, at_final_url: bool = False) -> float:
+        """``page`` is a tab on the site; ``at_final_url``: it already shows the run's final state
+        (live scoring), else "last" is reached by navigating to ``final_url``."""
+        self.details = []
+        ctx = HelperContext(self.sites, final_url or "")
+        score = 1.0
+        for target in task.program_html:
+            options = [target]
+            if self.variant == "rectified":
+                options += list(target.alternatives)
+            best = 0.0
+            for option in options:
+                best = max(best, await self._target(option, ctx, page, final_url, at_final_url))
+            score *= best
+        return score
+
+    async def _target(self, target: ProgramTarget, ctx: HelperContext, page: Page,
+                      final_url: str | None, at_final_url: bool) -> float:
+        url = target.url
+        if url.startswith("func:"):
+            url = await _call_helper(url, ctx, page)
+        if url == "last":
+            if not final_url:
+                raise NotScored("program_html checks the final page, and the run recorded no final URL")
+            if not at_final_url:
+                await self._goto(page, self._resolve(final_url))
+        else:
+            await self._goto(page, self._resolve(url))
+        locator = target.locator.strip()
+        if not locator:
+            selected = await page.content()
+        elif locator.startswith("document.") or locator.startswith("[...document."):
+            for prep in target.prep_actions:
+                try:
+                    await page.evaluate(f"() => {prep}")
+                except Exception:
+                    pass  # as WebArena: a prep step that fails leaves the page as it is
+            try:
+                value = await page.evaluate(f"() => {locator}")
+                selected = "" if value is None else str(value)
+            except Exception:
+                selected = ""  # the element is not there: nothing found
+        elif locator.startswith("func:"):
+            selected = await _call_helper(locator, ctx, page)
+        else:
+            raise ValueError(f"task {ctx.last_url}: unknown locator {locator!r}")
+        selected = html.unescape(selected)
+        if target.exact_match is not None:
+            s = exact_match(target.exact_match, selected)
+            self.details.append(f"program_html {target.url} exact_match {target.exact_match!r}: {s:g}")
+            return s
+        found = []
+        for content in target.must_include or ():
+            s = max(must_include(alt, selected) for alt in alternatives(content) or [content])
+            self.details.append(f"program_html {target.url} must_include {content!r}: {s:g}")
+            found.append(s)
+        if not found:
+            return 1.0
+        if self.variant == "rectified":
+            return sum(found) / len(found)
+        return float(all(found))
+
+    def _resolve(self, url: str) -> str:
+        missing = self.sites.unresolved(url)
+        if missing:
+            raise NotScored(f"program_html needs the URL of {', '.join(missing)} (--sites)")
+        return self.sites.resolve(url)
+
+    async def _goto(self, page: Page, url: str) -> None:
+        try:
+            await page.goto(url, wait_until="load", timeout=self.navigation_timeout_ms)
+        except Exception as e:
+            raise NotScored(f"the site did not answer at {url}: {str(e).splitlines()[0]}") from None
+        if self.settle_ms:
+            await asyncio.sleep(self.settle_ms / 1e3)
