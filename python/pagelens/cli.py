@@ -10,6 +10,7 @@ from pathlib import Path
 
 from pagelens import AXTree, AXTreeError, Dom, Tokenizer, chunk
 from pagelens.corpus import BUILTIN_NAME, builtin_page
+from pagelens.llm import LLMError
 
 
 def _read_source(source: str | None) -> tuple[bytes, str]:
@@ -172,6 +173,57 @@ def _eval(args: argparse.Namespace) -> int:
     return 0
 
 
+def make_agent(kind: str, llm, task: str, url: str, policies: str | None, max_invalid: int):
+    from pagelens.agents import OccamAgent, OccamConfig, StePAgent, StePConfig, load_policies
+
+    if kind in ("occam", "occam-judge"):
+        return OccamAgent(llm, task, url, OccamConfig(judge=kind == "occam-judge", max_invalid=max_invalid))
+    if kind == "step":
+        return StePAgent(llm, task, load_policies(policies), StePConfig(max_invalid=max_invalid))
+    raise ValueError(f"unknown agent {kind!r}")
+
+
+def _run(args: argparse.Namespace) -> int:
+    import asyncio
+
+    from rich.console import Console
+
+    from pagelens.agents import run_agent
+    from pagelens.browser import AsyncBrowserEnv
+    from pagelens.llm import LLMClient
+
+    console = Console(stderr=True)
+    llm = LLMClient(model=args.model, base_url=args.base_url, cache_dir=args.cache)
+    agent = make_agent(args.agent, llm, args.task, args.url, args.policies, args.max_invalid)
+    hosts = tuple(args.allow_host) or None
+
+    def progress(step: int, record: dict) -> None:
+        status = "[green]ok[/]" if record["result"]["ok"] else f"[red]{record['result']['error']}[/]"
+        console.print(f"step {step + 1}/{args.max_steps}: [bold]{record['action']}[/] {status}", highlight=False)
+
+    async def main():
+        async with AsyncBrowserEnv(allowed_hosts=(*hosts, *_own_host(args.url)) if hosts else None,
+                                   screenshots=args.screenshots) as env:
+            return await run_agent(env, agent, args.task, args.url, args.out, max_steps=args.max_steps,
+                                   resume=args.resume, task_id=args.task_id, model=llm.model, progress=progress)
+
+    result = asyncio.run(main())
+    console.print(f"{result.reason}: answer {result.answer!r}, final URL {result.final_url}; "
+                  f"{llm.usage.prompt_tokens + llm.usage.completion_tokens:,} tokens")
+    print(result.trajectory)
+    if result.report:
+        print(result.report)
+    return 0
+
+
+def _report(args: argparse.Namespace) -> int:
+    from pagelens.agents import write_report
+
+    out = write_report(args.trajectory, args.output or Path(args.trajectory).with_name("report.html"))
+    print(out)
+    return 0
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="pagelens", description="What an LLM web agent should read.")
     sub = parser.add_subparsers(dest="command", required=True)
@@ -231,6 +283,31 @@ def build_parser() -> argparse.ArgumentParser:
     ev.add_argument("--grader-cache", help="folder caching the grader's replies")
     ev.add_argument("--json", help="also write the full report (every run's checks) to this file")
     ev.set_defaults(func=_eval)
+    run = sub.add_parser(
+        "run",
+        help="run an agent on a live site; every step goes to a resumable JSONL trajectory",
+        description="Run AgentOccam (optionally with its judge) or SteP on a page, with any OpenAI-compatible "
+        "model (OPENAI_BASE_URL, OPENAI_API_KEY, PAGELENS_MODEL). Writes OUT/trajectory.jsonl and OUT/report.html.",
+    )
+    run.add_argument("--url", required=True)
+    run.add_argument("--task", required=True, help="the objective, in words")
+    run.add_argument("--agent", choices=["occam", "occam-judge", "step"], default="occam")
+    run.add_argument("--model", help="model name (or PAGELENS_MODEL)")
+    run.add_argument("--base-url", help="OpenAI-compatible endpoint (or OPENAI_BASE_URL)")
+    run.add_argument("--max-steps", type=int, default=20)
+    run.add_argument("--out", default="run", help="folder for the trajectory and report")
+    run.add_argument("--resume", action="store_true", help="continue the run in --out where it stopped")
+    run.add_argument("--task-id", type=int, help="WebArena task id, recorded for `pagelens eval`")
+    run.add_argument("--policies", help="folder of SteP policy files (*.md); default: the built-in ones")
+    run.add_argument("--allow-host", action="append", default=[], help="also allow navigation to HOST")
+    run.add_argument("--screenshots", action="store_true", help="save a screenshot per step (in the report)")
+    run.add_argument("--cache", help="folder caching the model's replies (reproducible reruns)")
+    run.add_argument("--max-invalid", type=int, default=3, help="invalid actions shown back before a step fails")
+    run.set_defaults(func=_run)
+    rep = sub.add_parser("report", help="write the HTML report of a trajectory")
+    rep.add_argument("trajectory")
+    rep.add_argument("-o", "--output")
+    rep.set_defaults(func=_report)
     return parser
 
 
@@ -242,7 +319,7 @@ def main(argv: list[str] | None = None) -> int:
         # `pagelens observe | head`: the reader left; not an error.
         sys.stdout = None
         return 0
-    except (AXTreeError, ValueError, OSError) as e:
+    except (AXTreeError, ValueError, OSError, LLMError) as e:
         print(f"pagelens: error: {e}", file=sys.stderr)
         return 2
     except Exception as e:

@@ -15,6 +15,17 @@ def load_prompt(name: str) -> str:
     return resources.files("pagelens.agents").joinpath("prompts", f"{name}.txt").read_text()
 
 
+# The action each line of prompts/navigation_actions.txt describes, in order.
+_NAVIGATION = ["click", "type", "hover", "press", "scroll", "goto", "new_tab", "tab_focus", "close_tab",
+               "go_back", "go_forward", "go_home", "note", "stop", "noop"]
+
+
+def describe_actions(allowed: frozenset[str] | set[str]) -> str:
+    """The prompt's lines for the navigation actions in ``allowed``."""
+    lines = load_prompt("navigation_actions").strip().splitlines()
+    return "\n".join(line for line, name in zip(lines, _NAVIGATION) if name in allowed)
+
+
 @dataclass
 class Decision:
     """What the agent chose this step and everything that led to it."""
@@ -48,6 +59,17 @@ class Decision:
             "tokens": {"prompt": self.prompt_tokens, "completion": self.completion_tokens},
             "meta": self.meta,
         }
+
+
+@dataclass
+class Internal:
+    """The outcome of an action the agent carries out itself (plans, notes, policies, stop)."""
+
+    ok: bool
+    error: str | None = None
+    done: bool = False
+    answer: str | None = None
+    navigate_to: str | None = None  # prune: back to the page where the plan was made
 
 
 def ask_for_action(

@@ -9,24 +9,20 @@ Every ablation of the paper's Figure 5 is a field of :class:`OccamConfig`: the a
 from __future__ import annotations
 
 import hashlib
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass
 from typing import Any
 
-from pagelens._core import count_tokens
 from pagelens.actions import ACTION_SPACES, Action, ActionError, parse_action
-from pagelens.agents.base import Decision, ask_for_action, load_prompt
+from pagelens.agents.base import Decision, Internal, ask_for_action, describe_actions, load_prompt
 from pagelens.agents.memory import Notes, StepMemory
 from pagelens.agents.planning import PlanError, PlanTree
 from pagelens.agents.sections import parse_ids, split_sections
-from pagelens.browser.records import PageObservation, StepResult
+from pagelens.browser.records import PageObservation
 from pagelens.llm import LLMClient
 
 SECTIONS = ["Interaction history summary", "Observation description", "Reason", "Action", "Observation highlight"]
 JUDGE_SECTIONS = ["Plan progress assessment", "Action assessment", "Action selection"]
 
-# What each navigation action's line in the prompt describes (navigation_actions.txt order).
-_NAVIGATION = ["click", "type", "hover", "press", "scroll", "goto", "new_tab", "tab_focus", "close_tab",
-               "go_back", "go_forward", "go_home", "note", "stop", "noop"]
 
 
 @dataclass
@@ -90,9 +86,7 @@ class OccamAgent:
 
     def _system(self) -> str:
         allowed = self.config.allowed()
-        lines = [line for line, name in zip(load_prompt("navigation_actions").strip().splitlines(), _NAVIGATION)
-                 if name in allowed]
-        actions = "\n".join(lines)
+        actions = describe_actions(allowed)
         if self.config.planning:
             actions = load_prompt("planning_actions").strip() + "\n" + actions
         action_line = "one action, exactly as specified below."
@@ -249,11 +243,22 @@ class OccamAgent:
             return description
         return sub.text
 
-    def plan_for_step(self) -> int:
-        return self.plans.active
-
-    def note(self, text: str) -> None:
-        self.notes.add(self.plans.active, text)
+    def internal(self, decision: Decision, url: str) -> Internal | None:
+        """The actions that change the agent, not the page: branch, prune, note, stop."""
+        action = decision.action
+        if not isinstance(action, Action):
+            return None
+        if action.kind in ("branch", "prune"):
+            if not self.config.planning:
+                return Internal(False, "planning actions are switched off")
+            ok, error, back_to = self.apply_plan_action(action, url)
+            return Internal(ok, error, navigate_to=back_to)
+        if action.kind == "note":
+            self.notes.add(self.plans.active, action.text or "")
+            return Internal(True)
+        if action.kind == "stop":
+            return Internal(True, done=True, answer=action.text or "")
+        return None
 
     def config_json(self) -> dict[str, Any]:
         return asdict(self.config)

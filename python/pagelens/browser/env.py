@@ -8,7 +8,16 @@ import warnings
 from dataclasses import dataclass, field
 from typing import Any
 
-from playwright.async_api import Browser, BrowserContext, Dialog, Page, Playwright, Route, async_playwright
+from playwright.async_api import (
+    Browser,
+    BrowserContext,
+    Dialog,
+    Page,
+    Playwright,
+    Request,
+    Route,
+    async_playwright,
+)
 
 from pagelens.actions import ACTION_SPACES, Action, ActionError, parse_action
 from pagelens.browser.allowlist import HostAllowList
@@ -18,6 +27,10 @@ from pagelens.browser._util import quietly
 from pagelens.browser.frames import FrameRecord, FrameSessions, fetch_tree
 from pagelens.browser.launch import LaunchOptions
 from pagelens.browser.records import PageObservation, StepResult, Tab
+
+
+# Resolves after the next rendering update (or 100 ms, for a tab that does not render).
+_NEXT_FRAME = "new Promise(done => { requestAnimationFrame(() => done()); setTimeout(done, 100); })"
 
 
 @dataclass
@@ -67,6 +80,10 @@ class AsyncBrowserEnv:
         self._last: PageObservation | None = None
         self._dialogs: list[str] = []
         self._refused: list[str] = []
+        # Main-frame navigations requested but not yet answered, per page: an action that
+        # submits a form returns before the new document exists, and observing then would
+        # show the old page or a half-parsed new one.
+        self._navigations: dict[Page, set[Request]] = {}
         self.allow: HostAllowList | None = None
         self.start_url: str | None = None
         self._executor = Executor(self)
@@ -124,6 +141,7 @@ class AsyncBrowserEnv:
         if self._context is not None:
             await quietly(self._context.close())
         self._sessions.clear()
+        self._navigations.clear()
         self._frames = {}
         self._last = None
         self._dialogs = []
@@ -172,6 +190,25 @@ class AsyncBrowserEnv:
     def _adopt_page(self, page: Page) -> None:
         # A popup or a new tab becomes the active tab, as in WebArena.
         page.on("dialog", self._on_dialog)
+        pending = self._navigations.setdefault(page, set())
+
+        def requested(request: Request) -> None:
+            if request.is_navigation_request() and request.frame == page.main_frame:
+                pending.add(request)
+
+        def answered(request: Request) -> None:
+            # An answer that does not commit (a 204, a download) leaves no document to wait
+            # for; a document's commit can trail its last byte, hence the grace period.
+            asyncio.get_running_loop().call_later(0.5, pending.discard, request)
+
+        def failed(request: Request) -> None:
+            pending.discard(request)
+
+        page.on("request", requested)
+        page.on("requestfinished", answered)
+        page.on("requestfailed", failed)
+        page.on("framenavigated", lambda frame: pending.clear() if frame == page.main_frame else None)
+        page.on("close", lambda _: pending.clear())
         self._page = page
 
     async def _on_dialog(self, dialog: Dialog) -> None:
@@ -303,12 +340,33 @@ class AsyncBrowserEnv:
         page = self._page
         if page is None or page.is_closed():
             return
-        try:
-            await page.wait_for_load_state("load", timeout=self.config.navigation_timeout_ms)
-        except Exception:
-            pass  # a page that never finishes loading is still observed
+        timeout_ms = self.config.navigation_timeout_ms
+        deadline = time.monotonic() + timeout_ms / 1e3
+        await self._wait_loaded(page, timeout_ms)
         if self.config.settle_ms:
             await asyncio.sleep(self.config.settle_ms / 1e3)
+        # A navigation the action started that has not committed yet: wait for its document.
+        pending = self._navigations.get(page)
+        if pending:
+            while pending and time.monotonic() < deadline and not page.is_closed():
+                await asyncio.sleep(0.05)
+            await self._wait_loaded(page, max(0.0, deadline - time.monotonic()) * 1e3)
+        # Chromium builds a new document's accessibility tree at its next rendering update;
+        # asked before that, getFullAXTree answers with an empty root.
+        await quietly(asyncio.wait_for(page.evaluate(_NEXT_FRAME), self.config.action_timeout_ms / 1e3))
+
+    @staticmethod
+    async def _wait_loaded(page: Page, timeout_ms: float) -> None:
+        try:
+            await page.wait_for_load_state("load", timeout=timeout_ms)
+        except Exception:
+            pass  # a page that never finishes loading is still observed
+
+    async def navigate(self, url: str) -> None:
+        """Open ``url`` in the active tab, on the allow-list's terms (for agents returning to
+        a page they were on, e.g. after pruning a plan)."""
+        await self._executor._navigate(url)
+        await self._settle()
 
     def set_active_page(self, page: Page) -> None:
         self._page = page

@@ -1,0 +1,160 @@
+"""Running an agent on the live browser: one step at a time, each appended to the trajectory."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from collections.abc import Awaitable, Callable
+from typing import Any, Protocol
+
+from pagelens._io import write_atomically
+from pagelens.actions import Action
+from pagelens.agents.base import Decision, Internal
+from pagelens.agents.trajectory import TrajectoryWriter, read_trajectory
+from pagelens.browser.env import AsyncBrowserEnv
+from pagelens.browser.records import PageObservation
+
+
+class Agent(Protocol):
+    name: str
+
+    def decide(self, obs: PageObservation, step: int) -> Decision: ...
+    def internal(self, decision: Decision, url: str) -> Internal | None: ...
+    def record(self, step: int, decision: Decision, obs: PageObservation, ok: bool, error: str | None) -> Any: ...
+    def state(self) -> dict[str, Any]: ...
+    def restore(self, state: dict[str, Any]) -> None: ...
+    def config_json(self) -> dict[str, Any]: ...
+
+
+@dataclass
+class RunResult:
+    answer: str | None
+    final_url: str | None
+    steps: int
+    reason: str  # "stop", "max_steps", "already finished"
+    trajectory: Path
+    report: Path | None = None
+    usage: dict[str, Any] = field(default_factory=dict)
+
+
+async def run_agent(
+    env: AsyncBrowserEnv,
+    agent: Agent,
+    task: str,
+    url: str,
+    out_dir: str | Path,
+    max_steps: int = 20,
+    resume: bool = False,
+    task_id: int | None = None,
+    model: str | None = None,
+    progress: Any = None,
+    report: bool = True,
+    reset: Callable[[], Awaitable[PageObservation]] | None = None,
+) -> RunResult:
+    """Run ``agent`` on ``task`` from ``url``; the trajectory is ``out_dir/trajectory.jsonl``.
+    With ``resume``, a run that stopped (crash, kill) continues at its next step. ``reset``
+    replaces ``env.reset(url)`` where starting is more than opening a URL (a MiniWoB episode)."""
+    out = Path(out_dir)
+    llm = getattr(agent, "llm", None)
+    model = model or getattr(llm, "model", None)
+    path = out / "trajectory.jsonl"
+    writer = TrajectoryWriter(path)
+    start = 0
+    records: list[dict[str, Any]] = []
+    if path.exists():
+        if not resume:
+            raise FileExistsError(f"{path} exists: use --resume to continue it or another --out")
+        records = read_trajectory(path, repair=True)
+    if records and records[-1].get("type") == "end":
+        end = records[-1]
+        return RunResult(end.get("answer"), end.get("final_url"), end.get("steps", 0), "already finished", path)
+    steps = [r for r in records if r.get("type") == "step"]
+    if not records:
+        writer.append({"type": "run", "version": 1, "task": task, "task_id": task_id, "url": url,
+                       "agent": agent.name, "model": model, "config": agent.config_json(), "started": time.time()})
+        obs = await (reset() if reset else env.reset(url))
+    else:
+        header = records[0]
+        if header.get("task") != task or header.get("url") != url:
+            raise ValueError(f"{path} is a run of another task or URL; cannot resume it with this one")
+        obs = await (reset() if reset else env.reset(url))
+        if steps:
+            agent.restore(steps[-1]["state"])
+            start = steps[-1]["step"] + 1
+            last_url = steps[-1].get("final_url")
+            if last_url and last_url != obs.url:
+                await env.navigate(last_url)
+                obs = await env.observe()
+    assert obs is not None
+    answer = None
+    reason = "max_steps"
+    step = start
+    for step in range(start, max_steps):
+        t0 = time.perf_counter()
+        decision = await asyncio.to_thread(agent.decide, obs, step)
+        t_model = time.perf_counter() - t0
+        before = obs
+        ok, error, done = True, None, False
+        action = decision.action
+        if action is None:
+            ok, error = False, decision.error
+        else:
+            internal = agent.internal(decision, before.url)
+            if internal is not None:
+                ok, error, done = internal.ok, internal.error, internal.done
+                answer = internal.answer if internal.done else answer
+                if internal.navigate_to:
+                    try:
+                        await env.navigate(internal.navigate_to)
+                    except Exception as e:  # the plan changed all the same
+                        error = f"could not return to {internal.navigate_to}: {e}"
+                if not done:
+                    obs = await env.observe()
+            else:
+                result = await env.step(action if isinstance(action, Action) else str(action))
+                ok, error = result.ok, result.error
+                obs = result.observation or await env.observe()
+        agent.record(step, decision, before, ok, error)
+        record = {
+            "type": "step", "step": step, "url": before.url, "title": before.title,
+            "observation": before.text, "dialogs": before.dialogs,
+            **decision.to_json(),
+            "result": {"ok": ok, "error": error},
+            "answer": answer if done else None,
+            "final_url": obs.url if not done else before.url,
+            "timing": {"model_s": t_model, "total_s": time.perf_counter() - t0,
+                       "observe_ms": before.timings_ms.get("total")},
+            "state": agent.state(),
+        }
+        if before.screenshot is not None:
+            shot = out / f"step-{step:03d}.png"
+            write_atomically(shot, before.screenshot)
+            record["screenshot"] = shot.name
+        writer.append(record)
+        if progress is not None:
+            progress(step, record)
+        if done:
+            reason = "stop"
+            break
+    final_url = obs.url
+    n = step + 1 if max_steps > start else start
+    usage = llm.usage.as_dict() if llm is not None else {}
+    writer.append({"type": "end", "answer": answer, "final_url": final_url, "steps": n, "reason": reason,
+                   "task_id": task_id, "usage": usage, "finished": time.time()})
+    report_path = None
+    if report:
+        from pagelens.agents.report import write_report
+
+        report_path = write_report(path, out / "report.html")
+    return RunResult(answer, final_url, n, reason, path, report_path, usage)
+
+
+def load_steps(path: str | Path) -> list[dict[str, Any]]:
+    return [r for r in read_trajectory(path) if r.get("type") == "step"]
+
+
+def dumps(obj: Any) -> str:
+    return json.dumps(obj, ensure_ascii=False, indent=1, default=str)
