@@ -33,3 +33,4 @@ bench: setup
 	$(PYTHON) benches/report_axtree.py
 	$(PYTHON) benches/report_dom.py
 	$(PYTHON) benches/report_browser.py
+	$(PYTHON) benches/report_prep.py

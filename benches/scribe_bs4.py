@@ -26,10 +26,21 @@ WS = re.compile(r"\s+")
 
 def clean(html: bytes | str, encoding) -> str:
     """encoding: a tiktoken Encoding (what ScribeAgent calls once per attribute)."""
+    soup = parse_with_ids(html)
+    clean_soup(soup, encoding)
+    return str(soup)
+
+
+def parse_with_ids(html: bytes | str) -> BeautifulSoup:
     soup = BeautifulSoup(html, "lxml")
     elements = soup.find_all(True)
     for i, el in enumerate(elements):  # ids in reverse document order
         el.attrs["node"] = str(len(elements) - 1 - i)
+    return soup
+
+
+def clean_soup(soup: BeautifulSoup, encoding, keep: Tag | None = None) -> None:
+    """The scribe rules in place; ``keep`` (an action target) is neither unwrapped nor removed."""
     for el in soup.find_all(["script", "style", "noscript", "template"]):
         el.decompose()
     for c in soup.find_all(string=lambda s: isinstance(s, Comment)):
@@ -39,7 +50,7 @@ def clean(html: bytes | str, encoding) -> str:
             if getattr(el, "name", None) != "title":
                 el.extract()
     for el in soup.find_all(True):
-        if el.name not in TAGS:
+        if el.name not in TAGS and el is not keep:
             el.unwrap()
             continue
         kept = {}
@@ -65,6 +76,7 @@ def clean(html: bytes | str, encoding) -> str:
             else:
                 s.replace_with(WS.sub(" ", s))
     for el in reversed(soup.find_all(True)):
+        if el is keep:
+            continue
         if not el.contents and el.name not in INTERACTIVE and not ({"title", "alt", "aria-label"} & set(el.attrs)):
             el.decompose()
-    return str(soup)

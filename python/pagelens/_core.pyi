@@ -148,6 +148,7 @@ class Dom:
         self,
         profile: Literal["scribe", "minimal"] = "scribe",
         tokenizer: str | Tokenizer | None = None,
+        keep: Sequence[int] | None = None,
         *,
         remove_scripts: bool = ...,
         remove_comments: bool = ...,
@@ -162,6 +163,15 @@ class Dom:
         collapse_whitespace: bool = ...,
         remove_empty: bool = ...,
     ) -> Dom: ...
+    @property
+    def rescued_ids(self) -> list[int]:
+        """Ids passed to ``clean(keep=...)`` that a cleaning rule would have removed."""
+    def select(self, selector: str) -> list[int]:
+        """Ids of the elements matching a CSS selector, in document order (DomError if invalid)."""
+    def find_path(self, path: str) -> int | None:
+        """Id of the element at ``/html/body/div[2]/a`` (1-based among same-tag siblings)."""
+    def start_tag(self, node_id: int) -> str:
+        """The element's start tag exactly as ``html()`` writes it."""
     def html(self) -> str: ...
     def element(self, node_id: int) -> Element: ...
     def node_ids(self) -> list[int]: ...

@@ -224,6 +224,43 @@ def _report(args: argparse.Namespace) -> int:
     return 0
 
 
+def _prep(args: argparse.Namespace) -> int:
+    import json
+
+    from rich.console import Console
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+    from pagelens.datasets import PrepConfig, run_local, run_ray
+
+    if len(args.paths) < 2:
+        raise ValueError("give at least one INPUT and the OUTPUT folder")
+    *inputs, out = args.paths
+    config = PrepConfig(tokenizer=args.tokenizer, max_tokens=args.max_tokens, profile=args.profile, chunks=args.chunks)
+    console = Console(stderr=True)
+    if args.engine == "ray":
+        summary = run_ray(inputs, out, config, address=args.address, workers=args.workers, fmt=args.format)
+    else:
+        columns = (TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn())
+        with Progress(*columns, console=console, disable=not console.is_terminal) as bar:
+            tasks: dict[str, int] = {}
+
+            def progress(file: str, done: int, total: int) -> None:
+                if file not in tasks:
+                    tasks[file] = bar.add_task(Path(file).name, total=total)
+                bar.update(tasks[file], completed=done)
+
+            summary = run_local(inputs, out, config, workers=args.workers, shard_size=args.shard_size,
+                                fmt=args.format, overwrite=args.overwrite, on_progress=progress)
+    console.print(
+        f"{summary['examples_out']:,} examples from {summary['steps_out']:,} steps; {summary['rejected']:,} rejected "
+        f"(see {Path(out) / 'rejects'}); tokens {summary['tokens_before']:,} -> {summary['tokens_after']:,}; "
+        f"{summary['html_mb_per_s']} MB/s of HTML",
+        highlight=False,
+    )
+    print(json.dumps(summary, indent=2))
+    return 0
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="pagelens", description="What an LLM web agent should read.")
     sub = parser.add_subparsers(dest="command", required=True)
@@ -304,6 +341,26 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("--cache", help="folder caching the model's replies (reproducible reruns)")
     run.add_argument("--max-invalid", type=int, default=3, help="invalid actions shown back before a step fails")
     run.set_defaults(func=_run)
+    prep = sub.add_parser(
+        "prep",
+        help="turn workflow recordings into ScribeAgent-style training examples (local threads or Ray)",
+        description="Read workflow steps (JSONL/JSON/Parquet; step layout or Mind2Web's) and write next-step "
+        "examples: cleaned DOM chunk holding the target, previous steps, and the next step as label. Bad records "
+        "go to OUTPUT/rejects; a rerun of the same command resumes. Schema: docs/datasets.md.",
+    )
+    prep.add_argument("paths", nargs="+", metavar="INPUT... OUTPUT", help="input files or folders, then the output folder")
+    prep.add_argument("--engine", choices=["local", "ray"], default="local")
+    prep.add_argument("--workers", type=int, default=os.cpu_count() or 1, help="threads (local) or Ray actors")
+    prep.add_argument("--address", help="Ray cluster to join ('auto', 'ray://host:10001'); default: start a local one")
+    prep.add_argument("--tokenizer", default="gpt2", help="gpt2, cl100k_base, o200k_base or a tokenizer.json")
+    prep.add_argument("--max-tokens", type=int, default=4096, help="token budget of the observation (DOM chunk)")
+    prep.add_argument("--profile", choices=["scribe", "minimal"], default="scribe")
+    prep.add_argument("--chunks", choices=["target", "all", "last"], default="target",
+                      help="the chunk holding the target (training), every chunk, or the last (evaluation)")
+    prep.add_argument("--shard-size", type=int, default=64, help="workflows per output shard (local engine)")
+    prep.add_argument("--format", choices=["parquet", "jsonl"], default="parquet")
+    prep.add_argument("--overwrite", action="store_true", help="discard a previous run in OUTPUT")
+    prep.set_defaults(func=_prep)
     rep = sub.add_parser("report", help="write the HTML report of a trajectory")
     rep.add_argument("trajectory")
     rep.add_argument("-o", "--output")

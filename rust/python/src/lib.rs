@@ -11,7 +11,7 @@ use pyo3::types::{PyBytes, PyByteArray, PyDict, PyList, PyString, PyTuple};
 
 use pagelens_core::axtree::{AxTree, FrameInput, Value, DEFAULT_MAX_DEPTH};
 use pagelens_core::chunk::{chunk as chunk_text, ChunkKind};
-use pagelens_core::dom::{clean as clean_dom, CleanOptions, Dom, Kind};
+use pagelens_core::dom::{clean::clean_keeping, CleanOptions, Dom, Kind, Selector};
 use pagelens_core::Tokenizer;
 use pagelens_core::render::subtree::pivotal;
 use pagelens_core::render::{occam, Mode};
@@ -28,8 +28,15 @@ pyo3::create_exception!(
     pagelens,
     DomError,
     PyValueError,
-    "HTML that cannot be handled (only for inputs that are not text or bytes; parsing itself never fails)."
+    "HTML that cannot be handled (inputs that are not text or bytes; parsing itself never fails), or a bad query: an invalid CSS selector or node path, an id to keep that is not there."
 );
+
+fn dom_err(e: AxError) -> PyErr {
+    match e {
+        AxError::Argument(m) => DomError::new_err(m),
+        other => DomError::new_err(other.to_string()),
+    }
+}
 
 fn ax_err(e: AxError) -> PyErr {
     match e {
@@ -494,6 +501,8 @@ fn tokenizer_arg(obj: &Bound<'_, PyAny>) -> PyResult<Tokenizer> {
 #[pyclass(frozen, name = "Dom", module = "pagelens")]
 struct PyDom {
     dom: Arc<Dom>,
+    /// Ids that `clean(keep=...)` kept although a rule would have removed them.
+    rescued: Vec<u32>,
 }
 
 fn html_bytes(obj: &Bound<'_, PyAny>) -> PyResult<(Vec<u8>, bool)> {
@@ -536,17 +545,20 @@ impl PyDom {
         let (bytes, is_str) = html_bytes(html)?;
         let label = if is_str { Some("utf-8".to_owned()) } else { encoding };
         let dom = py.detach(|| Dom::parse(&bytes, label.as_deref(), keep_ids));
-        Ok(PyDom { dom: Arc::new(dom) })
+        Ok(PyDom { dom: Arc::new(dom), rescued: Vec::new() })
     }
 
     /// A cleaned copy: `profile` is "scribe" (all rules) or "minimal"; each rule of the
     /// spec can be switched with a keyword (`unwrap_tags=False`, `max_value_length=128`...).
-    #[pyo3(signature = (profile="scribe", tokenizer=None, **options))]
+    /// Elements with ids in `keep` (an action target) survive every rule; `rescued_ids` of
+    /// the result says which of them a rule would have removed.
+    #[pyo3(signature = (profile="scribe", tokenizer=None, keep=None, **options))]
     fn clean(
         &self,
         py: Python<'_>,
         profile: &str,
         tokenizer: Option<&Bound<'_, PyAny>>,
+        keep: Option<Vec<u32>>,
         options: Option<&Bound<'_, PyDict>>,
     ) -> PyResult<Self> {
         let mut o = CleanOptions::profile(profile).map_err(ax_err)?;
@@ -560,8 +572,38 @@ impl PyDom {
             None => Tokenizer::named("gpt2").map_err(ax_err)?,
         };
         let dom = &self.dom;
-        let cleaned = py.detach(|| clean_dom(dom, &o, &tok));
-        Ok(PyDom { dom: Arc::new(cleaned) })
+        let keep = keep.unwrap_or_default();
+        let (cleaned, rescued) = py.detach(|| clean_keeping(dom, &o, &tok, &keep)).map_err(dom_err)?;
+        Ok(PyDom { dom: Arc::new(cleaned), rescued })
+    }
+
+    /// Ids of the kept elements (see `clean(keep=...)`) that cleaning would have removed.
+    #[getter]
+    fn rescued_ids(&self) -> Vec<u32> {
+        self.rescued.clone()
+    }
+
+    /// Ids of the elements matching a CSS selector, in document order.
+    fn select(&self, py: Python<'_>, selector: &str) -> PyResult<Vec<u32>> {
+        let sel = Selector::parse(selector).map_err(dom_err)?;
+        let dom = &self.dom;
+        Ok(py.detach(|| dom.select(&sel).into_iter().filter_map(|n| dom.nodes[n as usize].id).collect()))
+    }
+
+    /// Id of the element at an absolute path such as `/html/body/div[2]/a` (1-based
+    /// indices among same-tag siblings), or None when nothing is there.
+    fn find_path(&self, path: &str) -> PyResult<Option<u32>> {
+        let n = self.dom.find_path(path).map_err(dom_err)?;
+        Ok(n.and_then(|n| self.dom.nodes[n as usize].id))
+    }
+
+    /// The element's start tag exactly as `html()` writes it, e.g. `<a href="/" node="7">`.
+    fn start_tag(&self, node_id: u32) -> PyResult<String> {
+        let idx = self
+            .dom
+            .element(node_id)
+            .ok_or_else(|| PyKeyError::new_err(format!("no element with node id {node_id}")))?;
+        Ok(self.dom.start_tag(idx).unwrap_or_default())
     }
 
     /// The document as HTML, `node="N"` last in every start tag.

@@ -208,23 +208,44 @@ fn clean_attrs(attrs: &[(String, String)], random: &RandomTest, o: &CleanOptions
 
 /// Returns the cleaned copy of `dom`; element ids are carried over unchanged.
 pub fn clean(dom: &Dom, o: &CleanOptions, tok: &Tokenizer) -> Dom {
+    clean_keeping(dom, o, tok, &[]).map(|(d, _)| d).expect("no ids to look up")
+}
+
+/// [`clean`], except that the elements with ids `keep` survive every rule: they are neither
+/// removed (with an ancestor, as empty, as part of `head`) nor unwrapped. A dataset's action
+/// target must stay addressable. Also returns the kept ids that a rule would have removed.
+pub fn clean_keeping(dom: &Dom, o: &CleanOptions, tok: &Tokenizer, keep: &[u32]) -> Result<(Dom, Vec<u32>), AxError> {
     let random = RandomTest {
         tok,
         min_length: o.random_min_length,
         min_ratio: o.random_min_ratio,
         seen: RefCell::new(FxHashMap::default()),
     };
+    // Arena indices of the kept elements, and of everything on their ancestor paths.
+    let mut target = vec![false; dom.nodes.len()];
+    let mut on_path = vec![false; dom.nodes.len()];
+    for &id in keep {
+        let n = dom.element(id).ok_or_else(|| AxError::Argument(format!("no element with node id {id} to keep")))?;
+        target[n as usize] = true;
+        let mut a = n;
+        while a != NONE && !on_path[a as usize] {
+            on_path[a as usize] = true;
+            a = dom.nodes[a as usize].parent;
+        }
+    }
+    let mut rescued: Vec<u32> = Vec::new();
+    let mut kept_out: Vec<u32> = Vec::new();
     let mut out = Dom::new_empty();
-    // (old node, new parent, inside <head>)
-    let mut stack: Vec<(u32, u32, bool)> =
-        dom.nodes[dom.root as usize].children.iter().rev().map(|&c| (c, out.root, false)).collect();
-    while let Some((n, parent, in_head)) = stack.pop() {
+    // (old node, new parent, inside <head>, a rule would have removed it)
+    let mut stack: Vec<(u32, u32, bool, bool)> =
+        dom.nodes[dom.root as usize].children.iter().rev().map(|&c| (c, out.root, false, false)).collect();
+    while let Some((n, parent, in_head, doomed)) = stack.pop() {
         let node = &dom.nodes[n as usize];
-        let push_kids = |target: u32, in_head: bool, stack: &mut Vec<(u32, u32, bool)>| {
-            stack.extend(node.children.iter().rev().map(|&c| (c, target, in_head)));
+        let push_kids = |target: u32, in_head: bool, doomed: bool, stack: &mut Vec<(u32, u32, bool, bool)>| {
+            stack.extend(node.children.iter().rev().map(|&c| (c, target, in_head, doomed)));
         };
         match &node.kind {
-            Kind::Document => push_kids(parent, in_head, &mut stack),
+            Kind::Document => push_kids(parent, in_head, doomed, &mut stack),
             Kind::Comment(_) if o.remove_comments => {}
             Kind::Comment(c) => {
                 append(&mut out, parent, Kind::Comment(c.clone()), None);
@@ -235,7 +256,7 @@ pub fn clean(dom: &Dom, o: &CleanOptions, tok: &Tokenizer) -> Dom {
                 }
             }
             Kind::Text(t) => {
-                if o.strip_head && in_head {
+                if (o.strip_head && in_head) || doomed {
                     continue;
                 }
                 let t = if o.collapse_whitespace { collapse(t) } else { t.clone() };
@@ -245,30 +266,43 @@ pub fn clean(dom: &Dom, o: &CleanOptions, tok: &Tokenizer) -> Dom {
                 append_text(&mut out, parent, &t, o.collapse_whitespace);
             }
             Kind::Element { tag, attrs } => {
-                if o.remove_scripts && removed_with_contents(tag) {
-                    continue;
-                }
-                if o.strip_head && in_head && tag != "title" {
+                let removed = (o.remove_scripts && removed_with_contents(tag))
+                    || (o.strip_head && in_head && tag != "title");
+                let doomed = doomed || removed;
+                if doomed && !on_path[n as usize] {
                     continue;
                 }
                 // `title` is the one part of `head` kept, with its text.
                 let now_in_head = (in_head || tag == "head") && tag != "title";
-                let keep_tag = !o.unwrap_tags || tag_whitelisted(tag);
-                if keep_tag {
+                let is_target = target[n as usize];
+                let whitelisted = !o.unwrap_tags || tag_whitelisted(tag);
+                if is_target && (doomed || !whitelisted) {
+                    rescued.extend(node.id);
+                }
+                if whitelisted || is_target {
                     let attrs = clean_attrs(attrs, &random, o);
                     let e = append(&mut out, parent, Kind::Element { tag: tag.clone(), attrs }, node.id);
-                    push_kids(e, now_in_head, &mut stack);
+                    if is_target {
+                        kept_out.push(e);
+                    }
+                    push_kids(e, now_in_head, doomed, &mut stack);
                 } else {
-                    push_kids(parent, now_in_head, &mut stack);
+                    push_kids(parent, now_in_head, doomed, &mut stack);
                 }
             }
         }
     }
     if o.remove_empty {
-        remove_empty(&mut out);
+        for n in remove_empty(&mut out, &kept_out) {
+            if let Some(id) = out.nodes[n as usize].id {
+                if !rescued.contains(&id) {
+                    rescued.push(id);
+                }
+            }
+        }
     }
     out.index_ids();
-    out
+    Ok((out, rescued))
 }
 
 fn append(out: &mut Dom, parent: u32, kind: Kind, id: Option<u32>) -> u32 {
@@ -293,16 +327,22 @@ fn append_text(out: &mut Dom, parent: u32, t: &str, collapse_ws: bool) {
 }
 
 /// Rule 8, bottom-up: children are decided before their parent (reverse pre-order).
-fn remove_empty(dom: &mut Dom) {
+/// `keep` are never removed; returns those of them that the rule would have removed.
+fn remove_empty(dom: &mut Dom, keep: &[u32]) -> Vec<u32> {
     let order = dom.preorder();
     let mut gone = vec![false; dom.nodes.len()];
+    let mut spared = Vec::new();
     for &n in order.iter().rev() {
         let node = &dom.nodes[n as usize];
         if let Kind::Element { tag, attrs } = &node.kind {
             let empty = node.children.iter().all(|&c| gone[c as usize]);
             let labelled = attrs.iter().any(|(a, _)| matches!(a.as_str(), "title" | "alt" | "aria-label"));
             if empty && !is_interactive_tag(tag) && !labelled && node.parent != NONE && tag != "html" && tag != "body" {
-                gone[n as usize] = true;
+                if keep.contains(&n) {
+                    spared.push(n);
+                } else {
+                    gone[n as usize] = true;
+                }
             }
         }
     }
@@ -331,6 +371,7 @@ fn remove_empty(dom: &mut Dom) {
         }
         dom.nodes[n as usize].children = merged;
     }
+    spared
 }
 
 #[cfg(test)]
@@ -386,5 +427,33 @@ mod tests {
         let dom = Dom::parse(&junk, None, false);
         assert!(dom.element_count() >= 3);
         assert!(Dom::parse(b"", None, false).element_count() >= 3);
+    }
+
+    #[test]
+    fn kept_targets_survive_every_rule() {
+        let html = r#"<html><head><meta name=x></head><body><div><custom-el><span class=icon></span></custom-el>
+            <svg><path d="M0"></path></svg><noscript><b>x</b></noscript><p>text</p></div></body></html>"#;
+        let d = Dom::parse(html.as_bytes(), Some("utf-8"), false);
+        let tok = Tokenizer::named("gpt2").unwrap();
+        let o = CleanOptions::profile("scribe").unwrap();
+        let id_of = |tag: &str| d.preorder().into_iter().find(|&n| d.tag(n) == Some(tag)).and_then(|n| d.nodes[n as usize].id).unwrap();
+        let (span, path, custom, meta, p) = (id_of("span"), id_of("path"), id_of("custom-el"), id_of("meta"), id_of("p"));
+        let plain = clean(&d, &o, &tok);
+        for id in [span, path, custom, meta] {
+            assert!(plain.element(id).is_none(), "{id} is removed without keep");
+        }
+        let (kept, rescued) = clean_keeping(&d, &o, &tok, &[span, path, custom, meta, p]).unwrap();
+        for id in [span, path, custom, meta, p] {
+            let n = kept.element(id).unwrap_or_else(|| panic!("{id} kept"));
+            assert!(kept.start_tag(n).unwrap().contains(&format!("node=\"{id}\"")));
+        }
+        let mut rescued = rescued;
+        rescued.sort();
+        let mut want = vec![span, path, custom, meta];
+        want.sort();
+        assert_eq!(rescued, want, "p needed no rescue");
+        // Keeping nothing is the plain clean.
+        assert_eq!(clean_keeping(&d, &o, &tok, &[]).unwrap().0.serialize().0, plain.serialize().0);
+        assert!(clean_keeping(&d, &o, &tok, &[99_999]).is_err());
     }
 }

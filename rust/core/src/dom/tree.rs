@@ -237,6 +237,19 @@ impl Dom {
         crate::text::normalize_ws(&out)
     }
 
+    /// The start tag of element `n` exactly as it appears in [`Dom::serialize`]'s output
+    /// (the `Target:` line of ScribeAgent's step format).
+    pub fn start_tag(&self, n: u32) -> Option<String> {
+        match &self.nodes[n as usize].kind {
+            Kind::Element { tag, attrs } => {
+                let mut out = String::new();
+                write_start_tag(&mut out, tag, attrs, self.nodes[n as usize].id);
+                Some(out)
+            }
+            _ => None,
+        }
+    }
+
     /// HTML text, attributes in source order with `node` last, no pretty-printing.
     /// Also returns, for each element start tag, its byte offset and id.
     pub fn serialize(&self) -> (String, Vec<(usize, u32)>) {
@@ -273,21 +286,7 @@ impl Dom {
                     if let Some(id) = node.id {
                         tags.push((out.len(), id));
                     }
-                    out.push('<');
-                    out.push_str(tag);
-                    for (a, v) in attrs {
-                        out.push(' ');
-                        out.push_str(a);
-                        out.push_str("=\"");
-                        escape_attr(&mut out, v);
-                        out.push('"');
-                    }
-                    if let Some(id) = node.id {
-                        out.push_str(" node=\"");
-                        out.push_str(&id.to_string());
-                        out.push('"');
-                    }
-                    out.push('>');
+                    write_start_tag(&mut out, tag, attrs, node.id);
                     if !is_void(tag) {
                         stack.push((n, true));
                         stack.extend(node.children.iter().rev().map(|&c| (c, false)));
@@ -297,6 +296,25 @@ impl Dom {
         }
         (out, tags)
     }
+}
+
+/// `<tag a="v" node="N">`, as [`Dom::serialize`] writes it.
+fn write_start_tag(out: &mut String, tag: &str, attrs: &[(String, String)], id: Option<u32>) {
+    out.push('<');
+    out.push_str(tag);
+    for (a, v) in attrs {
+        out.push(' ');
+        out.push_str(a);
+        out.push_str("=\"");
+        escape_attr(out, v);
+        out.push('"');
+    }
+    if let Some(id) = id {
+        out.push_str(" node=\"");
+        out.push_str(&id.to_string());
+        out.push('"');
+    }
+    out.push('>');
 }
 
 fn escape_text(out: &mut String, t: &str) {

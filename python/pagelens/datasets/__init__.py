@@ -1,0 +1,34 @@
+"""Dataset preparation: workflow recordings (raw HTML + action + target) turned into
+ScribeAgent-style next-step examples, on threads locally or as a Ray Data pipeline.
+
+    from pagelens.datasets import PrepConfig, run_local
+    summary = run_local(["steps.jsonl"], "out/", PrepConfig(max_tokens=8192), workers=2)
+
+See ``docs/datasets.md`` for the input layouts and the output schema.
+"""
+
+from pagelens.datasets.cluster import run_ray
+from pagelens.datasets.local import ManifestMismatch, run_local
+from pagelens.datasets.output import SCHEMA, read_output, read_rejects
+from pagelens.datasets.readers import input_files, read_workflows
+from pagelens.datasets.records import ACTIONS, Reject, Step, Workflow, canonical_action
+from pagelens.datasets.transform import PrepConfig, Transformer, step_lines
+
+__all__ = [
+    "ACTIONS",
+    "ManifestMismatch",
+    "PrepConfig",
+    "Reject",
+    "SCHEMA",
+    "Step",
+    "Transformer",
+    "Workflow",
+    "canonical_action",
+    "input_files",
+    "read_output",
+    "read_rejects",
+    "read_workflows",
+    "run_local",
+    "run_ray",
+    "step_lines",
+]

@@ -1,0 +1,123 @@
+"""The cluster engine: the same transform as a Ray Data pipeline.
+
+    read_binary_files → flat_map(file → workflows and rejects) → map_batches(Transformer)
+    → examples written as Parquet/JSONL shards by Ray, rejects gathered to the driver
+
+A workflow is one row (its steps must be in one file, as for the local engine), so no
+shuffle is needed; ``map_batches`` runs a pool of actors, each holding one tokenizer. Runs
+on a local Ray instance (``workers`` CPUs) or on an existing cluster (``address``).
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from dataclasses import asdict
+from pathlib import Path
+from typing import Any
+
+import pyarrow as pa
+
+from pagelens._io import write_atomically
+from pagelens.datasets.local import check_manifest
+from pagelens.datasets.output import OUTPUT_FORMATS, SCHEMA, rejects_bytes, summarize, write_summary
+from pagelens.datasets.readers import input_files, read_workflows
+from pagelens.datasets.records import Step, Workflow
+from pagelens.datasets.transform import PrepConfig, Transformer
+
+# What flows between the stages: every example column (nullable), plus the row's kind and,
+# for a reject, its record as JSON.
+_ROW_SCHEMA = pa.schema(
+    [pa.field("kind", pa.string()), pa.field("reject", pa.string())] + [pa.field(f.name, f.type) for f in SCHEMA]
+)
+
+
+def _file_rows(row: dict[str, Any], names: dict[str, str]) -> list[dict[str, Any]]:
+    """One input file → a row per workflow (its steps as JSON) and per rejected record."""
+    path = str(Path(row["path"]).resolve())
+    workflows, rejects = read_workflows(names.get(path, row["path"]), bytes(row["bytes"]))
+    rows = [{"kind": "reject", "payload": json.dumps(r.to_dict())} for r in rejects]
+    rows += [{"kind": "workflow", "payload": json.dumps({"id": w.workflow_id, "steps": [asdict(s) for s in w.steps]})} for w in workflows]
+    return rows
+
+
+class _PrepBatch:
+    """A Ray actor's transform: built once (tokenizer loaded once), called per batch."""
+
+    def __init__(self, config: dict[str, Any]):
+        self.transformer = Transformer(PrepConfig(**config))
+
+    def __call__(self, batch: pa.Table) -> pa.Table:
+        out: list[dict[str, Any]] = []
+        for kind, payload in zip(batch.column("kind").to_pylist(), batch.column("payload").to_pylist()):
+            if kind == "reject":
+                out.append({"kind": "reject", "reject": payload})
+                continue
+            data = json.loads(payload)
+            wf = Workflow(data["id"], tuple(Step(**s) for s in data["steps"]))
+            examples, rejects = self.transformer.workflow(wf)
+            out.extend({"kind": "example", "reject": None, **e} for e in examples)
+            out.extend({"kind": "reject", "reject": json.dumps(r.to_dict())} for r in rejects)
+        return pa.Table.from_pylist(out, schema=_ROW_SCHEMA)
+
+
+def run_ray(
+    inputs: list[str],
+    out: str,
+    config: PrepConfig,
+    *,
+    address: str | None = None,
+    workers: int = 1,
+    batch_size: int = 4,
+    fmt: str = "parquet",
+    overwrite: bool = False,
+) -> dict[str, Any]:
+    """Runs the pipeline on Ray; ``address`` joins an existing cluster ("auto" or
+    "ray://host:10001"), otherwise a local instance with ``workers`` CPUs is started and
+    stopped. Returns the summary (also written to ``out/summary.json``)."""
+    import ray
+    from ray.data.expressions import col
+
+    if fmt not in OUTPUT_FORMATS:
+        raise ValueError(f"format must be one of {', '.join(OUTPUT_FORMATS)}, not {fmt!r}")
+    files = input_files(inputs)
+    out_dir = Path(out)
+    manifest = {"engine": "ray", "config": config.to_dict(), "inputs": [str(f) for f in files], "format": fmt}
+    # A Ray run is not resumable shard by shard: start from an empty output each time.
+    check_manifest(out_dir, manifest, overwrite=True)
+    names = {str(f.resolve()): str(f) for f in files}
+    started_here = not ray.is_initialized()
+    if started_here:
+        if address:
+            ray.init(address=address, log_to_driver=False)
+        else:
+            ray.init(num_cpus=workers + 1, include_dashboard=False, log_to_driver=False, configure_logging=False)
+    try:
+        ctx = ray.data.DataContext.get_current()
+        ctx.enable_progress_bars = False
+        started = time.perf_counter()
+        ds = ray.data.read_binary_files([str(f.resolve()) for f in files], include_paths=True)
+        # A file's workflows leave flat_map as one block; split it so that every actor gets work.
+        ds = ds.flat_map(_file_rows, fn_kwargs={"names": names}).repartition(target_num_rows_per_block=batch_size)
+        ds = ds.map_batches(
+            _PrepBatch,
+            fn_constructor_kwargs={"config": config.to_dict()},
+            batch_size=batch_size,
+            batch_format="pyarrow",
+            concurrency=workers,
+        ).materialize()
+        examples = ds.filter(expr=col("kind") == "example").drop_columns(["kind", "reject"])
+        if examples.count():
+            if fmt == "parquet":
+                examples.write_parquet(str(out_dir / "examples"))
+            else:
+                examples.write_json(str(out_dir / "examples"))  # JSON lines, named *.json
+        rejects = [json.loads(r["reject"]) for r in ds.filter(expr=col("kind") == "reject").select_columns(["reject"]).take_all()]
+        write_atomically(out_dir / "rejects" / "part-ray.jsonl", rejects_bytes(rejects))
+        seconds = time.perf_counter() - started
+    finally:
+        if started_here:
+            ray.shutdown()
+    summary = summarize(out_dir, seconds, {"engine": "ray", "workers": workers, "address": address, "config": config.to_dict()})
+    write_summary(out_dir, summary)
+    return summary

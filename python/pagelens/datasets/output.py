@@ -1,0 +1,147 @@
+"""The output folder: examples (Parquet or JSONL) with a fixed schema, rejects, summary.
+
+    OUT/manifest.json          settings of the run (a resumed run must match them)
+    OUT/examples/*.parquet     one row per example (schema below), or *.jsonl
+    OUT/rejects/*.jsonl        one line per rejected record: source, field, reason, ...
+    OUT/summary.json           counts, tokens, target-kept rate, throughput
+
+Both engines write this layout; :func:`read_output` reads either back in a stable order.
+"""
+
+from __future__ import annotations
+
+import io
+import json
+import os
+from pathlib import Path
+from typing import Any
+
+import pyarrow as pa
+import pyarrow.parquet as pq
+
+from pagelens._io import write_atomically
+
+# One row per example. Token counts are under the run's tokenizer.
+SCHEMA = pa.schema(
+    [
+        pa.field("workflow_id", pa.string(), nullable=False),
+        pa.field("step", pa.int64(), nullable=False),  # the step's index in its workflow
+        pa.field("source", pa.string(), nullable=False),  # input record, e.g. "steps.jsonl:12"
+        pa.field("objective", pa.string(), nullable=False),
+        pa.field("url", pa.string(), nullable=False),
+        pa.field("action", pa.string(), nullable=False),  # ScribeAgent's action name
+        pa.field("text", pa.string(), nullable=False),  # typed / pressed / chosen text
+        pa.field("prompt", pa.string(), nullable=False),  # objective, URL, observation, previous steps
+        pa.field("label", pa.string(), nullable=False),  # the next step, five lines
+        pa.field("target_node", pa.int64(), nullable=False),  # node="N" of the target
+        pa.field("target_tag", pa.string(), nullable=False),  # its start tag in the observation
+        pa.field("target_rescued", pa.bool_(), nullable=False),  # cleaning would have removed it
+        pa.field("chunk_index", pa.int32(), nullable=False),
+        pa.field("chunk_count", pa.int32(), nullable=False),
+        pa.field("contains_target", pa.bool_(), nullable=False),  # always true with chunks="target"
+        pa.field("oversized", pa.bool_(), nullable=False),  # a single unit over the budget, cut
+        pa.field("html_bytes", pa.int64(), nullable=False),  # raw HTML size (UTF-8)
+        pa.field("raw_tokens", pa.int64(), nullable=False),  # tokens of the raw HTML
+        pa.field("clean_tokens", pa.int64(), nullable=False),  # tokens of the cleaned DOM (sum over its chunks)
+        pa.field("observation_tokens", pa.int64(), nullable=False),  # tokens of this chunk (≤ max_tokens)
+        pa.field("prompt_tokens", pa.int64(), nullable=False),
+        pa.field("label_tokens", pa.int64(), nullable=False),
+        pa.field("tokenizer", pa.string(), nullable=False),
+        pa.field("profile", pa.string(), nullable=False),
+    ]
+)
+OUTPUT_FORMATS = ("parquet", "jsonl")
+
+
+def examples_bytes(rows: list[dict[str, Any]], fmt: str) -> bytes:
+    if fmt == "jsonl":
+        return "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows).encode()
+    buf = io.BytesIO()
+    pq.write_table(pa.Table.from_pylist(rows, schema=SCHEMA), buf, compression="zstd")
+    return buf.getvalue()
+
+
+def rejects_bytes(rejects: list[dict[str, Any]]) -> bytes:
+    return "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rejects).encode()
+
+
+def _example_files(out: Path) -> list[Path]:
+    folder = out / "examples"
+    return sorted(p for p in folder.glob("*") if p.suffix in (".parquet", ".jsonl", ".json") and not p.name.startswith("."))
+
+
+def _read_examples(out: Path, columns: list[str] | None = None) -> pa.Table:
+    tables = []
+    for p in _example_files(out):
+        if p.suffix == ".parquet":
+            t = pq.read_table(p, columns=columns)
+        else:
+            rows = [json.loads(line) for line in p.read_text().splitlines() if line.strip()]
+            t = pa.Table.from_pylist(rows, schema=SCHEMA)
+            if columns:
+                t = t.select(columns)
+        tables.append(t.cast(pa.schema([SCHEMA.field(n) for n in t.column_names])))
+    if not tables:
+        schema = pa.schema([SCHEMA.field(n) for n in columns]) if columns else SCHEMA
+        return schema.empty_table()
+    return pa.concat_tables(tables)
+
+
+def read_rejects(out: str | os.PathLike[str]) -> list[dict[str, Any]]:
+    rows = []
+    for p in sorted((Path(out) / "rejects").glob("*.jsonl")):
+        rows.extend(json.loads(line) for line in p.read_text().splitlines() if line.strip())
+    return sorted(rows, key=lambda r: (r["source"], r["reason"]))
+
+
+def read_output(out: str | os.PathLike[str]) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+    """Examples ordered by (workflow, step, chunk) and rejects ordered by source: the same
+    for any engine, worker count or resume history."""
+    rows = _read_examples(Path(out)).to_pylist()
+    rows.sort(key=lambda r: (r["workflow_id"], r["step"], r["chunk_index"]))
+    return rows, read_rejects(out)
+
+
+def summarize(out: str | os.PathLike[str], seconds: float, extra: dict[str, Any]) -> dict[str, Any]:
+    """The run summary from what is on disk (so a resumed run counts everything once)."""
+    out = Path(out)
+    cols = ["workflow_id", "step", "html_bytes", "raw_tokens", "clean_tokens", "target_rescued", "prompt_tokens", "label_tokens", "contains_target"]
+    rows = _read_examples(out, cols).to_pylist()
+    steps: dict[tuple[str, int], dict[str, Any]] = {}
+    for r in rows:
+        steps.setdefault((r["workflow_id"], r["step"]), r)
+    rejects = read_rejects(out)
+    by_field: dict[str, int] = {}
+    for r in rejects:
+        key = r.get("field") or "record"
+        by_field[key] = by_field.get(key, 0) + 1
+    html_mb = sum(s["html_bytes"] for s in steps.values()) / 1e6
+    raw = sum(s["raw_tokens"] for s in steps.values())
+    clean = sum(s["clean_tokens"] for s in steps.values())
+    rescued = sum(1 for s in steps.values() if s["target_rescued"])
+    return {
+        **extra,
+        "records_in": len(steps) + len(rejects),
+        "steps_out": len(steps),
+        "examples_out": len(rows),
+        "rejected": len(rejects),
+        "rejected_by_field": dict(sorted(by_field.items())),
+        "workflows_out": len({s[0] for s in steps}),
+        "html_mb": round(html_mb, 3),
+        "tokens_before": raw,
+        "tokens_after": clean,
+        "token_reduction": round(1 - clean / raw, 4) if raw else 0.0,
+        "prompt_tokens": sum(r["prompt_tokens"] for r in rows),
+        "label_tokens": sum(r["label_tokens"] for r in rows),
+        "targets_rescued": rescued,
+        "target_rescued_rate": round(rescued / len(steps), 4) if steps else 0.0,
+        # share of examples whose observation holds their target (1.0 unless chunks="all"/"last")
+        "target_in_observation_rate": round(sum(r["contains_target"] for r in rows) / len(rows), 4) if rows else 0.0,
+        "seconds": round(seconds, 3),
+        "html_mb_per_s": round(html_mb / seconds, 3) if seconds > 0 else None,
+        "examples_per_s": round(len(rows) / seconds, 2) if seconds > 0 else None,
+    }
+
+
+def write_summary(out: Path, summary: dict[str, Any]) -> None:
+    write_atomically(out / "summary.json", json.dumps(summary, indent=2) + "\n")

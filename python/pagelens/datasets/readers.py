@@ -1,0 +1,157 @@
+"""Reading workflow files: JSONL, JSON and Parquet, in the step layout or Mind2Web's.
+
+Step layout, one record per step (see ``docs/datasets.md``)::
+
+    {"workflow_id": "w1", "step": 0, "objective": "...", "url": "...", "html": "<html>...",
+     "action": "mouse_click_action", "target_selector": "#login", "description": "Click Log in"}
+
+Mind2Web layout, one record per task: ``annotation_id``, ``confirmed_task``, ``action_reprs``
+and ``actions[]`` with ``raw_html``, ``operation`` {``op``, ``value``} and ``pos_candidates``
+(whose ``backend_node_id`` is an attribute of the element in ``raw_html``).
+
+A workflow's steps must all be in one file (files are the shards of a dataset). Every bad
+record becomes a :class:`Reject` naming the record and field; nothing is fatal but an
+unreadable file, which is reported as one reject too.
+"""
+
+from __future__ import annotations
+
+import io
+import json
+import os
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+from pagelens.datasets.records import (
+    RecordError,
+    Reject,
+    Step,
+    Workflow,
+    WorkflowBuilder,
+    step_from_record,
+)
+
+FORMATS = {".jsonl": "jsonl", ".ndjson": "jsonl", ".json": "json", ".parquet": "parquet"}
+_MIND2WEB_OPS = {"CLICK": "mouse_click_action", "TYPE": "keyboard_sequence_action", "SELECT": "select_action", "HOVER": "hover_action"}
+
+
+def input_files(paths: list[str | os.PathLike[str]]) -> list[Path]:
+    """The data files named or inside the folders named, in a stable order."""
+    files: list[Path] = []
+    for p in map(Path, paths):
+        if p.is_dir():
+            files.extend(sorted(f for f in p.rglob("*") if f.is_file() and f.suffix in FORMATS))
+        elif p.is_file():
+            if p.suffix not in FORMATS:
+                raise ValueError(f"{p}: unknown format {p.suffix!r}; expected one of {', '.join(FORMATS)}")
+            files.append(p)
+        else:
+            raise FileNotFoundError(f"no such file or folder: {p}")
+    if not files:
+        raise ValueError(f"no {', '.join(FORMATS)} files in {', '.join(map(str, paths))}")
+    return files
+
+
+def _records(name: str, data: bytes) -> Iterator[tuple[str, Any]]:
+    """(source, record or an exception) for each record of one file."""
+    fmt = FORMATS[Path(name).suffix]
+    if fmt == "parquet":
+        import pyarrow.parquet as pq
+
+        table = pq.read_table(io.BytesIO(data))
+        for i, row in enumerate(table.to_pylist()):
+            yield f"{name}#{i}", row
+    elif fmt == "json":
+        doc = json.loads(data)
+        items = doc if isinstance(doc, list) else [doc]
+        for i, item in enumerate(items):
+            yield f"{name}[{i}]", item
+    else:
+        for i, line in enumerate(data.split(b"\n"), start=1):
+            if not line.strip():
+                continue
+            try:
+                yield f"{name}:{i}", json.loads(line)
+            except (ValueError, UnicodeDecodeError) as e:
+                yield f"{name}:{i}", RecordError("", f"invalid JSON: {e}")
+
+
+def is_mind2web(record: Any) -> bool:
+    return isinstance(record, dict) and "confirmed_task" in record and "actions" in record
+
+
+def _mind2web_steps(record: dict, source: str) -> Iterator[Step | Reject]:
+    wid = record.get("annotation_id")
+    task = record.get("confirmed_task")
+    actions = record.get("actions")
+    if not isinstance(wid, str) or not wid:
+        yield Reject(source, "missing or empty field 'annotation_id'", "annotation_id")
+        return
+    if not isinstance(task, str) or not task.strip():
+        yield Reject(source, "missing or empty field 'confirmed_task'", "confirmed_task", wid)
+        return
+    if not isinstance(actions, list) or not actions:
+        yield Reject(source, "field 'actions' must be a non-empty list", "actions", wid)
+        return
+    reprs = record.get("action_reprs") or []
+    for i, act in enumerate(actions):
+        src = f"{source}.actions[{i}]"
+        try:
+            if not isinstance(act, dict):
+                raise RecordError("actions", "an action must be an object")
+            op = act.get("operation") or {}
+            op_name = str(op.get("op") or op.get("original_op") or "").upper()
+            if op_name not in _MIND2WEB_OPS:
+                raise RecordError("operation.op", f"unknown operation {op_name!r}; expected CLICK, TYPE, SELECT or HOVER")
+            candidates = act.get("pos_candidates") or []
+            backend_id = next((str(c.get("backend_node_id")) for c in candidates if isinstance(c, dict) and c.get("backend_node_id")), None)
+            if backend_id is None:
+                raise RecordError("pos_candidates", "no positive candidate with a backend_node_id: the target is unknown")
+            description = reprs[i] if i < len(reprs) and isinstance(reprs[i], str) else ""
+            yield step_from_record(
+                {
+                    "workflow_id": wid,
+                    "step": i,
+                    "objective": task,
+                    "url": "",
+                    "html": act.get("raw_html"),
+                    "action": _MIND2WEB_OPS[op_name],
+                    "text": str(op.get("value") or ""),
+                    "target_selector": f'[backend_node_id="{backend_id}"]',
+                    "description": description,
+                },
+                src,
+                i,
+            )
+        except RecordError as e:
+            field = "raw_html" if e.field == "html" else e.field
+            yield Reject(src, e.reason.replace("'html'", "'raw_html'"), field, wid, i)
+
+
+def read_workflows(name: str, data: bytes) -> tuple[list[Workflow], list[Reject]]:
+    """The workflows of one file (its name decides the format) and its rejected records."""
+    builder = WorkflowBuilder()
+    rejects = builder.rejects
+    position: dict[str, int] = {}
+    try:
+        for source, record in _records(name, data):
+            if isinstance(record, RecordError):
+                rejects.append(Reject(source, record.reason, record.field))
+                continue
+            if is_mind2web(record):
+                for item in _mind2web_steps(record, source):
+                    (rejects.append if isinstance(item, Reject) else builder.add)(item)
+                continue
+            wid = record.get("workflow_id") if isinstance(record, dict) else None
+            key = str(wid)
+            try:
+                builder.add(step_from_record(record, source, position.get(key, 0)))
+            except RecordError as e:
+                step = record.get("step") if isinstance(record, dict) and isinstance(record.get("step"), int) else None
+                rejects.append(Reject(source, e.reason, e.field, str(wid) if wid is not None else "", step))
+            position[key] = position.get(key, 0) + 1
+    except Exception as e:  # an unreadable file (bad Parquet, a JSON document cut short)
+        rejects.append(Reject(name, f"unreadable file: {type(e).__name__}: {e}", ""))
+        return [], rejects
+    return builder.build(), rejects

@@ -1,0 +1,162 @@
+"""Workflow steps as the pipeline reads them, and the rejects it keeps of bad ones.
+
+A *step* is one recorded action on one page: the raw HTML at that moment, what was done
+(action type, typed text) and to which element (a CSS selector or an absolute node path).
+A *workflow* is the ordered steps of one objective. ScribeAgent's prompt for step t needs
+steps 1..t-1, so a workflow is the unit of work."""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+# ScribeAgent's three actions (paper section 3.2.1) plus the two Mind2Web and WebArena have.
+ACTIONS = (
+    "mouse_click_action",
+    "keyboard_sequence_action",
+    "keyboard_combination_action",
+    "select_action",
+    "hover_action",
+)
+_ALIASES = {
+    "click": "mouse_click_action",
+    "type": "keyboard_sequence_action",
+    "press": "keyboard_combination_action",
+    "select": "select_action",
+    "select_option": "select_action",
+    "hover": "hover_action",
+}
+# Actions whose `text` is what was typed, pressed or chosen: without it the step says nothing.
+NEEDS_TEXT = ("keyboard_sequence_action", "keyboard_combination_action", "select_action")
+
+
+def canonical_action(name: str) -> str | None:
+    """ScribeAgent's name for an action given in its own or WebArena's/Mind2Web's spelling."""
+    key = name.strip()
+    if key in ACTIONS:
+        return key
+    return _ALIASES.get(key.lower())
+
+
+@dataclass(frozen=True)
+class Step:
+    workflow_id: str
+    step: int
+    objective: str
+    url: str
+    html: str
+    action: str
+    source: str  # where the record came from: "file.jsonl:12", "file.parquet#3", "file.json[0].actions[2]"
+    text: str = ""
+    target_selector: str = ""
+    target_path: str = ""
+    description: str = ""
+
+
+@dataclass(frozen=True)
+class Workflow:
+    workflow_id: str
+    steps: tuple[Step, ...]
+
+
+@dataclass(frozen=True)
+class Reject:
+    """A record that produced no example, and why. Rejects are written, never dropped."""
+
+    source: str
+    reason: str
+    field: str = ""
+    workflow_id: str = ""
+    step: int | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+class RecordError(ValueError):
+    """A record field at fault (carries the field name for the rejects file)."""
+
+    def __init__(self, field: str, reason: str):
+        super().__init__(reason)
+        self.field = field
+        self.reason = reason
+
+
+def _string(record: dict, name: str, *, required: bool) -> str:
+    value = record.get(name)
+    if value is None:
+        if required:
+            raise RecordError(name, f"missing field {name!r}")
+        return ""
+    if not isinstance(value, str):
+        raise RecordError(name, f"field {name!r} must be a string, not {type(value).__name__}")
+    if required and not value.strip():
+        raise RecordError(name, f"field {name!r} is empty")
+    return value
+
+
+def step_from_record(record: Any, source: str, position: int) -> Step:
+    """Validates one record of the step layout. ``position`` numbers steps that carry no
+    ``step`` field (their order in the file)."""
+    if not isinstance(record, dict):
+        raise RecordError("", f"a record must be a JSON object, not {type(record).__name__}")
+    workflow_id = record.get("workflow_id")
+    if isinstance(workflow_id, int) and not isinstance(workflow_id, bool):
+        workflow_id = str(workflow_id)
+    if not isinstance(workflow_id, str) or not workflow_id:
+        raise RecordError("workflow_id", "missing or empty field 'workflow_id'")
+    step = record.get("step", position)
+    if step is None:
+        step = position
+    if isinstance(step, bool) or not isinstance(step, int) or step < 0:
+        raise RecordError("step", f"field 'step' must be a non-negative integer, not {step!r}")
+    raw_action = _string(record, "action", required=True)
+    action = canonical_action(raw_action)
+    if action is None:
+        raise RecordError("action", f"unknown action {raw_action!r}; expected one of {', '.join(ACTIONS)} or click/type/press/select/hover")
+    text = _string(record, "text", required=False)
+    if action in NEEDS_TEXT and not text:
+        raise RecordError("text", f"{action} needs the 'text' that was typed, pressed or chosen")
+    selector = _string(record, "target_selector", required=False).strip()
+    path = _string(record, "target_path", required=False).strip()
+    if not selector and not path:
+        raise RecordError("target_selector", "no target: give 'target_selector' (CSS) or 'target_path' (/html/body/...)")
+    return Step(
+        workflow_id=workflow_id,
+        step=step,
+        objective=_string(record, "objective", required=True),
+        url=_string(record, "url", required=False),
+        html=_string(record, "html", required=True),
+        action=action,
+        source=source,
+        text=text,
+        target_selector=selector,
+        target_path=path,
+        description=_string(record, "description", required=False).strip(),
+    )
+
+
+@dataclass
+class WorkflowBuilder:
+    """Collects a file's steps per workflow, in first-seen order, then orders each by step."""
+
+    steps: dict[str, list[Step]] = field(default_factory=dict)
+    rejects: list[Reject] = field(default_factory=list)
+
+    def add(self, step: Step) -> None:
+        self.steps.setdefault(step.workflow_id, []).append(step)
+
+    def build(self) -> list[Workflow]:
+        workflows = []
+        for wid, steps in self.steps.items():
+            steps.sort(key=lambda s: s.step)
+            kept: list[Step] = []
+            for s in steps:
+                if kept and kept[-1].step == s.step:
+                    self.rejects.append(
+                        Reject(s.source, f"step {s.step} of workflow {wid!r} appears twice (first at {kept[-1].source})", "step", wid, s.step)
+                    )
+                    continue
+                kept.append(s)
+            workflows.append(Workflow(wid, tuple(kept)))
+        return workflows

@@ -1,0 +1,198 @@
+"""The per-step transform: raw HTML and an action become ScribeAgent's prompt and label.
+
+parse (ids in reverse document order) → resolve the target → clean, keeping the target →
+chunk the cleaned DOM to a token budget → choose the chunk(s) → prompt (objective, URL,
+observation, previous steps) and label (the next step), both in the paper's five-line step
+format (ScribeAgent section 3.2.2 and appendix A.2). Every heavy stage runs in the Rust core
+with the GIL released, so threads scale.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from pagelens import Dom, DomError, Tokenizer, chunk
+from pagelens.datasets.records import Reject, Step, Workflow
+
+CHUNK_MODES = ("target", "all", "last")
+
+
+@dataclass(frozen=True)
+class PrepConfig:
+    """What a run makes of each step. ``max_tokens`` bounds the observation (the DOM chunk);
+    ``chunks``: "target" emits the chunk holding the target (training), "all" one example
+    per chunk and "last" the last chunk (evaluation)."""
+
+    tokenizer: str = "gpt2"
+    max_tokens: int = 4096
+    profile: str = "scribe"
+    chunks: str = "target"
+
+    def __post_init__(self) -> None:
+        if self.chunks not in CHUNK_MODES:
+            raise ValueError(f"chunks must be one of {', '.join(CHUNK_MODES)}, not {self.chunks!r}")
+        if self.max_tokens < 16:
+            raise ValueError(f"max_tokens must be at least 16, not {self.max_tokens}")
+        if self.profile not in ("scribe", "minimal"):
+            raise ValueError(f"unknown cleaning profile {self.profile!r}; expected scribe or minimal")
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"tokenizer": self.tokenizer, "max_tokens": self.max_tokens, "profile": self.profile, "chunks": self.chunks}
+
+
+@dataclass(frozen=True)
+class _Done:
+    """What later steps of the workflow need of an earlier one."""
+
+    number: int
+    lines: str
+
+
+_VERBS = {
+    "mouse_click_action": "Click",
+    "keyboard_sequence_action": "Type",
+    "keyboard_combination_action": "Press",
+    "select_action": "Select",
+    "hover_action": "Hover over",
+}
+
+
+def _one_line(text: str) -> str:
+    return " ".join(text.split())
+
+
+def step_lines(number: int, description: str, action: str, text: str, node: int, target: str) -> str:
+    """The five-line step: number, description, action, node id, target start tag. Typed,
+    pressed or chosen text follows the action name in brackets, on the same line."""
+    action_line = f"{action} [{_one_line(text)}]" if text else action
+    return f"{number}.\nDescription: {_one_line(description)}\nAction: {action_line}\nNode: {node}\nTarget: {target}"
+
+
+def _describe(step: Step, dom: Dom, node: int) -> str:
+    """A description for a step recorded without one, from the target's own words."""
+    el = dom.element(node)
+    attrs = el.attributes
+    label = next((attrs[a] for a in ("aria-label", "title", "alt", "placeholder", "value", "name") if attrs.get(a)), "") or el.text
+    label = _one_line(label)[:60] or el.tag
+    verb = _VERBS[step.action]
+    if step.action == "keyboard_sequence_action":
+        return f'Type "{_one_line(step.text)}" into "{label}"'
+    if step.action == "keyboard_combination_action":
+        return f'Press {step.text} on "{label}"'
+    if step.action == "select_action":
+        return f'Select "{_one_line(step.text)}" in "{label}"'
+    return f'{verb} "{label}"'
+
+
+class Transformer:
+    """Turns workflows into examples under one :class:`PrepConfig`. Holds the tokenizer, so
+    build one per worker and reuse it; it is safe to share between threads."""
+
+    def __init__(self, config: PrepConfig):
+        self.config = config
+        self.tokenizer = Tokenizer.from_file(config.tokenizer) if config.tokenizer.endswith(".json") else Tokenizer(config.tokenizer)
+
+    def _resolve(self, dom: Dom, step: Step) -> tuple[int | None, Reject | None]:
+        def reject(field: str, reason: str) -> tuple[None, Reject]:
+            return None, Reject(step.source, reason, field, step.workflow_id, step.step)
+
+        by_selector = by_path = None
+        if step.target_selector:
+            try:
+                found = dom.select(step.target_selector)
+            except DomError as e:
+                return reject("target_selector", str(e))
+            if not found:
+                return reject("target_selector", f"target_selector {step.target_selector!r} matches no element")
+            by_selector = found[0]  # querySelector's answer: the first in document order
+        if step.target_path:
+            try:
+                by_path = dom.find_path(step.target_path)
+            except DomError as e:
+                return reject("target_path", str(e))
+            if by_path is None:
+                return reject("target_path", f"target_path {step.target_path!r} leads to no element")
+        if by_selector is not None and by_path is not None and by_selector != by_path:
+            return reject("target_path", "target_selector and target_path name different elements")
+        return (by_selector if by_selector is not None else by_path), None
+
+    def workflow(self, wf: Workflow) -> tuple[list[dict[str, Any]], list[Reject]]:
+        """Examples of every step, in order. A step that cannot be resolved is rejected and
+        so are the steps after it (their history would be wrong); earlier ones stand."""
+        examples: list[dict[str, Any]] = []
+        rejects: list[Reject] = []
+        history: list[_Done] = []
+        for i, step in enumerate(wf.steps):
+            made, reject, done = self._step(step, len(history) + 1, history)
+            if reject is not None:
+                rejects.append(reject)
+                for later in wf.steps[i + 1 :]:
+                    rejects.append(
+                        Reject(later.source, f"an earlier step ({step.step}, {step.source}) of the workflow was rejected", "workflow", later.workflow_id, later.step)
+                    )
+                break
+            examples.extend(made)
+            history.append(done)
+        return examples, rejects
+
+    def _step(self, step: Step, number: int, history: list[_Done]) -> tuple[list[dict[str, Any]], Reject | None, _Done | None]:
+        cfg, tok = self.config, self.tokenizer
+        dom = Dom.parse(step.html)
+        node, reject = self._resolve(dom, step)
+        if reject is not None:
+            return [], reject, None
+        cleaned = dom.clean(cfg.profile, tokenizer=tok, keep=[node])
+        html = cleaned.html()
+        target_tag = cleaned.start_tag(node)
+        description = step.description or _describe(step, cleaned, node)
+        lines = step_lines(number, description, step.action, step.text, node, target_tag)
+        chunks = chunk(html, cfg.max_tokens, tok, kind="dom")
+        holding = next((i for i, c in enumerate(chunks) if node in c.node_ids), None)
+        if cfg.chunks == "target":
+            if holding is None:
+                return [], Reject(step.source, f"no chunk holds target node {node}", "target_selector", step.workflow_id, step.step), None
+            chosen = [holding]
+        elif cfg.chunks == "last":
+            chosen = [len(chunks) - 1]
+        else:
+            chosen = list(range(len(chunks)))
+        guide = "\n".join(h.lines for h in history)
+        head = f"Objective: {_one_line(step.objective)}\n" + (f"URL: {step.url}\n" if step.url else "")
+        raw_tokens = tok.count(step.html)
+        # The chunks are the cleaned DOM cut at start tags: their tokens are what feeding the
+        # whole page costs (within a token or two per cut of counting it in one piece).
+        clean_tokens = sum(c.token_count for c in chunks)
+        examples = []
+        for k in chosen:
+            c = chunks[k]
+            prompt = f"{head}Observation: {c.text}\nStep-by-step guide:\n" + (guide + "\n" if guide else "")
+            examples.append(
+                {
+                    "workflow_id": step.workflow_id,
+                    "step": step.step,
+                    "source": step.source,
+                    "objective": step.objective,
+                    "url": step.url,
+                    "action": step.action,
+                    "text": step.text,
+                    "prompt": prompt,
+                    "label": lines,
+                    "target_node": node,
+                    "target_tag": target_tag,
+                    "target_rescued": node in cleaned.rescued_ids,
+                    "chunk_index": k,
+                    "chunk_count": len(chunks),
+                    "contains_target": node in c.node_ids,
+                    "oversized": c.oversized,
+                    "html_bytes": len(step.html.encode()),
+                    "raw_tokens": raw_tokens,
+                    "clean_tokens": clean_tokens,
+                    "observation_tokens": c.token_count,
+                    "prompt_tokens": tok.count(prompt),
+                    "label_tokens": tok.count(lines),
+                    "tokenizer": tok.name,
+                    "profile": cfg.profile,
+                }
+            )
+        return examples, None, _Done(number, lines)

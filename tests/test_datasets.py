@@ -1,0 +1,287 @@
+"""The dataset pipeline (issue: dataset preparation at scale) on a workflow dataset built
+from the corpus, on both engines."""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import pagelens
+from pagelens.datasets import (
+    ManifestMismatch,
+    PrepConfig,
+    Transformer,
+    Workflow,
+    read_output,
+    read_workflows,
+    run_local,
+    run_ray,
+)
+from workflow_data import build_dataset
+
+BUDGET = 512
+DATA = Path(__file__).resolve().parent / "data"
+
+
+@pytest.fixture(scope="module")
+def dataset(tmp_path_factory):
+    folder = tmp_path_factory.mktemp("workflows")
+    info = build_dataset(folder, n_pages=10)
+    return folder, info
+
+
+@pytest.fixture(scope="module")
+def local_run(dataset, tmp_path_factory):
+    folder, _ = dataset
+    out = tmp_path_factory.mktemp("local-out")
+    summary = run_local([str(folder)], str(out), PrepConfig(max_tokens=BUDGET), workers=2, shard_size=3)
+    return out, summary
+
+
+def observation(prompt: str) -> str:
+    return prompt.split("\nObservation: ", 1)[1].split("\nStep-by-step guide:\n", 1)[0]
+
+
+def test_every_example_holds_its_target_within_budget(dataset, local_run):
+    folder, info = dataset
+    examples, _ = read_output(local_run[0])
+    by_step = {(e["workflow_id"], e["step"]): e for e in examples}
+    assert set(info["expected"]) <= set(by_step)
+    for (wid, step), target in info["expected"].items():
+        e = by_step[(wid, step)]
+        obs = observation(e["prompt"])
+        # The element the recording named (found by html5lib) is the one we resolved.
+        el = pagelens.Dom.parse(_html_of(folder, e["source"])).element(e["target_node"])
+        assert el.tag == target.tag
+        assert {k: v for k, v in el.attributes.items()} == target.attrs
+        assert f' node="{e["target_node"]}"' in obs and e["target_tag"] in obs
+        assert e["contains_target"] and e["observation_tokens"] == pagelens.count_tokens(obs)
+        assert e["observation_tokens"] <= BUDGET or e["oversized"]
+        assert e["prompt_tokens"] == pagelens.count_tokens(e["prompt"])
+        assert e["clean_tokens"] < e["raw_tokens"]
+
+
+def _html_of(folder: Path, source: str) -> str:
+    line = int(source.rsplit(":", 1)[1])
+    return json.loads((folder / "steps.jsonl").read_text().splitlines()[line - 1])["html"]
+
+
+def test_prompts_and_labels_follow_the_five_line_format(local_run):
+    examples, _ = read_output(local_run[0])
+    by_wf: dict[str, list[dict]] = {}
+    for e in examples:
+        by_wf.setdefault(e["workflow_id"], []).append(e)
+    label_re = re.compile(r"^(\d+)\.\nDescription: .+\nAction: (\S+)( \[.*\])?\nNode: (\d+)\nTarget: (<[^\n]+>)$")
+    for wid, steps in by_wf.items():
+        for k, e in enumerate(steps):
+            m = label_re.match(e["label"])
+            assert m, e["label"]
+            assert int(m.group(1)) == k + 1 and m.group(2) == e["action"]
+            assert int(m.group(4)) == e["target_node"] and m.group(5) == e["target_tag"]
+            if e["action"] == "keyboard_sequence_action":
+                assert m.group(3) == " [hello world]"
+            assert e["prompt"].startswith(f"Objective: {e['objective']}\nURL: {e['url']}\nObservation: ")
+            # The guide is exactly the earlier steps' labels, in order.
+            guide = "".join(p["label"] + "\n" for p in steps[:k])
+            assert e["prompt"].endswith("\nStep-by-step guide:\n" + guide)
+
+
+def test_broken_records_are_the_rejects_with_their_reasons(dataset, local_run):
+    folder, info = dataset
+    out, summary = local_run
+    examples, rejects = read_output(out)
+    broken = dict(info["broken"])
+    ok_line = broken.pop("_cut_short_ok_line")
+    got = {r["source"].rsplit("/", 1)[1]: r["field"] for r in rejects}
+    assert got == broken
+    assert any(e["source"].endswith(f"steps.jsonl:{ok_line}") for e in examples), "the step before a bad one stands"
+    lines = (folder / "steps.jsonl").read_text().splitlines()
+    assert summary["records_in"] == len(lines) == len(examples) + len(rejects)
+    assert summary["rejected"] == len(broken)
+    assert summary["tokens_before"] > summary["tokens_after"] > 0
+
+
+def test_ray_output_is_identical_record_for_record(dataset, local_run, tmp_path):
+    folder, _ = dataset
+    summary = run_ray([str(folder)], str(tmp_path / "ray"), PrepConfig(max_tokens=BUDGET), workers=2)
+    assert read_output(tmp_path / "ray") == read_output(local_run[0])
+    for key in ("records_in", "examples_out", "rejected", "tokens_before", "tokens_after", "targets_rescued"):
+        assert summary[key] == local_run[1][key], key
+
+
+def test_jsonl_output_and_worker_count_change_nothing(dataset, local_run, tmp_path):
+    folder, _ = dataset
+    run_local([str(folder)], str(tmp_path / "j"), PrepConfig(max_tokens=BUDGET), workers=1, shard_size=100, fmt="jsonl")
+    assert sorted(p.suffix for p in (tmp_path / "j" / "examples").iterdir()) == [".jsonl"]
+    assert read_output(tmp_path / "j") == read_output(local_run[0])
+
+
+def test_resume_after_a_killed_run_redoes_nothing_and_loses_nothing(dataset, local_run, tmp_path):
+    folder, _ = dataset
+    out = tmp_path / "resumed"
+    cmd = [sys.executable, "-m", "pagelens", "prep", str(folder), str(out), "--max-tokens", str(BUDGET),
+           "--workers", "1", "--shard-size", "1"]
+    proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    done = out / "_done"
+    deadline = time.monotonic() + 120
+    while time.monotonic() < deadline and len(list(done.glob("*.json")) if done.exists() else []) < 3:
+        time.sleep(0.02)
+    proc.send_signal(signal.SIGKILL)
+    proc.wait()
+    finished = sorted(done.glob("*.json"))
+    assert 3 <= len(finished) < 11, "killed part-way"
+    stamps = {p: (p.stat().st_ino, p.stat().st_mtime_ns) for d in ("examples", "_done") for p in (out / d).glob("part-*")}
+    stamps = {p: s for p, s in stamps.items() if (done / f"{p.stem}.json").exists()}
+    rerun = subprocess.run(cmd, capture_output=True, text=True, timeout=300)
+    assert rerun.returncode == 0, rerun.stderr
+    summary = json.loads(rerun.stdout)
+    assert summary["shards_resumed"] >= len(finished)
+    for p, s in stamps.items():
+        assert (p.stat().st_ino, p.stat().st_mtime_ns) == s, f"{p.name} was redone"
+    assert not list(out.rglob(".*.tmp")), "no half-written file left behind"
+    assert read_output(out) == read_output(local_run[0])
+
+
+def test_a_rerun_with_other_settings_is_refused(dataset, local_run):
+    folder, _ = dataset
+    with pytest.raises(ManifestMismatch, match="config"):
+        run_local([str(folder)], str(local_run[0]), PrepConfig(max_tokens=BUDGET * 2))
+
+
+def test_mind2web_layout():
+    data = (DATA / "mind2web_sample.json").read_bytes()
+    workflows, rejects = read_workflows("mind2web_sample.json", data)
+    assert [r.field for r in rejects] == ["pos_candidates"] and rejects[0].source == "mind2web_sample.json[1].actions[0]"
+    (wf,) = workflows
+    examples, rej = Transformer(PrepConfig()).workflow(wf)
+    assert rej == []
+    assert [e["action"] for e in examples] == ["select_action", "keyboard_sequence_action", "mouse_click_action"]
+    assert [e["text"] for e in examples] == ["Events", "Seattle", ""]
+    assert [e["target_tag"].split()[0] for e in examples] == ["<select", "<input", "<path"]
+    assert all(e["objective"] == "Find a wine tasting event in Seattle" and "URL:" not in e["prompt"] for e in examples)
+    assert "Description: [combobox]  Reservation type -> SELECT: Events".replace("  ", " ") in examples[1]["prompt"]
+    assert "Action: select_action [Events]" in examples[0]["label"]
+    # backend ids name the target; they are not part of what the model reads.
+    assert all("backend_node_id" not in e["prompt"] + e["label"] for e in examples)
+    # The svg <path> clicked in step 3 would be unwrapped by the scribe rules: it is kept.
+    assert [e["target_rescued"] for e in examples] == [False, False, True]
+
+
+def test_a_target_that_cleaning_would_remove_is_kept_and_counted():
+    html = "<html><body><div class=close></div><p>Hello <custom-button>Go</custom-button></p></body></html>"
+    steps = [
+        {"workflow_id": "w", "step": 0, "objective": "o", "url": "u", "html": html, "action": "click", "target_selector": "div.close"},
+        {"workflow_id": "w", "step": 1, "objective": "o", "url": "u", "html": html, "action": "click", "target_path": "/html/body/p/custom-button"},
+        {"workflow_id": "w", "step": 2, "objective": "o", "url": "u", "html": html, "action": "click", "target_selector": "p"},
+    ]
+    (wf,), _ = read_workflows("w.jsonl", "\n".join(map(json.dumps, steps)).encode())
+    examples, _ = Transformer(PrepConfig()).workflow(wf)
+    assert [e["target_rescued"] for e in examples] == [True, True, False]
+    assert examples[0]["target_tag"].startswith('<div class="close" node=')
+    assert examples[1]["target_tag"].startswith("<custom-button node=")
+    assert 'Description: Click "Go"' in examples[1]["label"], "a missing description is made from the target"
+    plain = pagelens.Dom.parse(html).clean().html()
+    assert "custom-button" not in plain and "close" not in plain
+
+
+@pytest.mark.parametrize("mode", ["all", "last"])
+def test_evaluation_chunk_modes(dataset, mode):
+    folder, _ = dataset
+    (wf, *_), _ = read_workflows("steps.jsonl", (folder / "steps.jsonl").read_bytes())
+    examples, _ = Transformer(PrepConfig(max_tokens=128, chunks=mode)).workflow(wf)
+    by_step: dict[int, list[dict]] = {}
+    for e in examples:
+        by_step.setdefault(e["step"], []).append(e)
+    for rows in by_step.values():
+        count = rows[0]["chunk_count"]
+        assert count > 1
+        if mode == "all":
+            assert [r["chunk_index"] for r in rows] == list(range(count))
+            assert sum(r["contains_target"] for r in rows) == 1
+        else:
+            assert [r["chunk_index"] for r in rows] == [count - 1]
+        for r in rows:
+            assert r["contains_target"] == (f' node="{r["target_node"]}"' in observation(r["prompt"]))
+
+
+def test_cli_errors_are_clear(tmp_path):
+    bad = tmp_path / "x.csv"
+    bad.write_text("a,b\n")
+    r = subprocess.run([sys.executable, "-m", "pagelens", "prep", str(bad), str(tmp_path / "o")], capture_output=True, text=True)
+    assert r.returncode == 2 and "unknown format '.csv'" in r.stderr
+    r = subprocess.run([sys.executable, "-m", "pagelens", "prep", str(tmp_path / "o")], capture_output=True, text=True)
+    assert r.returncode == 2 and "at least one INPUT" in r.stderr
+
+
+def test_unreadable_parquet_is_one_reject_not_a_crash():
+    workflows, rejects = read_workflows("broken.parquet", b"PAR1 not really")
+    assert workflows == [] and len(rejects) == 1 and "unreadable file" in rejects[0].reason
+
+
+def test_parquet_input(dataset, tmp_path):
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    folder, info = dataset
+    lines = (folder / "steps.jsonl").read_text().splitlines()
+    wanted = info["pages"][:2]
+    rows = [json.loads(line) for line in lines if any(line.startswith(f'{{"workflow_id": "{w}"') for w in wanted)]
+    keys = sorted({k for r in rows for k in r})  # from_pylist takes its columns from the first row
+    pq.write_table(pa.Table.from_pylist([{k: r.get(k) for k in keys} for r in rows]), tmp_path / "steps.parquet")
+    workflows, rejects = read_workflows(str(tmp_path / "steps.parquet"), (tmp_path / "steps.parquet").read_bytes())
+    assert rejects == [] and [w.workflow_id for w in workflows] == info["pages"][:2]
+    assert all(s.source.startswith(str(tmp_path / "steps.parquet") + "#") for w in workflows for s in w.steps)
+
+
+# Keeping an element is a tree transform: check it on generated documents.
+_TAGS = ["div", "span", "p", "a", "custom-x", "script", "i", "svg", "path", "template", "head", "meta", "noscript"]
+
+
+@st.composite
+def documents(draw):
+    parts: list[str] = []
+    for _ in range(draw(st.integers(1, 25))):
+        tag = draw(st.sampled_from(_TAGS))
+        attr = draw(st.sampled_from(["", ' class="x"', ' onclick="f()"', ' title="t"', ' id="q9Zr7xKpL2mWv8QsT4nB6yHdF3jGc1aE0uR"']))
+        text = draw(st.sampled_from(["", "hi", " ", "a b"]))
+        close = draw(st.booleans())
+        parts.append(f"<{tag}{attr}>{text}" + (f"</{tag}>" if close else ""))
+    return "<html><head><title>t</title></head><body>" + "".join(parts) + "</body></html>"
+
+
+@settings(max_examples=200, deadline=None)
+@given(documents(), st.data(), st.sampled_from(["scribe", "minimal"]))
+def test_keep_property(html, data, profile):
+    dom = pagelens.Dom.parse(html)
+    target = data.draw(st.sampled_from(dom.node_ids()))
+    kept = dom.clean(profile, keep=[target])
+    plain = dom.clean(profile)
+    assert target in kept and kept.element(target).tag == dom.element(target).tag
+    assert kept.start_tag(target) in kept.html()
+    assert set(kept.rescued_ids) <= {target}
+    # Rescued exactly when plain cleaning loses the element; otherwise keeping changes nothing.
+    assert (target in kept.rescued_ids) == (target not in plain)
+    if not kept.rescued_ids:
+        assert kept.html() == plain.html()
+    # Every other element of the kept copy is one plain cleaning keeps too, or its ancestor.
+    extra = set(kept.node_ids()) - set(plain.node_ids())
+    assert extra <= {target} | _ancestors(dom, target)
+
+
+def _ancestors(dom, node_id):
+    out = set()
+    p = dom.element(node_id).parent
+    while p is not None:
+        out.add(p)
+        p = dom.element(p).parent
+    return out
