@@ -134,12 +134,13 @@ def test_resume_after_a_killed_run_redoes_nothing_and_loses_nothing(dataset, loc
     proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     done = out / "_done"
     deadline = time.monotonic() + 120
-    while time.monotonic() < deadline and len(list(done.glob("*.json")) if done.exists() else []) < 3:
-        time.sleep(0.02)
+    while time.monotonic() < deadline and not (done.exists() and any(done.glob("*.json"))):
+        time.sleep(0.005)
     proc.send_signal(signal.SIGKILL)
     proc.wait()
     finished = sorted(done.glob("*.json"))
-    assert 3 <= len(finished) < 11, "killed part-way"
+    shards = len(read_workflows("steps.jsonl", (folder / "steps.jsonl").read_bytes())[0])
+    assert 1 <= len(finished) < shards, "killed part-way"
     stamps = {p: (p.stat().st_ino, p.stat().st_mtime_ns) for d in ("examples", "_done") for p in (out / d).glob("part-*")}
     stamps = {p: s for p, s in stamps.items() if (done / f"{p.stem}.json").exists()}
     rerun = subprocess.run(cmd, capture_output=True, text=True, timeout=300)

@@ -1,7 +1,9 @@
 //! Offline BPE tokenizers. The vocabularies are compiled into the binary by tiktoken-rs,
 //! so counting never touches the network.
 
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
+
+use rustc_hash::FxHashMap;
 
 use base64::prelude::{Engine as _, BASE64_STANDARD};
 use tiktoken_rs::CoreBPE;
@@ -47,7 +49,10 @@ impl Encoding {
 
     /// Token ids of `text`, special-token text treated as ordinary text.
     pub fn encode(self, text: &str) -> Vec<u32> {
-        self.bpe().encode_ordinary(text)
+        match self {
+            Encoding::R50k => r50k_encode(text),
+            _ => self.bpe().encode_ordinary(text),
+        }
     }
 
     pub fn count(self, text: &str) -> usize {
@@ -77,6 +82,65 @@ impl Encoding {
         }
         out
     }
+}
+
+/// GPT-2's pre-tokenizer without its one look-ahead (`\s+(?!\S)`), which needs
+/// fancy-regex's backtracking engine; that engine is three quarters of tiktoken's time on
+/// HTML. The look-ahead is applied by hand in [`r50k_encode`]. Possessive `++` in the
+/// original changes nothing here: no alternative can backtrack into another.
+const R50K_SPLIT: &str = r"'(?:[sdmt]|ll|ve|re)| ?\p{L}+| ?\p{N}+| ?[^\s\p{L}\p{N}]+|\s+";
+
+struct R50kParts {
+    split: regex::Regex,
+    /// Bytes of each mergeable token → its rank: a whole piece is often one token.
+    ranks: FxHashMap<Vec<u8>, u32>,
+}
+
+fn r50k_parts() -> &'static R50kParts {
+    static PARTS: OnceLock<R50kParts> = OnceLock::new();
+    PARTS.get_or_init(|| {
+        let bpe = Encoding::R50k.bpe();
+        let ranks = (0..Encoding::R50k.mergeable_ranks())
+            .filter_map(|r| bpe.decode_bytes(&[r]).ok().map(|b| (b, r)))
+            .collect();
+        R50kParts { split: regex::Regex::new(R50K_SPLIT).expect("valid pattern"), ranks }
+    })
+}
+
+/// tiktoken's `r50k_base` encoding, identical ids (tested against tiktoken on the corpus
+/// and generated text), about three times faster on HTML. Pieces are split with the
+/// linear-time `regex` engine; a whitespace run followed by a non-space leaves its last
+/// character to the next piece, which is what `\s+(?!\S)` does. Pieces that are not one
+/// token go through tiktoken's own BPE, cached per distinct piece within the call.
+fn r50k_encode(text: &str) -> Vec<u32> {
+    let parts = r50k_parts();
+    let bpe = Encoding::R50k.bpe();
+    let mut out = Vec::with_capacity(text.len() / 3);
+    let mut merged: FxHashMap<&str, (usize, usize)> = FxHashMap::default();
+    let mut pos = 0;
+    while pos < text.len() {
+        let Some(m) = parts.split.find_at(text, pos) else { break };
+        let mut end = m.end();
+        let piece = m.as_str();
+        if end < text.len() && piece.chars().next_back().is_some_and(char::is_whitespace) {
+            // A whitespace run (the only alternative ending in whitespace), not at the end.
+            if let Some((last, _)) = piece.char_indices().next_back().filter(|&(i, _)| i > 0) {
+                end = m.start() + last;
+            }
+        }
+        let piece = &text[m.start()..end];
+        if let Some(&rank) = parts.ranks.get(piece.as_bytes()) {
+            out.push(rank);
+        } else if let Some(&(from, len)) = merged.get(piece) {
+            out.extend_from_within(from..from + len);
+        } else {
+            let ids = bpe.encode_ordinary(piece);
+            merged.insert(piece, (out.len(), ids.len()));
+            out.extend_from_slice(&ids);
+        }
+        pos = end;
+    }
+    out
 }
 
 /// Any tokenizer the core counts with: an embedded tiktoken encoding, or a Hugging Face
@@ -161,5 +225,18 @@ mod tests {
         assert_eq!(Encoding::from_name("gpt2").unwrap(), Encoding::R50k);
         assert!(Encoding::from_name("bert").is_err());
         assert_eq!(Encoding::Cl100k.count(""), 0);
+    }
+
+    #[test]
+    fn fast_r50k_is_tiktoken() {
+        let bpe = Encoding::R50k.bpe();
+        let cases = [
+            "", " ", "  ", "a  b", "a \n b", "x\n\n<div>", "  \t\n  end", "trailing   ", "\u{a0}\u{a0}x", "it's we'll 'S",
+            "<a href=\"/x?y=1&z=2\">Hi</a>\n    <p>", "12345 6789x", "中文 テキスト 🙂🙂", "\r\n\r\n  \u{3000}q", "a\u{2028}b",
+            "      ...!!!   ---", "\u{85}x \u{85} y",
+        ];
+        for c in cases {
+            assert_eq!(r50k_encode(c), bpe.encode_ordinary(c), "{c:?}");
+        }
     }
 }

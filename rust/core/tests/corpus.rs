@@ -8,10 +8,14 @@ use pagelens_core::axtree::RoleClass;
 use pagelens_core::{render, AxTree, Mode};
 
 fn corpus() -> Vec<(String, Vec<u8>)> {
+    corpus_files("axtree.json.gz")
+}
+
+fn corpus_files(name: &str) -> Vec<(String, Vec<u8>)> {
     let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../tests/corpus");
     let mut pages = Vec::new();
     for entry in std::fs::read_dir(&dir).expect("tests/corpus") {
-        let path = entry.unwrap().path().join("axtree.json.gz");
+        let path = entry.unwrap().path().join(name);
         if !path.exists() {
             continue;
         }
@@ -23,6 +27,17 @@ fn corpus() -> Vec<(String, Vec<u8>)> {
     }
     pages.sort();
     pages
+}
+
+/// The fast GPT-2 path gives tiktoken's ids on every page's raw HTML (the hardest input:
+/// long whitespace runs, minified scripts, every script of the world).
+#[test]
+fn gpt2_ids_equal_tiktoken_on_every_page() {
+    let bpe = tiktoken_rs::r50k_base_singleton();
+    for (path, html) in corpus_files("source.html.gz") {
+        let text = String::from_utf8_lossy(&html);
+        assert_eq!(pagelens_core::Encoding::R50k.encode(&text), bpe.encode_ordinary(&text), "{path}");
+    }
 }
 
 #[test]
