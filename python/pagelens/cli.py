@@ -376,7 +376,7 @@ def main(argv: list[str] | None = None) -> int:
         # `pagelens observe | head`: the reader left; not an error.
         sys.stdout = None
         return 0
-    except (AXTreeError, ValueError, OSError, LLMError) as e:
+    except (AXTreeError, ValueError, OSError, LLMError, ImportError) as e:
         print(f"pagelens: error: {e}", file=sys.stderr)
         return 2
     except Exception as e:

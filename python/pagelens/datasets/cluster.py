@@ -75,8 +75,11 @@ def run_ray(
     """Runs the pipeline on Ray; ``address`` joins an existing cluster ("auto" or
     "ray://host:10001"), otherwise a local instance with ``workers`` CPUs is started and
     stopped. Returns the summary (also written to ``out/summary.json``)."""
-    import ray
-    from ray.data.expressions import col
+    try:
+        import ray
+        from ray.data.expressions import col
+    except ImportError as e:
+        raise ImportError("the Ray engine needs Ray Data: pip install 'pagelens[datasets]'") from e
 
     if fmt not in OUTPUT_FORMATS:
         raise ValueError(f"format must be one of {', '.join(OUTPUT_FORMATS)}, not {fmt!r}")

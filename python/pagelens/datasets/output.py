@@ -16,8 +16,11 @@ import os
 from pathlib import Path
 from typing import Any
 
-import pyarrow as pa
-import pyarrow.parquet as pq
+try:
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+except ImportError as e:  # pragma: no cover - the base install has no Parquet support
+    raise ImportError("pagelens.datasets needs pyarrow: pip install 'pagelens[datasets]'") from e
 
 from pagelens._io import write_atomically
 
