@@ -12,6 +12,7 @@ from playwright.async_api import (
     Browser,
     BrowserContext,
     Dialog,
+    Frame,
     Page,
     Playwright,
     Request,
@@ -30,7 +31,13 @@ from pagelens.browser.records import PageObservation, StepResult, Tab
 
 
 # Resolves after the next rendering update (or 100 ms, for a tab that does not render).
-_NEXT_FRAME = "new Promise(done => { requestAnimationFrame(() => done()); setTimeout(done, 100); })"
+# Resolves once the document has loaded and rendered once more (rAF does not run in hidden
+# tabs, hence the 100 ms fallback; a load that never comes is given up after 5 s).
+_LOADED_NEXT_FRAME = """new Promise(done => {
+  const frame = () => { requestAnimationFrame(() => done()); setTimeout(done, 100); };
+  if (document.readyState === "complete") frame();
+  else { addEventListener("load", frame, { once: true }); setTimeout(frame, 5000); }
+})"""
 
 
 @dataclass
@@ -84,6 +91,8 @@ class AsyncBrowserEnv:
         # submits a form returns before the new document exists, and observing then would
         # show the old page or a half-parsed new one.
         self._navigations: dict[Page, set[Request]] = {}
+        # Main-frame documents committed per page: tells a wait that a new document came.
+        self._commits: dict[Page, int] = {}
         self.allow: HostAllowList | None = None
         self.start_url: str | None = None
         self._executor = Executor(self)
@@ -142,6 +151,7 @@ class AsyncBrowserEnv:
             await quietly(self._context.close())
         self._sessions.clear()
         self._navigations.clear()
+        self._commits.clear()
         self._frames = {}
         self._last = None
         self._dialogs = []
@@ -207,7 +217,12 @@ class AsyncBrowserEnv:
         page.on("request", requested)
         page.on("requestfinished", answered)
         page.on("requestfailed", failed)
-        page.on("framenavigated", lambda frame: pending.clear() if frame == page.main_frame else None)
+        def committed(frame: Frame) -> None:
+            if frame == page.main_frame:
+                pending.clear()
+                self._commits[page] = self._commits.get(page, 0) + 1
+
+        page.on("framenavigated", committed)
         page.on("close", lambda _: pending.clear())
         self._page = page
 
@@ -345,15 +360,20 @@ class AsyncBrowserEnv:
         await self._wait_loaded(page, timeout_ms)
         if self.config.settle_ms:
             await asyncio.sleep(self.config.settle_ms / 1e3)
-        # A navigation the action started that has not committed yet: wait for its document.
-        pending = self._navigations.get(page)
-        if pending:
+        # A navigation the action started may not have committed (or even been requested: a
+        # form submitted by Enter starts its request a little later). Wait for its document,
+        # then for that document's load and next rendering update — Chromium builds a new
+        # document's accessibility tree then; asked before, getFullAXTree answers an empty
+        # root. If another document commits meanwhile, wait for that one too.
+        pending = self._navigations.setdefault(page, set())
+        for _ in range(5):
             while pending and time.monotonic() < deadline and not page.is_closed():
                 await asyncio.sleep(0.05)
             await self._wait_loaded(page, max(0.0, deadline - time.monotonic()) * 1e3)
-        # Chromium builds a new document's accessibility tree at its next rendering update;
-        # asked before that, getFullAXTree answers with an empty root.
-        await quietly(asyncio.wait_for(page.evaluate(_NEXT_FRAME), self.config.action_timeout_ms / 1e3))
+            commits = self._commits.get(page, 0)
+            await quietly(asyncio.wait_for(page.evaluate(_LOADED_NEXT_FRAME), self.config.action_timeout_ms / 1e3))
+            if page.is_closed() or (not pending and self._commits.get(page, 0) == commits):
+                break
 
     @staticmethod
     async def _wait_loaded(page: Page, timeout_ms: float) -> None:
