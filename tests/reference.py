@@ -79,6 +79,56 @@ def webarena_kept(nodes: list[dict]) -> list[Kept]:
     return out
 
 
+def name_from_contents(n: dict) -> bool:
+    """The winning source of the node's name (the first with a value, not superseded) is
+    its own contents (CDP ``name.sources``)."""
+    for source in (n.get("name") or {}).get("sources") or []:
+        if "value" in source and not source.get("superseded"):
+            return source.get("type") == "contents"
+    return False
+
+
+def text_junctions(nodes: list[dict]) -> list[tuple[str, str]]:
+    """Adjacent sibling StaticText nodes (one raw parent, next to each other in its
+    ``childIds``, both shown) that touch with no whitespace between them: (left, right)."""
+    by_id: dict[str, dict] = {}
+    for n in nodes:
+        by_id.setdefault(n["nodeId"], n)
+    child_ids = {c for n in by_id.values() for c in n.get("childIds", [])}
+    roots = [n for n in by_id.values() if n["nodeId"] not in child_ids]
+    out: list[tuple[str, str]] = []
+    stack = [(r, False) for r in roots]
+    while stack:
+        n, skipped = stack.pop()
+        skipped = skipped or _role(n) in SKIPPED_ROLES
+        kids = [by_id[c] for c in n.get("childIds", [])]
+        if not skipped:
+            # Texts as Chromium gives them: nothing but InlineTextBoxes below (otherwise an
+            # element sits between the two texts and they do not touch).
+            shown = [
+                not k.get("ignored") and "backendDOMNodeId" in k and _role(k) == "StaticText"
+                and all(_role(by_id[c]) in SKIPPED_ROLES for c in k.get("childIds", []))
+                for k in kids
+            ]
+            for i in range(len(kids) - 1):
+                left, right = _name(kids[i]), _name(kids[i + 1])
+                if shown[i] and shown[i + 1] and left and right:
+                    if not left[-1].isspace() and not right[0].isspace():
+                        out.append((left, right))
+        stack.extend((k, skipped) for k in kids)
+    return out
+
+
+def junction_joined(text: str, left: str, right: str) -> bool:
+    """The characters on both sides of a junction appear joined in the occam text."""
+    pair = left[-1] + right[0]
+    return pair in text or pair in unescape_occam(text) or repr(pair)[1:-1] in text
+
+
+def squashed(s: str) -> str:
+    return "".join(s.split())
+
+
 def webarena_text(nodes: list[dict]) -> str:
     return "\n".join("\t" * k.depth + k.line for k in webarena_kept(nodes))
 
@@ -100,7 +150,15 @@ def unescape_occam(text: str) -> str:
 
 
 def text_present(text: str, unescaped: str, s: str) -> bool:
-    return s in text or s in unescaped or repr(s)[1:-1] in text
+    """``s`` (a normalised name) is in the occam text: as is, unquoted, or with the page's
+    own spacing (code blocks keep it, so compare after normalising both)."""
+    return (
+        s in text
+        or s in unescaped
+        or repr(s)[1:-1] in text
+        or s in normalize(unescaped)
+        or s in normalize(text)  # code blocks are not quoted, so nothing to unescape
+    )
 
 
 ID_RE = re.compile(r"\[(-?\d+)\]")

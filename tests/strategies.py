@@ -25,6 +25,17 @@ NAMES = st.one_of(
     st.just("3. "),
     st.text(alphabet=ALPHABET, max_size=14),
 )
+# What Chromium gives StaticText: the page's own whitespace inside names, whitespace-only
+# pieces, and line breaks where the page renders them (preformatted text).
+TEXT_NAMES = st.one_of(
+    NAMES,
+    st.sampled_from([" ", "\n", "$", "12", ".99", "(", ")", "re", ".", "compile"]),
+    st.lists(st.text(alphabet="ab ({:=}x", max_size=8), min_size=2, max_size=4).map("\n".join),
+    st.builds(lambda a, b: f"  {a}\n    {b}\n", st.text(alphabet="abc()=", min_size=1, max_size=6),
+              st.text(alphabet="xyz.;", min_size=1, max_size=6)),
+)
+CONTENT_NAMED = {"cell", "gridcell", "columnheader", "rowheader", "LayoutTableCell", "term", "definition",
+                 "heading", "link", "button", "listitem", "option", "menuitem"}
 PROP_VALUES = {
     "focusable": st.booleans(),
     "url": st.just("https://example.test/a?b=1"),
@@ -46,6 +57,30 @@ def node_props(draw) -> list[dict]:
     return [{"name": n, "value": {"type": "x", "value": draw(PROP_VALUES[n])}} for n in names]
 
 
+def _contents_text(nodes: list[dict], i: int) -> str:
+    parts: list[str] = []
+    stack = [(i, True)]
+    while stack:
+        k, first = stack.pop()
+        node = nodes[k]
+        if node["role"]["value"] in ("InlineTextBox", "LineBreak"):
+            continue
+        if node["role"]["value"] == "StaticText" and not node.get("ignored"):
+            parts.append(node["name"]["value"])
+            continue
+        if k != i:
+            parts.append(" ")
+        stack.extend((int(c) - 1, False) for c in reversed(node["childIds"]))
+    return " ".join("".join(parts).split())
+
+
+@st.composite
+def clickable_ids(draw, nodes: list[dict]) -> list[int]:
+    """Backend ids of some elements that respond to clicks (any role), as DOMSnapshot reports."""
+    backend = sorted(n["backendDOMNodeId"] for n in nodes if "backendDOMNodeId" in n)
+    return draw(st.lists(st.sampled_from(backend), max_size=6, unique=True)) if backend else []
+
+
 @st.composite
 def ax_payloads(draw, max_nodes: int = 40) -> list[dict]:
     n = draw(st.integers(1, max_nodes))
@@ -57,7 +92,7 @@ def ax_payloads(draw, max_nodes: int = 40) -> list[dict]:
             "nodeId": str(i + 1),
             "ignored": draw(st.booleans()) if i and draw(st.integers(0, 9)) == 0 else False,
             "role": {"type": "role", "value": role},
-            "name": {"type": "computedString", "value": draw(NAMES)},
+            "name": {"type": "computedString", "value": draw(TEXT_NAMES if role == "StaticText" else NAMES)},
             "properties": draw(node_props()),
             "childIds": [],
         }
@@ -72,6 +107,16 @@ def ax_payloads(draw, max_nodes: int = 40) -> list[dict]:
         nodes.append(node)
     for i in range(1, n):
         nodes[parents[i]]["childIds"].append(str(i + 1))
+    # Some names computed from contents, as Chromium does: the descendants' texts, sibling
+    # texts glued, a space at element boundaries, whitespace collapsed.
+    for i in reversed(range(n)):
+        role = nodes[i]["role"]["value"]
+        if role in CONTENT_NAMED and nodes[i]["childIds"] and draw(st.integers(0, 2)) == 0:
+            text = _contents_text(nodes, i)
+            if text:
+                nodes[i]["name"] = {"type": "computedString", "value": text,
+                                    "sources": [{"type": "attribute", "attribute": "aria-label"},
+                                                {"type": "contents", "value": {"type": "computedString", "value": text}}]}
     # Shuffle the order of entries (CDP order is not guaranteed) but keep the root first.
     rest = nodes[1:]
     order = draw(st.permutations(range(len(rest))))

@@ -11,9 +11,13 @@ from conftest import PAGES, ax_bytes, ax_nodes
 from reference import (
     INTERACTIVE,
     is_bullet,
+    junction_joined,
+    name_from_contents,
     normalize,
     pivotal_expected,
+    squashed,
     structural_tree,
+    text_junctions,
     text_present,
     unescape_occam,
     webarena_kept,
@@ -37,15 +41,46 @@ def test_nothing_lost(page):
     tree = pagelens.AXTree.from_cdp(ax_bytes(page))
     occam = tree.render().text
     plain = unescape_occam(occam)
+    _, children, _ = structural_tree(list(ax_nodes(page)))
     missing = []
     for k in webarena_kept(list(ax_nodes(page))):
         name = normalize((k.node.get("name") or {}).get("value") or "")
         role = k.node["role"]["value"]
         if not name or (role == "ListMarker" and is_bullet(name)):
             continue
+        # A name computed from the node's contents is the text of its descendants, each
+        # checked on its own (the name may be printed, or the contents, never both).
+        if role != "StaticText" and name_from_contents(k.node) and children.get(k.element_id):
+            continue
         if not text_present(occam, plain, name):
             missing.append((k.element_id, role, name))
     assert not missing, missing[:10]
+
+
+def test_text_junctions_joined(page):
+    """Two sibling texts that touch on the page touch in the occam form (spec 3.3)."""
+    text = pagelens.AXTree.from_cdp(ax_bytes(page)).render().text
+    split = [(a[-20:], b[:20]) for a, b in text_junctions(list(ax_nodes(page))) if not junction_joined(text, a, b)]
+    assert not split, split[:10]
+
+
+CELLS_AND_TERMS = {
+    "cell", "gridcell", "columnheader", "rowheader", "LayoutTableCell",
+    "term", "definition", "DescriptionListTerm", "DescriptionListDetail",
+}
+
+
+def test_no_cell_or_term_said_twice(page):
+    """A cell or term whose name Chromium computed from its contents prints that text once."""
+    text = squashed(unescape_occam(pagelens.AXTree.from_cdp(ax_bytes(page)).render().text))
+    twice = []
+    for n in ax_nodes(page):
+        if n.get("ignored") or n["role"]["value"] not in CELLS_AND_TERMS or not name_from_contents(n):
+            continue
+        name = squashed(n["name"]["value"])
+        if len(name) >= 3 and name + name in text:
+            twice.append((n["nodeId"], name[:40]))
+    assert not twice, twice[:10]
 
 
 def test_every_action_target_kept_once(page):
@@ -98,9 +133,11 @@ def test_pivotal_subtree(page):
         assert obs.ids == []
         assert set(obs.included_ids) == pivotal_expected(nodes, pivots)
         plain = unescape_occam(obs.text)
+        by_id = {int(n["nodeId"]): n for n in nodes}
         for p in pivots:
             role = tree.node(p).role
-            if names[p] and not (role == "ListMarker" and is_bullet(names[p])):
+            said_by_contents = role != "StaticText" and name_from_contents(by_id[p]) and children[p]
+            if names[p] and not (role == "ListMarker" and is_bullet(names[p])) and not said_by_contents:
                 assert text_present(obs.text, plain, names[p]), (p, names[p])
         # No element ids in history replay.
         for p in pivots:

@@ -11,17 +11,20 @@ import pagelens
 from reference import (
     INTERACTIVE,
     is_bullet,
+    junction_joined,
+    name_from_contents,
     normalize,
     pivotal_expected,
     structural_tree,
+    text_junctions,
     text_present,
     unescape_occam,
     webarena_kept,
     webarena_text,
 )
-from strategies import ax_payloads
+from strategies import ax_payloads, clickable_ids
 
-SETTINGS = settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+SETTINGS = settings(max_examples=int(__import__("os").environ.get("PAGELENS_HYPOTHESIS_EXAMPLES", 300)), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
 
 def tree_of(nodes):
@@ -41,10 +44,13 @@ def test_nothing_lost_and_every_target_once(nodes):
     obs = tree.render()
     plain = unescape_occam(obs.text)
     assert len(obs.ids) == len(set(obs.ids))
+    _, children, _ = structural_tree(nodes)
     for k in webarena_kept(nodes):
         role = k.node["role"]["value"]
         name = normalize(k.node["name"]["value"])
-        if name and not (role == "ListMarker" and is_bullet(name)):
+        # A name computed from contents is its descendants' text, each checked on its own.
+        said_by_contents = role != "StaticText" and name_from_contents(k.node) and children.get(k.element_id)
+        if name and not (role == "ListMarker" and is_bullet(name)) and not said_by_contents:
             assert text_present(obs.text, plain, name), (k.line, obs.text)
         if role in INTERACTIVE:
             assert k.element_id in obs.ids, (k.line, obs.text)
@@ -75,9 +81,12 @@ def test_pivotal_subtree(nodes, data):
     assert set(obs.included_ids) == pivotal_expected(nodes, pivots)
     assert obs.unknown_ids == [] and obs.ids == []
     plain = unescape_occam(obs.text)
+    _, children, _ = structural_tree(nodes)
+    by_id = {int(n["nodeId"]): n for n in nodes}
     for p in pivots:
         role = tree.node(p).role
-        if names[p] and not (role == "ListMarker" and is_bullet(names[p])):
+        said_by_contents = role != "StaticText" and name_from_contents(by_id[p]) and children.get(p)
+        if names[p] and not (role == "ListMarker" and is_bullet(names[p])) and not said_by_contents:
             assert text_present(obs.text, plain, names[p])
 
 
@@ -99,3 +108,38 @@ def test_token_budget(nodes, budget):
         assert cut.token_count <= budget
     assert cut.token_count == pagelens.count_tokens(cut.text)
     assert set(cut.ids) <= set(whole.ids)
+
+
+@SETTINGS
+@given(ax_payloads())
+def test_text_junctions_joined(nodes):
+    text = tree_of(nodes).render().text
+    for left, right in text_junctions(nodes):
+        assert junction_joined(text, left, right), (left, right, text)
+
+
+@SETTINGS
+@given(st.data())
+def test_clickable_elements_are_targets(data):
+    """Every shown node whose DOM element responds to clicks gets an id, once, whatever its
+    role; the webarena form (published agents' view) does not change."""
+    nodes = data.draw(ax_payloads())
+    clickable = data.draw(clickable_ids(nodes))
+    plain_tree = tree_of(nodes)
+    tree = pagelens.AXTree.from_cdp({"nodes": nodes}, clickable=clickable)
+    obs = tree.render()
+    assert len(obs.ids) == len(set(obs.ids))
+    parent, _, _ = structural_tree(nodes)
+    by_backend = {n["backendDOMNodeId"]: int(n["nodeId"]) for n in nodes if "backendDOMNodeId" in n}
+    for backend in clickable:
+        node_id = by_backend[backend]
+        if node_id in parent:  # shown (not ignored, not inside an InlineTextBox)
+            assert node_id in obs.ids, (node_id, obs.text)
+            assert tree.node(node_id).clickable
+    for k in webarena_kept(nodes):
+        if k.node["role"]["value"] in INTERACTIVE:
+            assert k.element_id in obs.ids
+    assert tree.render("webarena").text == plain_tree.render("webarena").text
+    # Saved captures carry the same list in the payload.
+    saved = pagelens.AXTree.from_cdp({"nodes": nodes, "clickable": clickable})
+    assert saved.render().text == obs.text

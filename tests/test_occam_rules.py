@@ -9,8 +9,10 @@ import pytest
 import pagelens
 
 
-def build(spec) -> pagelens.AXTree:
-    """spec = (role, name, [children], {props}, value) with trailing parts optional."""
+def build(spec, clickable=None) -> pagelens.AXTree:
+    """spec = (role, name, [children], {props}, value, {how}) with trailing parts optional;
+    `how` may say "contents" (the name was computed from the node's contents), "ignored",
+    or "no_dom" (no backendDOMNodeId, as CSS generated content)."""
     counter = itertools.count(1)
     nodes = []
 
@@ -19,15 +21,21 @@ def build(spec) -> pagelens.AXTree:
         children = rest[0] if rest else []
         props = rest[1] if len(rest) > 1 else {}
         value = rest[2] if len(rest) > 2 else None
+        how = rest[3] if len(rest) > 3 else {}
         i = next(counter)
         n = {
             "nodeId": str(i),
-            "ignored": False,
+            "ignored": bool(how.get("ignored")),
             "role": {"type": "role", "value": role},
             "name": {"type": "computedString", "value": name},
             "properties": [{"name": k, "value": {"type": "x", "value": v}} for k, v in props.items()],
             "backendDOMNodeId": 100 + i,
         }
+        if how.get("contents") or role == "StaticText":
+            n["name"]["sources"] = [{"type": "attribute", "attribute": "aria-label"},
+                                    {"type": "contents", "value": {"type": "computedString", "value": name}}]
+        if how.get("no_dom"):
+            del n["backendDOMNodeId"]
         if value is not None:
             n["value"] = {"type": "string", "value": value}
         nodes.append(n)
@@ -35,7 +43,10 @@ def build(spec) -> pagelens.AXTree:
         return i
 
     visit(spec)
-    return pagelens.AXTree.from_cdp({"nodes": nodes})
+    return pagelens.AXTree.from_cdp({"nodes": nodes}, clickable=clickable)
+
+
+C = {"contents": True}  # name computed from contents
 
 
 def occam(spec) -> str:
@@ -60,14 +71,24 @@ def test_text_inside_parent_name_is_dropped_targets_never_are():
 
 
 def test_inline_runs_join_until_a_link():
+    # Chromium's names carry the page's own whitespace: pieces are joined as given.
     tree = ("RootWebArea", "P", [("paragraph", "", [
-        ("StaticText", "Price:"), ("strong", "", [("StaticText", "$365.42")]),
-        ("StaticText", "today"), ("link", "more", [("StaticText", "more")]), ("StaticText", "end"),
+        ("StaticText", "Price: "), ("strong", "", [("StaticText", "$365.42")]),
+        ("StaticText", " today "), ("link", "more", [("StaticText", "more")]), ("StaticText", " end"),
     ]), ("paragraph", "", [("StaticText", "next paragraph")])])
     assert occam(tree) == (
         "RootWebArea 'P'\n\ttext 'Price: $365.42 today'\n\tlink [7] 'more'\n\ttext 'end'\n"
         "\ttext 'next paragraph'"
     )
+
+
+def test_pieces_without_whitespace_are_joined_verbatim():
+    tree = ("RootWebArea", "P", [("paragraph", "", [
+        ("StaticText", "$"), ("StaticText", "12"), ("StaticText", ".99"), ("StaticText", " at "),
+        ("code", "", [("StaticText", "re")]), ("StaticText", "."), ("emphasis", "", [("StaticText", "compile")]),
+        ("StaticText", "("), ("StaticText", " "), ("StaticText", "x"), ("StaticText", ")"),
+    ])])
+    assert occam(tree) == "RootWebArea 'P'\n\ttext '$12.99 at re.compile( x)'"
 
 
 def test_identical_sibling_texts_kept_once():
@@ -124,7 +145,7 @@ def test_options_on_one_line():
     ])], {"expanded": False, "hasPopup": "menu"}, "Relevance")])
     assert occam(tree) == (
         "RootWebArea 'P'\n"
-        "\tcombobox [2] 'Sort by' value: 'Relevance' [expanded: False] options: "
+        "\tcombobox [2] 'Sort by' value: 'Relevance' [expanded: false] options: "
         "[4] 'Relevance' (selected); [5] 'Price'"
     )
 
@@ -150,7 +171,7 @@ def test_images_properties_values_and_characters():
         "RootWebArea 'P'\n"
         "\timage [3] 'Logo'\n"
         "\ttextbox [4] 'Email' value: 'a@b.c'\n"
-        "\tcheckbox [5] 'Agree' [checked: true] [required: True]\n"
+        "\tcheckbox [5] 'Agree' [checked: true] [required: true]\n"
         "\tlink [6] 'Order #12'\n"
         "\ttext '50% off ★★★★☆'"
     )
@@ -212,3 +233,99 @@ def test_subtree_replays_pivots_without_ids():
     assert obs.ids == [] and sorted(obs.included_ids) == [1, 5, 6, 7]
     capped = tree.subtree([1], max_nodes=2)
     assert capped.truncated and "over the cap of 2 nodes" in capped.text
+
+
+def test_names_from_contents_said_once():
+    tree = ("RootWebArea", "P", [("table", "", [("row", "", [
+        ("cell", "if x is false, then y, else x", [
+            ("StaticText", "if "), ("code", "", [("StaticText", "x")]), ("StaticText", " is false, then "),
+            ("code", "", [("StaticText", "y")]), ("StaticText", ", else "), ("code", "", [("StaticText", "x")]),
+        ], {}, None, C),
+        ("cell", "Docs here", [("link", "Docs", [("StaticText", "Docs")], {}, None, C), ("StaticText", " here")], {}, None, C),
+    ])]), ("heading", "Intro edit", [("StaticText", "Intro "), ("link", "edit", [("StaticText", "edit")], {}, None, C)],
+          {}, None, C),
+       ("heading", "Plain title", [("StaticText", "Plain title")], {}, None, C)])
+    assert occam(tree) == (
+        "RootWebArea 'P'\n"
+        "\t| if x is false, then y, else x | link [15] 'Docs' here |\n"
+        "\theading\n\t\ttext 'Intro'\n\t\tlink [20] 'edit'\n"
+        "\theading 'Plain title'"
+    )
+
+
+def test_a_name_with_unshown_contents_is_kept():
+    # CSS generated content has no DOM node: the tree drops it, but Chromium counted it in
+    # the cell's name, so the name is printed (the link inside still prints itself).
+    tree = ("RootWebArea", "P", [("table", "", [("row", "", [
+        ("cell", "New: Docs", [("StaticText", "New: ", [], {}, None, {"no_dom": True}),
+                               ("link", "Docs", [("StaticText", "Docs")], {}, None, C)], {}, None, C),
+    ])])])
+    assert occam(tree) == "RootWebArea 'P'\n\t| New: Docs link [6] 'Docs' |"
+
+
+def test_block_boundaries_are_spaced_inline_ones_are_not():
+    tree = ("RootWebArea", "P", [("table", "", [("row", "", [
+        ("cell", "", [("generic", "", [("StaticText", "Patch Size")]), ("generic", "", [("StaticText", "(% vs original)")])]),
+        ("cell", "", [("StaticText", "E="), ("emphasis", "", [("StaticText", "mc")]), ("superscript", "", [("StaticText", "2")])]),
+    ])]), ("paragraph", "", [
+        ("generic", "", [("StaticText", "Selling Like Crazy")], {}, None, {"ignored": True}),
+        ("generic", "", [("StaticText", "Lumify X9")], {}, None, {"ignored": True}),
+        ("StaticText", "one"), ("LineBreak", "\n"), ("StaticText", "two"),
+    ])])
+    assert occam(tree) == (
+        "RootWebArea 'P'\n"
+        "\t| Patch Size (% vs original) | E=mc2 |\n"
+        "\ttext 'Selling Like Crazy Lumify X9 one two'"
+    )
+
+
+def test_preformatted_text_is_a_code_block_with_its_links_after():
+    code = ("generic", "", [
+        ("StaticText", "def f(x):\n    return "), ("link", "compile", [("StaticText", "compile")], {}, None, C),
+        ("StaticText", "(x)\n\n# ```done```\n"),
+    ])
+    tree = ("RootWebArea", "P", [("StaticText", "Example:"), code, ("StaticText", "After.")])
+    assert occam(tree) == (
+        "RootWebArea 'P'\n"
+        "\ttext 'Example:'\n"
+        "\t````\n\tdef f(x):\n\t    return compile(x)\n\t\n\t# ```done```\n\t````\n"
+        "\tlink [5] 'compile'\n"
+        "\ttext 'After.'"
+    )
+    # One line of <pre> reads as plain text.
+    assert occam(("RootWebArea", "P", [("generic", "", [("StaticText", "pip install x\n")])])) == (
+        "RootWebArea 'P'\n\ttext 'pip install x'"
+    )
+
+
+def test_a_link_inside_a_list_marker_is_kept():
+    tree = ("RootWebArea", "P", [("list", "", [("listitem", "", [
+        ("ListMarker", "1. ", [("link", "1", [("StaticText", "1")], {}, None, C)]), ("StaticText", " First"),
+    ])])])
+    assert occam(tree) == "RootWebArea 'P'\n\t1. link [5] '1' First"
+
+
+def test_script_clickable_elements_get_ids_and_hints():
+    tree = ("RootWebArea", "P", [
+        ("paragraph", "", [("StaticText", "Pick: "), ("generic", "", [("StaticText", "In")]),
+                           ("StaticText", " or "), ("generic", "", [("StaticText", "Out")])]),
+        ("list", "", [("listitem", "", [("ListMarker", "• "), ("StaticText", "Folder A")]),
+                      ("listitem", "", [("ListMarker", "• "), ("StaticText", "Folder B")])]),
+        ("generic", ""), ("image", ""), ("image", ""),
+        ("table", "", [("row", "", [("cell", "", [("StaticText", "Row one")])])]),
+    ])
+    # Backend ids are 100 + the node's position in the spec (depth first).
+    clickable = {104: None, 107: None, 110: None, 116: "icon trash", 117: "star-outline", 118: None, 120: None}
+    t = build(tree, clickable=clickable)
+    assert t.render().text == (
+        "RootWebArea 'P'\n"
+        "\ttext 'Pick:'\n\tclickable [4] 'In'\n\ttext 'or'\n\tclickable [7] 'Out'\n"
+        "\t- listitem [10] 'Folder A'\n\t- Folder B\n"
+        "\tclickable [16] hint: 'icon trash'\n\timage [17] hint: 'star-outline'\n\timage [18]\n"
+        "\trow [20] | Row one |"
+    )
+    assert t.node(16).clickable and t.node(16).hint == "icon trash" and not t.node(3).clickable
+    # The published agents' form is unchanged.
+    assert t.render("webarena").text == build(tree).render("webarena").text
+    # History replay shows no ids but keeps the hint.
+    assert t.subtree([16]).text.endswith("clickable hint: 'icon trash'")

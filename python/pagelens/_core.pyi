@@ -8,6 +8,8 @@ DEFAULT_MAX_DEPTH: int
 
 Payload = bytes | bytearray | str | Mapping[str, Any] | Sequence[Mapping[str, Any]]
 FrameSpec = tuple[int, Payload] | tuple[int, Payload, str | None] | Mapping[str, Any]
+# Elements that respond to clicks: backend DOM node ids, or those ids mapped to DOM hints.
+Clickable = Iterable[int] | Mapping[int, str | None]
 
 class AXTreeError(ValueError):
     """A payload that cannot be parsed; the message names the problem and the node."""
@@ -63,6 +65,15 @@ class AXNode:
     @property
     def ignored(self) -> bool: ...
     @property
+    def clickable(self) -> bool:
+        """Its DOM element responds to clicks (a script's listener), whatever its role."""
+    @property
+    def hint(self) -> str | None:
+        """What the DOM says of a clickable element (title, alt, image file name, class words)."""
+    @property
+    def name_from_contents(self) -> bool:
+        """The name was computed from the node's own contents (CDP ``name.sources``)."""
+    @property
     def rendered(self) -> bool:
         """Part of what the renderers show (not ignored, has a DOM node, not an InlineTextBox)."""
     @property
@@ -83,11 +94,14 @@ class AXTree:
         frames: Iterable[FrameSpec] | None = None,
         max_depth: int = ...,
         skip_orphan_frames: bool = False,
+        clickable: Clickable | None = None,
     ) -> AXTree:
         """Parse ``Accessibility.getFullAXTree`` output: bytes are fastest; ``frames`` hang
         each child frame's tree under the node whose backendDOMNodeId owns it (a frame whose
         owner is not in the tree is an error, or with ``skip_orphan_frames`` left out and
-        listed in ``orphan_frames``)."""
+        listed in ``orphan_frames``). ``clickable`` names the main frame's elements that
+        respond to clicks (a frame dict carries its own under ``"clickable"``); each becomes
+        an action target in the occam form."""
     def render(
         self,
         mode: Literal["occam", "webarena"] = "occam",

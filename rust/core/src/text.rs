@@ -107,6 +107,11 @@ pub fn py_repr(s: &str) -> String {
 }
 
 /// Python's `str(float)` for a JSON number that was not an integer.
+///
+/// Both languages print the shortest digits that round-trip, but where two such digit
+/// strings are equally near (an exact tie, common for widened `f32` values) Python picks
+/// the even one and Rust's shortest form the upper one; Rust's fixed-precision formatting
+/// rounds ties to even, so the digits are re-rounded at the shortest length.
 pub fn py_float(v: f64) -> String {
     if v.is_nan() {
         return "nan".into();
@@ -114,25 +119,46 @@ pub fn py_float(v: f64) -> String {
     if v.is_infinite() {
         return if v > 0.0 { "inf".into() } else { "-inf".into() };
     }
-    let exp = if v == 0.0 { 0 } else { v.abs().log10().floor() as i32 };
+    let shortest = format!("{v:e}");
+    let digits = shortest.split('e').next().unwrap_or("").chars().filter(char::is_ascii_digit).count();
+    let even = format!("{:.*e}", digits.saturating_sub(1), v);
+    let sci = if even.parse::<f64>() == Ok(v) { even } else { shortest };
+    let (mantissa, exp) = sci.split_once('e').unwrap_or((&sci, "0"));
+    let exp: i32 = exp.parse().unwrap_or(0);
+    let negative = mantissa.starts_with('-');
+    let digits: String = mantissa.chars().filter(char::is_ascii_digit).collect();
+    let mut out = String::with_capacity(digits.len() + 8);
+    if negative {
+        out.push('-');
+    }
     if (-4..16).contains(&exp) {
-        // Rust's Debug form is the shortest round-trip decimal and keeps a ".0",
-        // exactly like Python's repr in this range.
-        let s = format!("{v:?}");
-        if s.contains('e') {
-            // Debug switches to exponent notation earlier than Python does.
-            let s = format!("{v}");
-            if s.contains('.') { s } else { format!("{s}.0") }
+        // Positional, always with a fractional part, like Python's repr in this range.
+        if exp < 0 {
+            out.push_str("0.");
+            out.extend(std::iter::repeat_n('0', (-exp - 1) as usize));
+            out.push_str(&digits);
         } else {
-            s
+            let int_len = exp as usize + 1;
+            if digits.len() <= int_len {
+                out.push_str(&digits);
+                out.extend(std::iter::repeat_n('0', int_len - digits.len()));
+                out.push_str(".0");
+            } else {
+                out.push_str(&digits[..int_len]);
+                out.push('.');
+                out.push_str(&digits[int_len..]);
+            }
         }
     } else {
-        let s = format!("{v:e}");
-        let (mantissa, e) = s.split_once('e').unwrap_or((&s, "0"));
-        let e: i32 = e.parse().unwrap_or(0);
-        let sign = if e < 0 { '-' } else { '+' };
-        format!("{mantissa}e{sign}{:02}", e.abs())
+        out.push_str(&digits[..1]);
+        if digits.len() > 1 {
+            out.push('.');
+            out.push_str(&digits[1..]);
+        }
+        let sign = if exp < 0 { '-' } else { '+' };
+        out.push_str(&format!("e{sign}{:02}", exp.abs()));
     }
+    out
 }
 
 /// Escapes text for a Markdown table cell: a literal `|` would end the cell.
@@ -185,5 +211,11 @@ mod tests {
         assert_eq!(py_float(1e16), "1e+16");
         assert_eq!(py_float(0.0001), "0.0001");
         assert_eq!(py_float(-2.25), "-2.25");
+        // An exact tie between two shortest forms: Python takes the even digit.
+        assert_eq!(py_float(512.977_844_238_281_25), "512.9778442382812");
+        assert_eq!(py_float(1.5e300), "1.5e+300");
+        assert_eq!(py_float(-0.000123), "-0.000123");
+        assert_eq!(py_float(123456789012345.6), "123456789012345.6");
+        assert_eq!(py_float(0.0), "0.0");
     }
 }

@@ -9,7 +9,7 @@ use pyo3::exceptions::{PyKeyError, PyTypeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyByteArray, PyDict, PyList, PyString, PyTuple};
 
-use pagelens_core::axtree::{AxTree, FrameInput, Value, DEFAULT_MAX_DEPTH};
+use pagelens_core::axtree::{AxTree, Clickables, FrameInput, ParseOptions, Value, DEFAULT_MAX_DEPTH};
 use pagelens_core::chunk::{chunk as chunk_text, ChunkKind};
 use pagelens_core::dom::{clean::clean_keeping, CleanOptions, Dom, Kind, Selector};
 use pagelens_core::Tokenizer;
@@ -83,6 +83,26 @@ struct FrameArg {
     owner: i64,
     payload: Vec<u8>,
     frame_id: Option<String>,
+    clickable: Option<Clickables>,
+}
+
+/// Clickable elements: backend DOM node ids, or a mapping of them to hints (or None).
+fn clickable_arg(obj: &Bound<'_, PyAny>) -> PyResult<Clickables> {
+    let mut out = Clickables::new();
+    if let Ok(d) = obj.cast::<PyDict>() {
+        for (k, v) in d.iter() {
+            let id: i64 = k.extract().map_err(|_| PyTypeError::new_err("clickable keys must be backend DOM node ids (int)"))?;
+            let hint: Option<String> =
+                v.extract().map_err(|_| PyTypeError::new_err("clickable hints must be str or None"))?;
+            out.insert(id, hint.as_deref());
+        }
+        return Ok(out);
+    }
+    for item in obj.try_iter().map_err(|_| PyTypeError::new_err("clickable must be ids or a dict of ids to hints"))? {
+        let id: i64 = item?.extract().map_err(|_| PyTypeError::new_err("clickable ids must be int"))?;
+        out.insert(id, None);
+    }
+    Ok(out)
 }
 
 fn frame_arg(item: &Bound<'_, PyAny>) -> PyResult<FrameArg> {
@@ -95,7 +115,8 @@ fn frame_arg(item: &Bound<'_, PyAny>) -> PyResult<FrameArg> {
             .get_item("payload")?
             .ok_or_else(|| PyValueError::new_err("frame dict needs a \"payload\""))?;
         let frame_id = d.get_item("frame_id")?.map(|f| f.extract()).transpose()?;
-        return Ok(FrameArg { owner, payload: payload_bytes(&payload)?, frame_id });
+        let clickable = d.get_item("clickable")?.filter(|c| !c.is_none()).map(|c| clickable_arg(&c)).transpose()?;
+        return Ok(FrameArg { owner, payload: payload_bytes(&payload)?, frame_id, clickable });
     }
     let t = item.cast::<PyTuple>().map_err(|_| {
         PyTypeError::new_err("each frame is (owner_backend_id, payload[, frame_id]) or a dict")
@@ -104,7 +125,7 @@ fn frame_arg(item: &Bound<'_, PyAny>) -> PyResult<FrameArg> {
         return Err(PyTypeError::new_err("each frame is (owner_backend_id, payload[, frame_id])"));
     }
     let frame_id = if t.len() == 3 { t.get_item(2)?.extract()? } else { None };
-    Ok(FrameArg { owner: t.get_item(0)?.extract()?, payload: payload_bytes(&t.get_item(1)?)?, frame_id })
+    Ok(FrameArg { owner: t.get_item(0)?.extract()?, payload: payload_bytes(&t.get_item(1)?)?, frame_id, clickable: None })
 }
 
 fn value_to_py<'py>(py: Python<'py>, v: &Value) -> PyResult<Bound<'py, PyAny>> {
@@ -124,17 +145,21 @@ struct PyAxTree {
 
 #[pymethods]
 impl PyAxTree {
-    /// Parses a CDP `Accessibility.getFullAXTree` result.
+    /// Parses a CDP `Accessibility.getFullAXTree` result. `clickable` names the main
+    /// frame's elements that respond to clicks (backend DOM node ids, or a dict of them to
+    /// DOM hints); each frame dict may carry its own under "clickable".
     #[staticmethod]
-    #[pyo3(signature = (payload, frames=None, max_depth=DEFAULT_MAX_DEPTH, skip_orphan_frames=false))]
+    #[pyo3(signature = (payload, frames=None, max_depth=DEFAULT_MAX_DEPTH, skip_orphan_frames=false, clickable=None))]
     fn from_cdp(
         py: Python<'_>,
         payload: &Bound<'_, PyAny>,
         frames: Option<&Bound<'_, PyAny>>,
         max_depth: usize,
         skip_orphan_frames: bool,
+        clickable: Option<&Bound<'_, PyAny>>,
     ) -> PyResult<Self> {
         let main = payload_bytes(payload)?;
+        let main_clickable = clickable.map(clickable_arg).transpose()?;
         let mut frame_args = Vec::new();
         if let Some(frames) = frames {
             for item in frames.try_iter()? {
@@ -149,9 +174,11 @@ impl PyAxTree {
                         owner_backend_id: f.owner,
                         payload: &f.payload,
                         frame_id: f.frame_id.clone(),
+                        clickable: f.clickable.as_ref(),
                     })
                     .collect();
-                AxTree::parse_frames_with(&main, &inputs, max_depth, skip_orphan_frames)
+                let opts = ParseOptions { max_depth, skip_orphan_frames };
+                AxTree::parse_page(&main, main_clickable.as_ref(), &inputs, opts)
             })
             .map_err(ax_err)?;
         Ok(PyAxTree { tree: Arc::new(tree) })
@@ -395,6 +422,24 @@ impl PyAxNode {
     #[getter]
     fn ignored(&self) -> bool {
         self.tree.node(self.idx).ignored
+    }
+
+    /// Its DOM element responds to clicks (a script's listener), whatever its role.
+    #[getter]
+    fn clickable(&self) -> bool {
+        self.tree.node(self.idx).class.has(pagelens_core::axtree::RoleClass::CLICKABLE)
+    }
+
+    /// What the DOM says of a clickable element (title, alt, image file name, class words).
+    #[getter]
+    fn hint(&self) -> Option<&str> {
+        self.tree.hint(self.idx)
+    }
+
+    /// The name was computed from the node's own contents (CDP `name.sources`).
+    #[getter]
+    fn name_from_contents(&self) -> bool {
+        self.tree.node(self.idx).name_from_contents
     }
 
     /// Whether the node is part of what the renderers show (not ignored, has a DOM node,

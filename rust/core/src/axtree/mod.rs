@@ -5,4 +5,4 @@ pub mod roles;
 mod tree;
 
 pub use roles::RoleClass;
-pub use tree::{AxTree, FrameInput, Node, Prop, Value, DEFAULT_MAX_DEPTH, NONE};
+pub use tree::{AxTree, Clickables, FrameInput, Node, ParseOptions, Prop, Sep, Value, DEFAULT_MAX_DEPTH, NONE};

@@ -1,7 +1,8 @@
 //! Deserialising CDP `Accessibility.getFullAXTree` payloads into borrowed records.
 //!
-//! Only the fields the renderers read are kept; every other field (`sources`,
-//! `chromeRole`, `ignoredReasons`, ...) is skipped by serde without allocating.
+//! Only the fields the renderers read are kept; every other field (`chromeRole`,
+//! `ignoredReasons`, ...) is skipped by serde without allocating. Of a name's `sources`
+//! only one bit is kept: whether the name was computed from the node's contents.
 
 use std::borrow::Cow;
 use std::fmt;
@@ -143,6 +144,41 @@ pub struct AxValue<'a> {
     pub value: Option<Scalar<'a>>,
 }
 
+/// A node's `name`: its value, and whether the winning source (the first with a value that
+/// is not superseded) is the node's own contents, i.e. the name only repeats its text.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct NameValue<'a> {
+    pub value: Option<Scalar<'a>>,
+    pub from_contents: bool,
+}
+
+impl<'de: 'a, 'a> Deserialize<'de> for NameValue<'a> {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        #[derive(Deserialize)]
+        struct Raw<'a> {
+            #[serde(borrow, default)]
+            value: Option<Scalar<'a>>,
+            #[serde(borrow, default)]
+            sources: Option<Vec<NameSource<'a>>>,
+        }
+        let raw = Raw::deserialize(d)?;
+        let winner = raw.sources.iter().flatten().find(|s| s.value.is_some() && !s.superseded);
+        let from_contents = winner.is_some_and(|s| s.kind.as_deref() == Some("contents"));
+        Ok(NameValue { value: raw.value, from_contents })
+    }
+}
+
+/// One entry of `name.sources`; its value is only checked for presence.
+#[derive(Deserialize)]
+struct NameSource<'a> {
+    #[serde(rename = "type", borrow, default)]
+    kind: Option<Cow<'a, str>>,
+    #[serde(default)]
+    superseded: bool,
+    #[serde(default)]
+    value: Option<IgnoredAny>,
+}
+
 #[derive(Debug, Clone, PartialEq, Deserialize)]
 pub struct RawProp<'a> {
     #[serde(borrow)]
@@ -161,7 +197,7 @@ pub struct RawNode<'a> {
     #[serde(borrow, default)]
     pub role: Option<AxValue<'a>>,
     #[serde(borrow, default)]
-    pub name: Option<AxValue<'a>>,
+    pub name: Option<NameValue<'a>>,
     #[serde(borrow, default)]
     pub properties: Option<Vec<RawProp<'a>>>,
     #[serde(borrow, default)]
@@ -174,10 +210,47 @@ pub struct RawNode<'a> {
     pub frame_id: Option<Cow<'a, str>>,
 }
 
+/// An entry of a saved capture's `clickable` list: a backend DOM node id, or
+/// `{"backendDOMNodeId": n, "hint": "..."}` with the hint the capture took from the DOM.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ClickableEntry {
+    pub backend_id: i64,
+    pub hint: Option<String>,
+}
+
+impl<'de> Deserialize<'de> for ClickableEntry {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        #[derive(Deserialize)]
+        #[serde(untagged)]
+        enum Entry {
+            Id(i64),
+            Full {
+                #[serde(rename = "backendDOMNodeId")]
+                backend_id: i64,
+                #[serde(default)]
+                hint: Option<String>,
+            },
+        }
+        Ok(match Entry::deserialize(d)? {
+            Entry::Id(backend_id) => ClickableEntry { backend_id, hint: None },
+            Entry::Full { backend_id, hint } => ClickableEntry { backend_id, hint },
+        })
+    }
+}
+
+/// A payload's nodes and, in a saved capture, the clickable elements it recorded.
+#[derive(Debug, Default)]
+pub struct ParsedPayload<'a> {
+    pub nodes: Vec<RawNode<'a>>,
+    pub clickable: Vec<ClickableEntry>,
+}
+
 #[derive(Deserialize)]
 struct Payload<'a> {
     #[serde(borrow)]
     nodes: Option<Vec<RawNode<'a>>>,
+    #[serde(default)]
+    clickable: Option<Vec<ClickableEntry>>,
     /// A whole CDP response message, `{"id": 7, "result": {"nodes": [...]}, "sessionId": ...}`,
     /// as read off the DevTools socket: parsed without a copy of the inner object.
     #[serde(borrow)]
@@ -193,14 +266,15 @@ struct CdpError<'a> {
 }
 
 impl<'a> Payload<'a> {
-    fn into_nodes(self) -> Result<Vec<RawNode<'a>>, AxError> {
+    fn into_parsed(self) -> Result<ParsedPayload<'a>, AxError> {
         if let Some(error) = self.error {
             let message = error.message.as_deref().unwrap_or("no message").to_owned();
             return Err(AxError::Json(format!("the browser answered with an error: {message}")));
         }
+        let clickable = self.clickable.unwrap_or_default();
         match (self.nodes, self.result) {
-            (Some(nodes), _) => Ok(nodes),
-            (None, Some(result)) => result.into_nodes(),
+            (Some(nodes), _) => Ok(ParsedPayload { nodes, clickable }),
+            (None, Some(result)) => result.into_parsed(),
             (None, None) => Err(AxError::Json("the payload object has no \"nodes\" array".to_owned())),
         }
     }
@@ -210,16 +284,18 @@ fn json_error(e: serde_json::Error) -> AxError {
     AxError::Json(e.to_string())
 }
 
-/// Parses `{"nodes": [...]}`, a bare `[...]` of nodes, or a CDP response message that holds
-/// either in its `result`.
-pub fn parse_payload(bytes: &[u8]) -> Result<Vec<RawNode<'_>>, AxError> {
+/// Parses `{"nodes": [...]}` (optionally with a saved capture's `clickable` list), a bare
+/// `[...]` of nodes, or a CDP response message that holds either in its `result`.
+pub fn parse_payload(bytes: &[u8]) -> Result<ParsedPayload<'_>, AxError> {
     let text = std::str::from_utf8(bytes).map_err(|e| AxError::Utf8(e.to_string()))?;
     let first = text.bytes().find(|b| !b.is_ascii_whitespace());
     match first {
-        Some(b'[') => serde_json::from_str::<Vec<RawNode>>(text).map_err(json_error),
+        Some(b'[') => serde_json::from_str::<Vec<RawNode>>(text)
+            .map(|nodes| ParsedPayload { nodes, clickable: Vec::new() })
+            .map_err(json_error),
         Some(b'{') => {
             let p: Payload = serde_json::from_str(text).map_err(json_error)?;
-            p.into_nodes()
+            p.into_parsed()
         }
         Some(_) => Err(AxError::Json(
             "expected an object {\"nodes\": [...]} or an array of nodes".to_owned(),

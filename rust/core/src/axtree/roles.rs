@@ -39,6 +39,13 @@ impl RoleClass {
     pub const LABEL_TEXT: u32 = 1 << 21;
     /// `rowgroup` (thead/tbody/tfoot): prints nothing when blank.
     pub const ROWGROUP: u32 = 1 << 22;
+    /// Chromium's `LineBreak` (`<br>`): never shown, but it separates the texts around it.
+    pub const LINE_BREAK: u32 = 1 << 23;
+    /// Not an interactive role, but its DOM element responds to clicks (a script's
+    /// listener): an action target all the same. Set by the tree, never by the role.
+    pub const CLICKABLE: u32 = 1 << 24;
+    /// Something an action can use: an interactive role or a clickable element.
+    pub const TARGET: u32 = Self::INTERACTIVE | Self::CLICKABLE;
 
     pub fn has(self, bits: u32) -> bool {
         self.0 & bits != 0
@@ -47,7 +54,8 @@ impl RoleClass {
     pub fn of(role: &str) -> RoleClass {
         use RoleClass as R;
         let bits = match role {
-            "InlineTextBox" | "LineBreak" => R::SKIPPED,
+            "InlineTextBox" => R::SKIPPED,
+            "LineBreak" => R::SKIPPED | R::LINE_BREAK,
             "StaticText" => R::TEXT | R::ID_HIDDEN,
             "LabelText" => R::LABEL_TEXT | R::DROP_WHEN_BLANK | R::ID_HIDDEN,
             "generic" | "none" | "strong" | "paragraph" | "banner" | "navigation" | "Section"

@@ -12,7 +12,7 @@ use std::sync::Arc;
 
 use rustc_hash::{FxHashMap, FxHashSet};
 
-use super::parse::{parse_payload, IdRef, RawNode, Scalar};
+use super::parse::{parse_payload, ClickableEntry, IdRef, RawNode, Scalar};
 use super::roles::RoleClass;
 use crate::error::AxError;
 use crate::text::{is_normalized, normalize_ws};
@@ -69,6 +69,68 @@ pub struct Prop {
     pub value: Value,
 }
 
+/// What separates a structural node's text from its previous structural sibling's, beyond
+/// the whitespace their names carry.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Default)]
+pub enum Sep {
+    /// Nothing: the two come from one parent, so the names already hold the page's spacing.
+    #[default]
+    None,
+    /// The boundary of a dissolved (ignored) container lies between them: Chromium keeps
+    /// ignored block elements (`<div>`) as nodes but not inline ones (`<span>`), so the two
+    /// texts sit in different blocks of the rendered page.
+    Space,
+    /// A `<br>` (Chromium's `LineBreak`) lies between them.
+    Break,
+}
+
+/// Elements that respond to clicks (CDP `DOMSnapshot.captureSnapshot`'s `isClickable`, which
+/// includes listeners added by script), by `backendDOMNodeId`, each with an optional hint
+/// from its DOM (title, alt, image file name, class words) for telling unnamed ones apart.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Clickables(FxHashMap<i64, Option<Box<str>>>);
+
+impl Clickables {
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Adds an element; a hint already known is kept over none.
+    pub fn insert(&mut self, backend_id: i64, hint: Option<&str>) {
+        let hint = hint.map(str::trim).filter(|h| !h.is_empty()).map(Box::from);
+        let slot = self.0.entry(backend_id).or_insert(None);
+        if slot.is_none() {
+            *slot = hint;
+        }
+    }
+
+    pub fn contains(&self, backend_id: i64) -> bool {
+        self.0.contains_key(&backend_id)
+    }
+
+    pub fn hint(&self, backend_id: i64) -> Option<&str> {
+        self.0.get(&backend_id).and_then(|h| h.as_deref())
+    }
+
+    pub fn len(&self) -> usize {
+        self.0.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.0.is_empty()
+    }
+
+    pub fn iter(&self) -> impl Iterator<Item = (i64, Option<&str>)> {
+        self.0.iter().map(|(&k, v)| (k, v.as_deref()))
+    }
+
+    fn extend_entries(&mut self, entries: &[ClickableEntry]) {
+        for e in entries {
+            self.insert(e.backend_id, e.hint.as_deref());
+        }
+    }
+}
+
 /// One accessibility node.
 #[derive(Debug, Clone)]
 pub struct Node {
@@ -83,6 +145,14 @@ pub struct Node {
     pub name: Box<str>,
     /// The whitespace-normalised name, when it differs from `name`.
     norm_name: Option<Box<str>>,
+    /// The name was computed from the node's own contents (CDP `name.sources`): it repeats
+    /// the text of the descendants.
+    pub name_from_contents: bool,
+    /// What separates this node from its previous structural sibling (structural nodes only).
+    pub sep_before: Sep,
+    /// A text below it is not shown (no DOM node, as CSS generated content; or ignored),
+    /// though Chromium may have counted it in a name computed from contents.
+    pub unshown_text: bool,
     pub value: Option<Value>,
     props: (u32, u32),
     pub ignored: bool,
@@ -155,6 +225,24 @@ pub struct FrameInput<'a> {
     pub owner_backend_id: i64,
     pub payload: &'a [u8],
     pub frame_id: Option<String>,
+    /// The frame's clickable elements (backend ids of its own document).
+    pub clickable: Option<&'a Clickables>,
+}
+
+/// How to build a tree.
+#[derive(Debug, Clone, Copy)]
+pub struct ParseOptions {
+    /// Deeper raw trees are an error.
+    pub max_depth: usize,
+    /// A frame whose owner is not in the tree (a hidden `<iframe>` has no AX node) is left
+    /// out and listed in [`AxTree::orphan_frames`] instead of being an error.
+    pub skip_orphan_frames: bool,
+}
+
+impl Default for ParseOptions {
+    fn default() -> Self {
+        ParseOptions { max_depth: DEFAULT_MAX_DEPTH, skip_orphan_frames: false }
+    }
 }
 
 /// The whole page: every frame's nodes in one arena.
@@ -175,48 +263,51 @@ pub struct AxTree {
     /// Frames left out because their owner is not in the tree: (owner backend id, frame id).
     pub orphan_frames: Vec<(i64, Option<String>)>,
     by_element_id: FxHashMap<i64, u32>,
+    /// DOM hints of clickable nodes, by arena index.
+    hints: FxHashMap<u32, Box<str>>,
 }
 
 struct Pending<'a> {
     raw: Vec<RawNode<'a>>,
     owner: Option<i64>,
     frame_id: Option<String>,
+    clickable: Clickables,
+}
+
+impl<'a> Pending<'a> {
+    fn new(payload: &'a [u8], given: Option<&Clickables>, owner: Option<i64>, frame_id: Option<String>) -> Result<Self, AxError> {
+        let parsed = parse_payload(payload)?;
+        let mut clickable = given.cloned().unwrap_or_default();
+        clickable.extend_entries(&parsed.clickable);
+        Ok(Pending { raw: parsed.nodes, owner, frame_id, clickable })
+    }
 }
 
 impl AxTree {
     /// Parses the main frame's payload.
     pub fn parse(payload: &[u8]) -> Result<AxTree, AxError> {
-        Self::parse_frames(payload, &[], DEFAULT_MAX_DEPTH)
+        Self::parse_page(payload, None, &[], ParseOptions::default())
     }
 
     /// Parses the main frame's payload and each child frame's, hanging every frame's
     /// root under the node whose `backendDOMNodeId` owns it.
-    pub fn parse_frames(
-        main: &[u8],
-        frames: &[FrameInput],
-        max_depth: usize,
-    ) -> Result<AxTree, AxError> {
-        Self::parse_frames_with(main, frames, max_depth, false)
+    pub fn parse_frames(main: &[u8], frames: &[FrameInput], max_depth: usize) -> Result<AxTree, AxError> {
+        Self::parse_page(main, None, frames, ParseOptions { max_depth, skip_orphan_frames: false })
     }
 
-    /// As [`AxTree::parse_frames`]; with `skip_orphans`, a frame whose owner is not in the
-    /// tree (a hidden `<iframe>` has no AX node) is left out and listed in
-    /// [`AxTree::orphan_frames`] instead of being an error.
-    pub fn parse_frames_with(
+    /// The whole page: the main frame's payload and its clickable elements, and every
+    /// child frame's.
+    pub fn parse_page(
         main: &[u8],
+        main_clickable: Option<&Clickables>,
         frames: &[FrameInput],
-        max_depth: usize,
-        skip_orphans: bool,
+        opts: ParseOptions,
     ) -> Result<AxTree, AxError> {
-        let mut pending = vec![Pending { raw: parse_payload(main)?, owner: None, frame_id: None }];
+        let mut pending = vec![Pending::new(main, main_clickable, None, None)?];
         for f in frames {
-            pending.push(Pending {
-                raw: parse_payload(f.payload)?,
-                owner: Some(f.owner_backend_id),
-                frame_id: f.frame_id.clone(),
-            });
+            pending.push(Pending::new(f.payload, f.clickable, Some(f.owner_backend_id), f.frame_id.clone())?);
         }
-        build(pending, max_depth, skip_orphans)
+        build(pending, opts.max_depth, opts.skip_orphan_frames)
     }
 
     pub fn len(&self) -> usize {
@@ -263,6 +354,11 @@ impl AxTree {
     pub fn frame_id(&self, idx: u32) -> Option<&str> {
         self.frames[self.nodes[idx as usize].frame as usize].as_deref()
     }
+
+    /// The DOM hint of a clickable node (title, alt, image file name, class words).
+    pub fn hint(&self, idx: u32) -> Option<&str> {
+        self.hints.get(&idx).map(AsRef::as_ref)
+    }
 }
 
 fn build(pending: Vec<Pending>, max_depth: usize, skip_orphans: bool) -> Result<AxTree, AxError> {
@@ -276,6 +372,7 @@ fn build(pending: Vec<Pending>, max_depth: usize, skip_orphans: bool) -> Result<
     let mut tree_roots: Vec<Vec<u32>> = Vec::with_capacity(pending.len());
     let mut attach: Vec<(u32, u32)> = Vec::new(); // (owner, frame root)
     let mut interner = Interner::default();
+    let mut hints: FxHashMap<u32, Box<str>> = FxHashMap::default();
 
     let mut orphan_frames: Vec<(i64, Option<String>)> = Vec::new();
     for p in pending.iter() {
@@ -317,17 +414,15 @@ fn build(pending: Vec<Pending>, max_depth: usize, skip_orphans: bool) -> Result<
             if frame_id.is_none() {
                 frame_id = raw.frame_id.as_ref().map(|f| f.to_string());
             }
-            let scalar_str = |v: &Option<super::parse::AxValue>| -> Box<str> {
-                match v.as_ref().and_then(|v| v.value.as_ref()) {
-                    Some(Scalar::Str(s)) => s.as_ref().into(),
-                    _ => "".into(),
-                }
-            };
             let role: Arc<str> = match raw.role.as_ref().and_then(|v| v.value.as_ref()) {
                 Some(Scalar::Str(s)) if !s.is_empty() => interner.get(s),
                 _ => interner.get("none"),
             };
-            let name = scalar_str(&raw.name);
+            let name: Box<str> = match raw.name.as_ref().and_then(|v| v.value.as_ref()) {
+                Some(Scalar::Str(s)) => s.as_ref().into(),
+                _ => "".into(),
+            };
+            let name_from_contents = raw.name.as_ref().is_some_and(|n| n.from_contents);
             let norm_name =
                 (!is_normalized(&name)).then(|| normalize_ws(&name).into_boxed_str());
             let p0 = props.len() as u32;
@@ -348,13 +443,25 @@ fn build(pending: Vec<Pending>, max_depth: usize, skip_orphans: bool) -> Result<
                 child_flat.push(base + ci);
             }
             child_lists.push((c0, child_flat.len() as u32));
+            let mut class = RoleClass::of(&role);
+            if let Some(backend) = raw.backend_dom_node_id.filter(|&b| p.clickable.contains(b)) {
+                if !class.has(RoleClass::SKIPPED) {
+                    class.0 |= RoleClass::CLICKABLE;
+                    if let Some(hint) = p.clickable.hint(backend) {
+                        hints.insert(nodes.len() as u32, hint.into());
+                    }
+                }
+            }
             nodes.push(Node {
                 element_id: 0,
                 cdp_id: raw.node_id.as_ref().map(CdpId::of).unwrap_or(CdpId::Int(0)),
-                class: RoleClass::of(&role),
+                class,
                 role,
                 name,
                 norm_name,
+                name_from_contents,
+                sep_before: Sep::None,
+                unshown_text: false,
                 value,
                 props: (p0, props.len() as u32),
                 ignored: raw.ignored,
@@ -428,6 +535,7 @@ fn build(pending: Vec<Pending>, max_depth: usize, skip_orphans: bool) -> Result<
         frames,
         orphan_frames,
         by_element_id: FxHashMap::default(),
+        hints,
     };
     tree.link_structure(max_depth)?;
     tree.assign_element_ids();
@@ -450,10 +558,15 @@ fn find_owner(nodes: &[Node], backend: i64) -> Option<u32> {
 
 impl AxTree {
     /// One pre-order walk: checks that every node is reachable (no cycles), enforces the
-    /// depth limit and builds the structural tree.
+    /// depth limit, builds the structural tree and notes what separates each structural
+    /// node from its previous structural sibling ([`Sep`]).
     fn link_structure(&mut self, max_depth: usize) -> Result<(), AxError> {
         let n = self.nodes.len();
         let mut order: Vec<u32> = Vec::with_capacity(n);
+        // Per structural parent (slot n: the roots): the raw parent of its latest structural
+        // child, and whether a line break came after that child.
+        let mut last_raw_parent: Vec<u32> = vec![NONE; n + 1];
+        let mut pending_break: Vec<bool> = vec![false; n + 1];
         // (node, depth, nearest structural ancestor, inside a skipped subtree)
         let mut stack: Vec<(u32, usize, u32, bool)> =
             self.roots.iter().rev().map(|&r| (r, 0, NONE, false)).collect();
@@ -466,9 +579,30 @@ impl AxTree {
             }
             order.push(i);
             let node = &mut self.nodes[i as usize];
+            let slot = if s_anc == NONE { n } else { s_anc as usize };
+            if !skipped && !node.ignored && node.class.has(RoleClass::LINE_BREAK) {
+                pending_break[slot] = true;
+            }
             let skipped = skipped || node.class.has(RoleClass::SKIPPED);
             node.structural = !skipped && !node.ignored && node.backend_id.is_some();
             node.s_parent = s_anc;
+            let unshown_text = !skipped && !node.structural && node.class.has(RoleClass::TEXT) && !node.name.trim().is_empty();
+            if unshown_text && s_anc != NONE {
+                self.nodes[s_anc as usize].unshown_text = true;
+            }
+            let node = &mut self.nodes[i as usize];
+            if node.structural {
+                let previous = last_raw_parent[slot];
+                node.sep_before = if pending_break[slot] {
+                    Sep::Break
+                } else if previous != NONE && previous != node.parent {
+                    Sep::Space
+                } else {
+                    Sep::None
+                };
+                pending_break[slot] = false;
+                last_raw_parent[slot] = node.parent;
+            }
             let next_anc = if node.structural { i } else { s_anc };
             let (a, b) = node.children;
             for k in (a..b).rev() {
@@ -620,23 +754,24 @@ mod tests {
             node("2", "Iframe", "", &[]),
         ]);
         let frame = payload(&[node("1", "RootWebArea", "inner", &["5"]), node("5", "link", "x", &[])]);
-        let frames = [FrameInput { owner_backend_id: 2, payload: &frame, frame_id: Some("F".into()) }];
+        let frames = [FrameInput { owner_backend_id: 2, payload: &frame, frame_id: Some("F".into()), clickable: None }];
         let t = AxTree::parse_frames(&main, &frames, DEFAULT_MAX_DEPTH).unwrap();
         assert_eq!(t.children(1), &[2]);
         let ids: Vec<i64> = t.nodes().iter().map(|n| n.element_id).collect();
         assert_eq!(ids, vec![1, 2, 6, 5]);
         assert_eq!(t.frame_id(3), Some("F"));
-        let bad = [FrameInput { owner_backend_id: 99, payload: &frame, frame_id: None }];
+        let bad = [FrameInput { owner_backend_id: 99, payload: &frame, frame_id: None, clickable: None }];
         assert_eq!(
             AxTree::parse_frames(&main, &bad, DEFAULT_MAX_DEPTH).unwrap_err(),
             AxError::FrameOwner(99)
         );
         // Skipping: the orphan is listed, the frame after it still hangs under its owner.
         let both = [
-            FrameInput { owner_backend_id: 99, payload: &frame, frame_id: Some("H".into()) },
-            FrameInput { owner_backend_id: 2, payload: &frame, frame_id: Some("F".into()) },
+            FrameInput { owner_backend_id: 99, payload: &frame, frame_id: Some("H".into()), clickable: None },
+            FrameInput { owner_backend_id: 2, payload: &frame, frame_id: Some("F".into()), clickable: None },
         ];
-        let t = AxTree::parse_frames_with(&main, &both, DEFAULT_MAX_DEPTH, true).unwrap();
+        let opts = ParseOptions { max_depth: DEFAULT_MAX_DEPTH, skip_orphan_frames: true };
+        let t = AxTree::parse_page(&main, None, &both, opts).unwrap();
         assert_eq!(t.orphan_frames, vec![(99, Some("H".to_string()))]);
         assert_eq!(t.len(), 4);
         assert_eq!(t.frame_id(3), Some("F"));

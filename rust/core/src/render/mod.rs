@@ -2,6 +2,7 @@
 
 mod budget;
 pub mod occam;
+mod runs;
 pub mod subtree;
 pub mod webarena;
 

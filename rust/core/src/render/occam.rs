@@ -2,15 +2,20 @@
 //!
 //! The renderer walks the structural tree with an explicit stack (no recursion), deciding
 //! per node whether it prints a line, dissolves into its parent (blank containers), or is
-//! printed as Markdown (rows, list items, description lists) or on one line (option
-//! popups). Every structural node is handled by exactly one of these paths, which is what
-//! keeps each action target on the page exactly once.
+//! printed as Markdown (rows, list items, description lists), on one line (option popups)
+//! or as part of a run of text. Every structural node is handled by exactly one of these
+//! paths, which is what keeps each action target on the page exactly once.
+//!
+//! Text is decided run by run, never piece by piece: a run (consecutive text and inline
+//! formatting siblings) is printed whole or, when an ancestor's name or a neighbouring
+//! control's label already says all of it, not at all.
 
 use std::collections::HashSet;
 
+use super::runs::{code_lines, concat, fence_for, holds_line_break, join_line, squash, Piece, PieceKind};
 use super::Rendered;
 use crate::axtree::roles::occam_shown_prop;
-use crate::axtree::{AxTree, Prop, RoleClass, Value, NONE};
+use crate::axtree::{AxTree, Prop, RoleClass, Sep, Value, NONE};
 use crate::text::{normalize_ws, push_md_cell, push_py_repr};
 
 /// How to render.
@@ -41,23 +46,35 @@ enum Frame {
     /// Render node `n` at `depth`; `merge` is the nearest ancestor whose printed name
     /// absorbs text contained in it (NONE when there is none).
     Enter { n: u32, depth: u32, merge: u32 },
-    /// Consecutive siblings printed as one line: a `text` run, or in a list item the
-    /// item's inline content.
-    Group { kids: Vec<u32>, depth: u32, merge: u32, markdown: bool },
+    /// A line already composed (a run of text, a code block's line, a list item's content).
+    Line { depth: u32, text: String, ids: Vec<i64> },
     /// A run of term/definition siblings.
     Terms { kids: Vec<u32>, depth: u32 },
     /// After a list item's content: put its marker on the item's first line.
     ItemExit { start: usize, depth: u32, marker: String },
 }
 
+/// Per-node facts computed bottom-up once, before rendering.
+struct Facts {
+    /// The subtree is text and inline formatting only, with no action target (joins a run).
+    inline_text: Vec<bool>,
+    /// The subtree fits on one Markdown line (list item content).
+    inlineable: Vec<bool>,
+    /// The subtree holds text with a line break (preformatted).
+    pre_text: Vec<bool>,
+    /// A strict descendant (in the mask) is an action target.
+    target_below: Vec<bool>,
+    /// A strict descendant (in the mask) has a non-blank name.
+    text_below: Vec<bool>,
+    /// A text in the subtree is not shown (see `Node::unshown_text`).
+    unshown_below: Vec<bool>,
+}
+
 struct Renderer<'t> {
     t: &'t AxTree,
     o: OccamOptions<'t>,
     out: Rendered,
-    /// The subtree is text and inline formatting only (joins a text run).
-    inline_text: Vec<bool>,
-    /// The subtree fits on one Markdown line (list item content).
-    inlineable: Vec<bool>,
+    f: Facts,
     stack: Vec<Frame>,
 }
 
@@ -70,6 +87,11 @@ const TRANSPARENT_WHEN_BLANK: u32 = RoleClass::DROP_WHEN_BLANK
     | RoleClass::ROWGROUP
     | RoleClass::DESCRIPTION_LIST;
 
+/// Roles that say nothing about an element: a clickable one prints as `clickable`.
+fn role_is_generic(role: &str) -> bool {
+    matches!(role, "generic" | "none" | "Section" | "group" | "Div")
+}
+
 fn is_bullet(s: &str) -> bool {
     s.chars().all(|c| "•◦▪▫■□●○‣⁃–—-*·►▸➢✓✔ ".contains(c))
 }
@@ -79,35 +101,93 @@ fn is_ordinal(s: &str) -> bool {
     matches!(body, Some(b) if !b.is_empty() && b.chars().count() <= 10 && b.chars().all(char::is_alphanumeric))
 }
 
+/// A property value as the occam form prints it: booleans spelled one way, `true`/`false`,
+/// whether Chromium sent a JSON boolean or a tristate token.
+fn occam_value(v: &Value) -> String {
+    match v {
+        Value::Bool(true) => "true".into(),
+        Value::Bool(false) => "false".into(),
+        other => other.py_str(),
+    }
+}
+
+/// Pieces of one line being collected, with the boundary still to attach to the next one.
+#[derive(Default)]
+struct Run {
+    pieces: Vec<Piece>,
+    ids: Vec<i64>,
+    sep: Sep,
+    /// Preformatted: targets are not put inline but listed after the code.
+    pre: bool,
+    labels: Vec<(String, Vec<i64>)>,
+}
+
+impl Run {
+    fn push(&mut self, text: String, kind: PieceKind) {
+        let sep = std::mem::take(&mut self.sep);
+        self.pieces.push(Piece { text, kind, sep, trailing_space: false });
+    }
+
+    /// An element's label; `raw_name` is its name as the page spaces it. Text may follow
+    /// a label with no space only where the label ends with that name, quoted.
+    fn push_label(&mut self, label: String, raw_name: &str) {
+        let ends_with_name = label.ends_with(['\'', '"']);
+        self.push(label, PieceKind::Label);
+        if let Some(last) = self.pieces.last_mut() {
+            last.trailing_space = !ends_with_name || raw_name.chars().next_back().is_some_and(char::is_whitespace);
+        }
+    }
+
+    fn boundary(&mut self, sep: Sep) {
+        self.sep = self.sep.max(sep);
+    }
+}
+
 impl<'t> Renderer<'t> {
     fn new(t: &'t AxTree, o: OccamOptions<'t>) -> Self {
         let n = t.len();
-        let mut inline_text = vec![false; n];
-        let mut inlineable = vec![false; n];
+        let mut f = Facts {
+            inline_text: vec![false; n],
+            inlineable: vec![false; n],
+            pre_text: vec![false; n],
+            target_below: vec![false; n],
+            text_below: vec![false; n],
+            unshown_below: vec![false; n],
+        };
+        let in_mask = |k: u32| o.mask.is_none_or(|m| m[k as usize]);
         // Children come after parents in pre-order, so the reverse sees them first.
         for &i in t.s_order.iter().rev() {
             let node = t.node(i);
             let c = node.class;
             let kids = t.s_children(i);
-            let kids_text = kids.iter().all(|&k| inline_text[k as usize]);
-            let kids_inline = kids.iter().all(|&k| inlineable[k as usize]);
-            inline_text[i as usize] = kids_text
-                && c.has(RoleClass::TEXT | RoleClass::INLINE)
-                && !c.has(RoleClass::INTERACTIVE);
+            let kids_text = kids.iter().all(|&k| f.inline_text[k as usize]);
+            let kids_inline = kids.iter().all(|&k| f.inlineable[k as usize]);
+            // A text node is always part of its run (anything odd below it is collected in
+            // line); inline formatting only when all it holds is text.
+            f.inline_text[i as usize] = !c.has(RoleClass::TARGET)
+                && (c.has(RoleClass::TEXT) || (kids_text && c.has(RoleClass::INLINE)));
             let wrapper = c.has(RoleClass::DROP_WHEN_BLANK)
                 && !c.has(RoleClass::LIST | RoleClass::LIST_ITEM)
                 && node.norm_name().is_empty();
-            inlineable[i as usize] = kids_inline
+            f.inlineable[i as usize] = kids_inline
                 && (wrapper
                     || c.has(
                         RoleClass::TEXT
                             | RoleClass::INLINE
-                            | RoleClass::INTERACTIVE
+                            | RoleClass::TARGET
                             | RoleClass::IMAGE
                             | RoleClass::LIST_MARKER,
                     ));
+            f.pre_text[i as usize] = (c.has(RoleClass::TEXT) && node.name.contains('\n'))
+                || kids.iter().any(|&k| f.pre_text[k as usize]);
+            f.unshown_below[i as usize] = node.unshown_text || kids.iter().any(|&k| f.unshown_below[k as usize]);
+            for &k in kids.iter().filter(|&&k| in_mask(k)) {
+                let kid = t.node(k);
+                f.target_below[i as usize] |= kid.class.has(RoleClass::TARGET) || f.target_below[k as usize];
+                f.text_below[i as usize] |= !kid.norm_name().is_empty() || f.text_below[k as usize];
+            }
         }
-        Renderer { t, o, out: Rendered::default(), inline_text, inlineable, stack: Vec::new() }
+        Renderer { t, o, out: Rendered::default(), f, stack: Vec::new() }
     }
 
     fn in_mask(&self, n: u32) -> bool {
@@ -122,6 +202,29 @@ impl<'t> Renderer<'t> {
         self.t.node(n).norm_name()
     }
 
+    fn is_target(&self, n: u32) -> bool {
+        self.class(n).has(RoleClass::TARGET)
+    }
+
+    /// The node's name was computed from contents that the tree shows in full: printing
+    /// the contents says the name.
+    fn contents_say_name(&self, n: u32) -> bool {
+        self.t.node(n).name_from_contents && !self.f.unshown_below[n as usize]
+    }
+
+    /// The name the node prints. A name computed from the node's own contents is not
+    /// printed where those contents are (they hold an action target, so they print
+    /// themselves): every text reaches the model once. Action targets keep their names, and
+    /// so does a node whose contents hold text the tree does not show.
+    fn printed_name(&self, n: u32) -> &'t str {
+        let node = self.t.node(n);
+        if self.contents_say_name(n) && !self.is_target(n) && self.f.target_below[n as usize] {
+            ""
+        } else {
+            node.norm_name()
+        }
+    }
+
     fn shown_props(&self, n: u32) -> impl Iterator<Item = &'t Prop> + '_ {
         self.t.props(n).iter().filter(move |p| {
             let name = p.name.as_ref();
@@ -134,15 +237,17 @@ impl<'t> Renderer<'t> {
 
     /// A blank container or formatting node: prints nothing, its children take its place.
     fn transparent(&self, n: u32) -> bool {
-        self.class(n).has(TRANSPARENT_WHEN_BLANK)
-            && self.name(n).is_empty()
+        let c = self.class(n);
+        c.has(TRANSPARENT_WHEN_BLANK)
+            && !c.has(RoleClass::TARGET)
+            && self.printed_name(n).is_empty()
             && self.shown_props(n).next().is_none()
     }
 
     /// A plain node (not an action target, nothing rendered specially) whose whole label
     /// would repeat the absorbing ancestor's name: `link 'Logo' > image 'Logo'`.
     fn repeats_ancestor(&self, n: u32, merge: u32) -> bool {
-        const SPECIAL: u32 = RoleClass::INTERACTIVE
+        const SPECIAL: u32 = RoleClass::TARGET
             | RoleClass::ROW
             | RoleClass::LIST_ITEM
             | RoleClass::LIST_MARKER
@@ -160,16 +265,21 @@ impl<'t> Renderer<'t> {
 
     /// Prints as its own labelled piece (role, id) rather than as bare text.
     fn labelled(&self, n: u32) -> bool {
-        !self.class(n).has(RoleClass::ID_HIDDEN) && !self.transparent(n)
+        self.is_target(n) || (!self.class(n).has(RoleClass::ID_HIDDEN) && !self.transparent(n))
     }
 
-    /// Whether `text` is already printed by `merge`'s name or current value.
+    /// Whether `text` is already printed by `merge`'s name or current value. A name
+    /// Chromium computed from the contents is compared spacing aside (it spaces block
+    /// boundaries by layout, which the tree does not show).
     fn contained(&self, merge: u32, text: &str) -> bool {
         if merge == NONE {
             return false;
         }
-        self.name(merge).contains(text)
-            || matches!(&self.t.node(merge).value, Some(Value::Str(v)) if normalize_ws(v).contains(text))
+        let node = self.t.node(merge);
+        let name = node.norm_name();
+        name.contains(text)
+            || matches!(&node.value, Some(Value::Str(v)) if normalize_ws(v).contains(text))
+            || (node.name_from_contents && squash(name).contains(&squash(text)))
     }
 
     /// An action target's name already says `text` (a label beside its checkbox).
@@ -193,12 +303,14 @@ impl<'t> Renderer<'t> {
         let node = self.t.node(n);
         let c = node.class;
         let mut s = String::with_capacity(node.role.len() + name.len() + 12);
-        if c.has(RoleClass::TEXT | RoleClass::LABEL_TEXT) {
+        if c.has(RoleClass::TEXT | RoleClass::LABEL_TEXT) && !c.has(RoleClass::TARGET) {
             s.push_str("text");
+        } else if c.has(RoleClass::CLICKABLE) && (role_is_generic(&node.role) || c.has(RoleClass::TEXT)) {
+            s.push_str("clickable");
         } else {
             s.push_str(&node.role);
         }
-        if self.o.show_ids && !c.has(RoleClass::ID_HIDDEN) {
+        if self.o.show_ids && (c.has(RoleClass::TARGET) || !c.has(RoleClass::ID_HIDDEN)) {
             s.push_str(" [");
             s.push_str(&node.element_id.to_string());
             s.push(']');
@@ -208,25 +320,35 @@ impl<'t> Renderer<'t> {
             s.push(' ');
             push_py_repr(&mut s, name);
         }
+        let mut has_value = false;
         match &node.value {
             Some(Value::Str(v)) => {
                 let v = normalize_ws(v);
                 if !v.is_empty() {
                     s.push_str(" value: ");
                     push_py_repr(&mut s, &v);
+                    has_value = true;
                 }
             }
             Some(v) => {
                 s.push_str(" value: ");
-                s.push_str(&v.py_str());
+                s.push_str(&occam_value(v));
+                has_value = true;
             }
             None => {}
+        }
+        // An unnamed target with nothing to read (an icon): what its DOM says, marked as such.
+        if c.has(RoleClass::TARGET) && name.is_empty() && !has_value && !self.f.text_below[n as usize] {
+            if let Some(hint) = self.t.hint(n) {
+                s.push_str(" hint: ");
+                push_py_repr(&mut s, &normalize_ws(hint));
+            }
         }
         for p in self.shown_props(n) {
             s.push_str(" [");
             s.push_str(&p.name);
             s.push_str(": ");
-            s.push_str(&p.value.py_str());
+            s.push_str(&occam_value(&p.value));
             s.push(']');
         }
         s
@@ -257,15 +379,14 @@ impl<'t> Renderer<'t> {
     fn simple_options(&self, kids: &[u32]) -> bool {
         !kids.is_empty()
             && kids.iter().all(|&o| {
-                if !self.class(o).has(RoleClass::OPTION) {
+                if !self.class(o).has(RoleClass::OPTION) || self.f.target_below[o as usize] {
                     return false;
                 }
-                let name = self.name(o);
                 let mut stack: Vec<u32> = self.t.s_children(o).to_vec();
                 while let Some(d) = stack.pop() {
                     let dn = self.name(d);
                     let fits = self.class(d).has(RoleClass::TEXT | RoleClass::INLINE)
-                        && (dn.is_empty() || name.contains(dn));
+                        && (dn.is_empty() || self.contained(o, dn));
                     if !fits {
                         return false;
                     }
@@ -313,34 +434,104 @@ impl<'t> Renderer<'t> {
         }
     }
 
-    /// Flattens a subtree into pieces of one line, in reading order: text as is,
-    /// labelled nodes (action targets, named images) as `role [id] 'name'`.
-    fn flatten(&self, root: u32, merge: u32, skip_root_name: bool, pieces: &mut Vec<String>, ids: &mut Vec<i64>) {
+    /// The text of a subtree as one string (for deciding whether a name already says it).
+    fn subtree_text(&self, n: u32) -> String {
+        let mut run = Run::default();
+        self.collect(n, NONE, true, &mut run);
+        join_line(&run.pieces)
+    }
+
+    /// A target's descendants print nothing new: they hold no other target, and the
+    /// target's name already says their text.
+    fn absorbed(&self, n: u32, name: &str) -> bool {
+        if self.f.target_below[n as usize] || !self.f.text_below[n as usize] {
+            return !self.f.target_below[n as usize];
+        }
+        !name.is_empty() && self.contained(n, &self.subtree_text(n))
+    }
+
+    /// An element whose edges are a block boundary for the text around and inside it:
+    /// Chromium joins names from contents with a space between different block flows, and
+    /// so does the page. Inline formatting, text and targets (set off as labels) are not.
+    fn is_block(&self, n: u32) -> bool {
+        let parent = self.t.node(n).s_parent;
+        !self.class(n).has(
+            RoleClass::INLINE | RoleClass::TEXT | RoleClass::TARGET | RoleClass::IMAGE | RoleClass::LIST_MARKER,
+        ) && (parent == NONE || !self.class(parent).has(RoleClass::TEXT)) // text holds no blocks
+    }
+
+    /// Collects a subtree into `run`, in reading order: text as the page has it, labelled
+    /// nodes (action targets, named images) as `role [id] 'name'`. With `skip_root_name`,
+    /// the root prints no name (its contents do).
+    fn collect(&self, root: u32, merge: u32, skip_root_name: bool, run: &mut Run) {
+        // (node, merge) to enter, or NONE and the node to leave. Below a label (`m` other
+        // than the run's own `merge`), text the label already says is not repeated.
         let mut stack: Vec<(u32, u32)> = vec![(root, merge)];
         while let Some((n, m)) = stack.pop() {
+            if n == NONE {
+                run.boundary(Sep::Space); // the end of a block
+                continue;
+            }
             if !self.in_mask(n) {
                 continue;
             }
-            let c = self.class(n);
-            let name = self.name(n);
+            let node = self.t.node(n);
+            let c = node.class;
+            // (The first piece of a line ignores its boundary.)
+            run.boundary(node.sep_before);
+            let block = self.is_block(n);
+            if block {
+                run.boundary(Sep::Space);
+            }
             let mut child_merge = m;
-            if c.has(RoleClass::LIST_MARKER) {
-                if !name.is_empty() && !is_bullet(name) && !self.contained(m, name) {
-                    pieces.push(name.to_owned());
+            if c.has(RoleClass::TEXT) && !c.has(RoleClass::TARGET) {
+                if m == merge || !self.contained(m, self.name(n)) {
+                    run.push(node.name.to_string(), PieceKind::Text);
                 }
-            } else if let Some(opts) = self.options_of(n) {
-                pieces.push(self.options_line(n, &opts, ids));
-                continue;
+            } else if c.has(RoleClass::LIST_MARKER) && !c.has(RoleClass::TARGET) {
+                let name = self.name(n);
+                if !name.is_empty() && !is_bullet(name) && !self.contained(m, name) {
+                    run.push(name.to_owned(), PieceKind::Spaced);
+                }
             } else if n == root && skip_root_name {
                 child_merge = NONE;
+            } else if let Some(opts) = self.options_of(n) {
+                let mut ids = Vec::new();
+                let line = self.options_line(n, &opts, &mut ids);
+                if run.pre {
+                    run.labels.push((line, ids));
+                } else {
+                    run.ids.extend(ids);
+                    run.push(line, PieceKind::Label);
+                }
+                continue;
+            } else if run.pre && self.labelled(n) {
+                // Code keeps only the page's text: a link's text stays where it is, and the
+                // link (or any labelled element) is listed after the code.
+                let mut ids = Vec::new();
+                let label = self.label(n, self.name(n), &mut ids);
+                run.labels.push((label, ids));
             } else if self.repeats_ancestor(n, m) {
                 // Said by the ancestor already; its children still count.
             } else if self.labelled(n) {
-                pieces.push(self.label(n, name, ids));
+                let name = self.printed_name(n);
+                let mut ids = Vec::new();
+                let label = self.label(n, name, &mut ids);
+                run.ids.extend(ids);
+                run.push_label(label, &node.name);
+                if self.absorbed(n, name) {
+                    continue;
+                }
                 child_merge = self.merge_after(n, name, m);
-            } else if !name.is_empty() && !self.contained(m, name) {
-                pieces.push(name.to_owned());
-                child_merge = self.merge_after(n, name, m);
+            } else {
+                let name = self.printed_name(n);
+                if !name.is_empty() && !self.contents_say_name(n) && !self.contained(m, name) {
+                    run.push(name.to_owned(), PieceKind::Spaced);
+                    child_merge = self.merge_after(n, name, m);
+                }
+            }
+            if block {
+                stack.push((NONE, n));
             }
             for &k in self.t.s_children(n).iter().rev() {
                 stack.push((k, child_merge));
@@ -349,18 +540,24 @@ impl<'t> Renderer<'t> {
     }
 
     /// A cell's, term's or detail's text: its content, and its name where the content
-    /// does not already say it.
+    /// does not already say it (a name computed from the content never prints twice).
     fn content_text(&self, n: u32, ids: &mut Vec<i64>) -> String {
-        let mut pieces = Vec::new();
+        let mut run = Run::default();
         // A labelled node (a link straight inside a row) prints its own label.
         let labelled = self.labelled(n);
-        self.flatten(n, NONE, !labelled, &mut pieces, ids);
+        self.collect(n, NONE, !labelled, &mut run);
+        let joined = join_line(&run.pieces);
+        let own_ids = run.ids.is_empty();
+        ids.append(&mut run.ids);
         if labelled {
-            return pieces.join(" ");
+            return joined;
         }
-        let joined = pieces.join(" ");
+        let node = self.t.node(n);
         let name = self.name(n);
-        if name.is_empty() || joined.contains(name) {
+        if node.name_from_contents && own_ids && !joined.is_empty() && squash(name) == squash(&joined) {
+            // Chromium computed the name from this very text, with the page's block spacing.
+            name.to_owned()
+        } else if name.is_empty() || (self.contents_say_name(n) && !joined.is_empty()) || self.text_says(&joined, name) {
             joined
         } else if joined.is_empty() {
             name.to_owned()
@@ -369,67 +566,156 @@ impl<'t> Renderer<'t> {
         }
     }
 
-    fn push_with_ids(&mut self, depth: u32, text: String, ids: Vec<i64>) {
-        let at = self.out.push_line(depth, text);
-        self.out.ids.extend(ids.into_iter().map(|id| (at, id)));
+    /// `text` already says `name` (spacing aside).
+    fn text_says(&self, text: &str, name: &str) -> bool {
+        text.contains(name) || squash(text).contains(&squash(name))
     }
 
-    /// Children that render: in the mask, not the consumed list marker, and text leaves
-    /// that neither repeat the absorbing ancestor's name nor an earlier sibling.
-    fn kids_of(&self, n: u32, merge: u32, skip: u32) -> Vec<u32> {
-        let mut seen: HashSet<&str> = HashSet::new();
+    /// Children that render: in the mask, with a consumed list marker replaced by what it
+    /// holds (a marker can wrap a link).
+    fn kids_of(&self, n: u32, marker: u32) -> Vec<u32> {
         let mut kids = Vec::new();
-        let all = self.t.s_children(n);
-        for (pos, &k) in all.iter().enumerate() {
-            if k == skip || !self.in_mask(k) {
+        for &k in self.t.s_children(n) {
+            if !self.in_mask(k) {
                 continue;
             }
-            if self.class(k).has(RoleClass::TEXT) && self.t.s_children(k).is_empty() {
-                let text = self.name(k);
-                let beside = |p: Option<usize>| p.and_then(|p| all.get(p)).is_some_and(|&s| self.said_by_target(s, text));
-                if text.is_empty()
-                    || self.contained(merge, text)
-                    || beside(pos.checked_sub(1))
-                    || beside(Some(pos + 1))
-                    || !seen.insert(text)
-                {
-                    continue;
-                }
+            if k == marker {
+                kids.extend(self.t.s_children(k).iter().copied().filter(|&d| self.in_mask(d)));
+            } else {
+                kids.push(k);
             }
-            kids.push(k);
         }
         kids
     }
 
+    /// Frames for a node's children: runs of text (or, in a list item, of inline content)
+    /// composed into lines, preformatted stretches into code blocks, term/definition runs,
+    /// and everything else entered on its own.
     fn push_children(&mut self, kids: Vec<u32>, depth: u32, merge: u32, markdown: bool) {
         let mut frames: Vec<Frame> = Vec::new();
-        let mut group: Vec<u32> = Vec::new();
-        let mut terms: Vec<u32> = Vec::new();
-        for k in kids {
-            let is_term = self.class(k).has(RoleClass::TERM | RoleClass::DEFINITION);
-            let joins = !is_term
-                && if markdown { self.inlineable[k as usize] } else { self.inline_text[k as usize] };
-            if !group.is_empty() && !joins {
-                frames.push(Frame::Group { kids: std::mem::take(&mut group), depth, merge, markdown });
+        let mut seen_leaves: HashSet<&'t str> = HashSet::new();
+        let is_term = |k: u32| self.class(k).has(RoleClass::TERM | RoleClass::DEFINITION);
+        // Stretches of inline content, found in one pass: one that holds preformatted text
+        // is one code block (links in it included).
+        let mut stretch_end = vec![0usize; kids.len()];
+        let mut stretch_pre = vec![false; kids.len()];
+        let mut a = 0;
+        while a < kids.len() {
+            let inline = |k: u32| self.f.inlineable[k as usize] && !is_term(k);
+            let mut b = a;
+            while b < kids.len() && inline(kids[b]) {
+                b += 1;
             }
-            if !terms.is_empty() && !is_term {
-                frames.push(Frame::Terms { kids: std::mem::take(&mut terms), depth });
+            let b = b.max(a + 1);
+            let pre = kids[a..b].iter().any(|&k| self.f.inline_text[k as usize] && self.f.pre_text[k as usize]);
+            for j in a..b {
+                stretch_end[j] = b;
+                stretch_pre[j] = pre;
             }
-            if is_term {
-                terms.push(k);
-            } else if joins {
-                group.push(k);
+            a = b;
+        }
+        let mut i = 0;
+        while i < kids.len() {
+            let k = kids[i];
+            if is_term(k) {
+                let end = (i..kids.len()).find(|&j| !is_term(kids[j])).unwrap_or(kids.len());
+                frames.push(Frame::Terms { kids: kids[i..end].to_vec(), depth });
+                i = end;
+                continue;
+            }
+            let pre = stretch_pre[i];
+            let end = if (pre || markdown) && self.f.inlineable[k as usize] {
+                stretch_end[i]
             } else {
+                (i..kids.len()).find(|&j| !self.f.inline_text[kids[j] as usize]).unwrap_or(kids.len())
+            };
+            if end == i {
                 frames.push(Frame::Enter { n: k, depth, merge });
+                i += 1;
+                continue;
             }
-        }
-        if !group.is_empty() {
-            frames.push(Frame::Group { kids: group, depth, merge, markdown });
-        }
-        if !terms.is_empty() {
-            frames.push(Frame::Terms { kids: terms, depth });
+            let before = i.checked_sub(1).map(|p| kids[p]);
+            let after = kids.get(end).copied();
+            let group = &kids[i..end];
+            self.compose_run(group, depth, merge, pre, markdown, (before, after), &mut seen_leaves, &mut frames);
+            i = end;
         }
         self.stack.extend(frames.into_iter().rev());
+    }
+
+    /// One run of siblings as a line (or a code block), unless someone already says it:
+    /// the absorbing ancestor's name, the label of the control beside it, or an identical
+    /// lone text leaf before it among the same siblings.
+    #[allow(clippy::too_many_arguments)]
+    fn compose_run(
+        &self,
+        group: &[u32],
+        depth: u32,
+        merge: u32,
+        pre: bool,
+        markdown: bool,
+        beside: (Option<u32>, Option<u32>),
+        seen_leaves: &mut HashSet<&'t str>,
+        frames: &mut Vec<Frame>,
+    ) {
+        let mut run = Run { pre, ..Run::default() };
+        for &k in group {
+            self.collect(k, merge, false, &mut run);
+        }
+        let preformatted = pre && holds_line_break(&run.pieces);
+        if preformatted {
+            if let Some(lines) = code_lines(&concat(&run.pieces, true)) {
+                let fence = fence_for(&lines);
+                frames.push(Frame::Line { depth, text: fence.clone(), ids: Vec::new() });
+                for line in lines {
+                    frames.push(Frame::Line { depth, text: line, ids: Vec::new() });
+                }
+                frames.push(Frame::Line { depth, text: fence, ids: Vec::new() });
+                for (label, ids) in run.labels {
+                    frames.push(Frame::Line { depth, text: label, ids });
+                }
+                return;
+            }
+        }
+        // Not code after all: targets go back inline.
+        if !run.labels.is_empty() {
+            run = Run::default();
+            for &k in group {
+                self.collect(k, merge, false, &mut run);
+            }
+        }
+        let text = join_line(&run.pieces);
+        if text.is_empty() {
+            return;
+        }
+        if run.ids.is_empty() {
+            if self.contained(merge, &text) {
+                return;
+            }
+            let (prev, next) = beside;
+            if prev.is_some_and(|p| self.said_by_target(p, &text)) || next.is_some_and(|n| self.said_by_target(n, &text)) {
+                return;
+            }
+            let lone_leaf = group.len() == 1
+                && self.class(group[0]).has(RoleClass::TEXT)
+                && self.t.s_children(group[0]).is_empty();
+            if lone_leaf && !seen_leaves.insert(self.name(group[0])) {
+                return;
+            }
+        }
+        let line = if markdown || run.pieces.iter().any(|p| p.kind == PieceKind::Label) {
+            text
+        } else {
+            let mut s = String::from("text ");
+            push_py_repr(&mut s, &text);
+            s
+        };
+        frames.push(Frame::Line { depth, text: line, ids: run.ids });
+    }
+
+    fn push_with_ids(&mut self, depth: u32, text: String, ids: Vec<i64>) {
+        let at = self.out.push_line(depth, text);
+        self.out.ids.extend(ids.into_iter().map(|id| (at, id)));
     }
 
     fn run(&mut self) {
@@ -441,25 +727,7 @@ impl<'t> Renderer<'t> {
         while let Some(frame) = self.stack.pop() {
             match frame {
                 Frame::Enter { n, depth, merge } => self.enter(n, depth, merge),
-                Frame::Group { kids, depth, merge, markdown } => {
-                    let mut pieces = Vec::new();
-                    let mut ids = Vec::new();
-                    for k in kids {
-                        self.flatten(k, merge, false, &mut pieces, &mut ids);
-                    }
-                    if pieces.is_empty() {
-                        continue;
-                    }
-                    let joined = pieces.join(" ");
-                    let text = if markdown {
-                        joined
-                    } else {
-                        let mut s = String::from("text ");
-                        push_py_repr(&mut s, &joined);
-                        s
-                    };
-                    self.push_with_ids(depth, text, ids);
-                }
+                Frame::Line { depth, text, ids } => self.push_with_ids(depth, text, ids),
                 Frame::Terms { kids, depth } => self.terms(kids, depth),
                 Frame::ItemExit { start, depth, marker } => {
                     if let Some(line) = self.out.lines.get_mut(start) {
@@ -476,14 +744,14 @@ impl<'t> Renderer<'t> {
 
     fn enter(&mut self, n: u32, depth: u32, merge: u32) {
         let c = self.class(n);
-        let name = self.name(n);
-        if c.has(RoleClass::LIST_MARKER) {
+        if c.has(RoleClass::LIST_MARKER) && !c.has(RoleClass::TARGET) {
             // A marker outside a list item (the item consumes its own).
+            let name = self.name(n);
             if !name.is_empty() && !is_bullet(name) {
                 let line = self.label(n, name, &mut Vec::new());
                 self.out.push_line(depth, line.replacen("ListMarker", "text", 1));
             }
-            let kids = self.kids_of(n, merge, NONE);
+            let kids = self.kids_of(n, NONE);
             self.push_children(kids, depth, merge, false);
         } else if c.has(RoleClass::ROW) {
             self.row(n, depth);
@@ -492,62 +760,109 @@ impl<'t> Renderer<'t> {
             let line = self.options_line(n, &opts, &mut ids);
             self.push_with_ids(depth, line, ids);
         } else if c.has(RoleClass::LIST_ITEM) {
-            let marker_node = self
-                .t
-                .s_children(n)
-                .iter()
-                .copied()
-                .find(|&k| self.in_mask(k) && self.class(k).has(RoleClass::LIST_MARKER))
-                .unwrap_or(NONE);
-            let marker = self.marker(marker_node);
-            let start = self.out.lines.len();
-            self.stack.push(Frame::ItemExit { start, depth, marker });
-            if !name.is_empty() {
-                self.out.push_line(depth + 1, name.to_owned());
-            }
-            let merge = self.merge_after(n, name, merge);
-            let kids = self.kids_of(n, merge, marker_node);
-            self.push_children(kids, depth + 1, merge, true);
+            self.list_item(n, depth, merge);
         } else if self.transparent(n) || self.repeats_ancestor(n, merge) {
-            let kids = self.kids_of(n, merge, NONE);
+            let kids = self.kids_of(n, NONE);
             self.push_children(kids, depth, merge, false);
         } else {
             let mut ids = Vec::new();
-            if name.is_empty() && !c.has(RoleClass::DROP_WHEN_BLANK) {
+            let name = self.printed_name(n);
+            if let Some(text) = self.own_text(n, name, NONE) {
                 // The only text of an unnamed node becomes its name: button [4] 'Search'.
-                let kids = self.kids_of(n, NONE, NONE);
-                if !kids.is_empty() && kids.iter().all(|&k| self.inline_text[k as usize]) {
-                    let mut pieces = Vec::new();
-                    for &k in &kids {
-                        self.flatten(k, NONE, false, &mut pieces, &mut ids);
-                    }
-                    let line = self.label(n, &pieces.join(" "), &mut ids);
-                    self.push_with_ids(depth, line, ids);
-                    return;
-                }
+                let line = self.label(n, &text, &mut ids);
+                self.push_with_ids(depth, line, ids);
+                return;
             }
             let line = self.label(n, name, &mut ids);
             self.push_with_ids(depth, line, ids);
+            if self.is_target(n) && self.absorbed(n, name) {
+                return;
+            }
             let merge = self.merge_after(n, name, NONE);
-            let kids = self.kids_of(n, merge, NONE);
+            let kids = self.kids_of(n, NONE);
             self.push_children(kids, depth + 1, merge, false);
         }
     }
 
-    /// `| a | b |`, and `| --- |` after a row of column headers.
+    /// For an unnamed element (not a blank container) whose children are all plain text
+    /// on one line: that text, to print as its name.
+    fn own_text(&self, n: u32, name: &str, marker: u32) -> Option<String> {
+        let c = self.class(n);
+        if !name.is_empty() || (c.has(RoleClass::DROP_WHEN_BLANK) && !c.has(RoleClass::TARGET)) {
+            return None;
+        }
+        let kids = self.kids_of(n, marker);
+        if kids.is_empty() || !kids.iter().all(|&k| self.f.inline_text[k as usize]) {
+            return None;
+        }
+        let mut run = Run::default();
+        for &k in &kids {
+            self.collect(k, NONE, false, &mut run);
+        }
+        if run.pieces.iter().any(|p| p.kind == PieceKind::Label) {
+            return None; // an element in there prints its own label
+        }
+        if holds_line_break(&run.pieces) && code_lines(&concat(&run.pieces, true)).is_some() {
+            return None; // code keeps its lines
+        }
+        Some(join_line(&run.pieces)).filter(|t| !t.is_empty())
+    }
+
+    fn list_item(&mut self, n: u32, depth: u32, merge: u32) {
+        let marker_node = self
+            .t
+            .s_children(n)
+            .iter()
+            .copied()
+            .find(|&k| self.in_mask(k) && self.class(k).has(RoleClass::LIST_MARKER) && !self.is_target(k))
+            .unwrap_or(NONE);
+        let marker = self.marker(marker_node);
+        let start = self.out.lines.len();
+        self.stack.push(Frame::ItemExit { start, depth, marker });
+        let mut name = self.printed_name(n);
+        let own;
+        if self.is_target(n) {
+            // A clickable item prints as its label: - listitem [13] 'Folder A'.
+            own = self.own_text(n, name, marker_node);
+            let shown = own.as_deref().unwrap_or(name);
+            let mut ids = Vec::new();
+            let line = self.label(n, shown, &mut ids);
+            self.push_with_ids(depth + 1, line, ids);
+            if own.is_some() || self.absorbed(n, shown) {
+                return;
+            }
+            name = shown;
+        } else if !name.is_empty() {
+            self.out.push_line(depth + 1, name.to_owned());
+        }
+        let merge = self.merge_after(n, name, merge);
+        let kids = self.kids_of(n, marker_node);
+        self.push_children(kids, depth + 1, merge, true);
+    }
+
+    /// `| a | b |`, and `| --- |` after a row of column headers. A clickable row prints
+    /// its label first: `row [5] | a | b |`.
     fn row(&mut self, n: u32, depth: u32) {
         let cells = self.masked_kids(n);
         let mut ids = Vec::new();
         let mut texts: Vec<String> = cells.iter().map(|&c| self.content_text(c, &mut ids)).collect();
         // A row's name is normally its cells' text; one that says more is kept, first.
         let name = self.name(n);
-        if !name.is_empty() && !texts.join(" ").contains(name) {
+        if !name.is_empty() && !self.contents_say_name(n) && !self.text_says(&texts.join(" "), name) {
             texts.insert(0, name.to_owned());
         }
-        if texts.is_empty() {
+        let mut line = String::new();
+        if self.is_target(n) {
+            let mut own = Vec::new();
+            line.push_str(&self.label(n, "", &mut own));
+            line.push(' ');
+            own.append(&mut ids);
+            ids = own;
+        }
+        if texts.is_empty() && line.is_empty() {
             return;
         }
-        let mut line = String::from("|");
+        line.push('|');
         for t in &texts {
             line.push(' ');
             push_md_cell(&mut line, t);
