@@ -3,7 +3,9 @@
 - bare:     one `Accessibility.getFullAXTree` call through Playwright's CDP session (what
             BrowserGym and WebArena do; its JSON is parsed by Playwright's driver and Python);
 - raw:      the same call over a raw DevTools socket, answer kept as bytes (the floor);
-- observe:  pagelens' `observe()` (every frame's tree, merged, rendered in occam form, tabs);
+- observe:  pagelens' `observe()` (every frame's tree, merged, rendered in occam form, tabs,
+            and one `DOMSnapshot.captureSnapshot` per renderer for clickable elements, in parallel);
+- no-click: `observe()` without the snapshot (`clickables=False`);
 - aria:     Playwright's `locator("body").aria_snapshot()`;
 - bounds:   WebArena's approach, the AX tree plus a bounding box per node
             (`DOM.resolveNode` + `Runtime.callFunctionOn(getBoundingClientRect)` each).
@@ -91,7 +93,7 @@ async def measure(runs: int, bounds_pages: int) -> list[dict]:
             session = await env.sessions_for(env.page).main()
             await env.observe()  # warm: sessions, caches
             target = await env.sessions_for(env.page).target_id(session)
-            bare, raw, ours, aria = [], [], [], []
+            bare, raw, ours, plain, aria, snap, render = [], [], [], [], [], [], []
             for _ in range(runs):
                 t = time.perf_counter()
                 payload = await cdp(session, "Accessibility.getFullAXTree")
@@ -102,13 +104,21 @@ async def measure(runs: int, bounds_pages: int) -> list[dict]:
                 t = time.perf_counter()
                 obs = await env.observe()
                 ours.append(time.perf_counter() - t)
+                snap.append(obs.timings_ms["snapshot"] / 1e3)
+                render.append(obs.timings_ms["render"] / 1e3)
+                env.config.clickables = False
+                t = time.perf_counter()
+                await env.observe()
+                plain.append(time.perf_counter() - t)
+                env.config.clickables = True
                 t = time.perf_counter()
                 await env.page.locator("body").aria_snapshot(timeout=120_000)
                 aria.append(time.perf_counter() - t)
             row = {
                 "page": page, "nodes": len(payload["nodes"]), "frames": obs.frame_count,
-                "bare": stats(bare), "raw": stats(raw), "observe": stats(ours), "aria": stats(aria), "bounds": None,
-                "tokens": obs.token_count,
+                "bare": stats(bare), "raw": stats(raw), "observe": stats(ours), "plain": stats(plain),
+                "snapshot": stats(snap), "render": stats(render), "aria": stats(aria), "bounds": None,
+                "tokens": obs.token_count, "clickable": len(obs.tree.clickable_ids),
             }
             if page in big:
                 t = time.perf_counter()
@@ -132,23 +142,25 @@ def main() -> None:
     print(f"Machine: {platform.machine()}, {platform.python_implementation()} {platform.python_version()}, "
           f"Playwright {version('playwright')}, Chromium /usr/bin/chromium; {args.runs} runs a page; "
           "milliseconds, median (p90).\n")
-    print("| page | AX nodes | frames | getFullAXTree via Playwright | getFullAXTree raw bytes | pagelens observe() "
-          "| observe / Playwright call | observe / raw call | aria_snapshot() | AX + per-node bounds (WebArena) "
-          "| bounds / observe |")
-    print("| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |")
-    vs_bare, vs_raw = [], []
+    print("| page | AX nodes | clickable | getFullAXTree via Playwright | getFullAXTree raw bytes | observe() "
+          "| observe / raw call | of which snapshot (parallel) | render | observe() without clickables | "
+          "its / raw call | aria_snapshot() | AX + per-node bounds (WebArena) | bounds / observe |")
+    print("| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |")
+    vs_raw, plain_vs_raw = [], []
     for r in rows:
-        vs_bare.append(r["observe"][0] / r["bare"][0])
         vs_raw.append(r["observe"][0] / r["raw"][0])
+        plain_vs_raw.append(r["plain"][0] / r["raw"][0])
         bounds = f"{r['bounds']:,.0f}" if r["bounds"] else "–"
         speedup = f"{r['bounds'] / r['observe'][0]:,.0f}×" if r["bounds"] else "–"
-        print(f"| {r['page']} | {r['nodes']:,} | {r['frames']} | {r['bare'][0]:,.1f} ({r['bare'][1]:,.1f}) | "
+        print(f"| {r['page']} | {r['nodes']:,} | {r['clickable']:,} | {r['bare'][0]:,.1f} ({r['bare'][1]:,.1f}) | "
               f"{r['raw'][0]:,.1f} ({r['raw'][1]:,.1f}) | {r['observe'][0]:,.1f} ({r['observe'][1]:,.1f}) | "
-              f"{vs_bare[-1]:.2f}× | {vs_raw[-1]:.2f}× | {r['aria'][0]:,.1f} ({r['aria'][1]:,.1f}) | {bounds} | {speedup} |")
+              f"{vs_raw[-1]:.2f}× | {r['snapshot'][0]:,.1f} | {r['render'][0]:,.1f} | "
+              f"{r['plain'][0]:,.1f} ({r['plain'][1]:,.1f}) | {plain_vs_raw[-1]:.2f}× | "
+              f"{r['aria'][0]:,.1f} ({r['aria'][1]:,.1f}) | {bounds} | {speedup} |")
     big = [i for i, r in enumerate(rows) if r["nodes"] > 2000]
-    print(f"\nobserve() / getFullAXTree via Playwright: median {statistics.median(vs_bare):.2f}×; "
-          f"observe() / raw getFullAXTree: median {statistics.median(vs_raw):.2f}×, "
-          f"pages over 2,000 nodes max {max(vs_raw[i] for i in big):.2f}×")
+    print(f"\nobserve() / raw getFullAXTree: median {statistics.median(vs_raw):.2f}×, pages over 2,000 nodes "
+          f"{min(vs_raw[i] for i in big):.2f}–{max(vs_raw[i] for i in big):.2f}× (without clickables "
+          f"{min(plain_vs_raw[i] for i in big):.2f}–{max(plain_vs_raw[i] for i in big):.2f}×)")
 
 
 if __name__ == "__main__":

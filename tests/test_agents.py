@@ -435,3 +435,38 @@ def test_real_model_on_miniwob(task, tmp_path):
     llm = LLMClient(model=os.environ["PAGELENS_LIVE_MODEL"])
     result, state, _ = run_miniwob(task, 0, lambda goal: OccamAgent(llm, goal), tmp_path, max_steps=6)
     assert state.reward == 1.0, (result, state)
+
+
+def test_pagelens_run_starts_a_miniwob_episode_through_its_start_control(tmp_path):
+    """A MiniWoB++ task page opened by `pagelens run` (not MiniWoBEnv) waits behind its START
+    cover, a div made clickable by script: the agent sees it with an id, starts the episode,
+    then solves it from the page's own instruction."""
+    from pagelens.envs.miniwob import task_url
+
+    def player(messages):
+        page = page_of(messages)
+        done = steps_done(messages[-1]["content"])
+        reward = re.search(r"text 'Last reward:'\n\s*text '(-?\d\.\d+)'", page)
+        if reward:
+            return answer(f"stop [{reward.group(1)}]")
+        start = re.search(r"clickable \[(\d+)\] 'START'", page)
+        if start and not done:
+            return answer(f"click [{start.group(1)}]", reason="the episode starts behind this cover")
+        wanted = re.search(r'Click on the \\?"(\w+)\\?" button', page).group(1)
+        return answer(f"click [{find(page, 'button', wanted)}]")
+
+    server = LLMServer(player)
+    out = tmp_path / "run"
+    try:
+        done = subprocess.run(
+            [sys.executable, "-m", "pagelens", "run", "--url", task_url("click-button"),
+             "--task", "Do what the page asks.", "--model", "scripted", "--base-url", server.base_url,
+             "--out", str(out), "--max-steps", "5"],
+            capture_output=True, text=True, timeout=120)
+    finally:
+        server.close()
+    assert done.returncode == 0, done.stderr
+    records = read_trajectory(out / "trajectory.jsonl")
+    steps = [r for r in records if r["type"] == "step"]
+    assert "'START'" in steps[0]["observation"] and steps[0]["result"]["ok"]
+    assert float(records[-1]["answer"]) > 0  # MiniWoB's own reward display: a success

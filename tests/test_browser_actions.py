@@ -272,5 +272,6 @@ def test_frames_can_be_left_out(site):
 def test_observation_records(browser, form):
     assert form.url.endswith("/site/form.html") and form.title == "Action test page"
     assert form.mode == "occam" and form.ids == form.rendered.ids
-    assert set(form.timings_ms) == {"ax_tree", "render", "total"}
+    assert set(form.timings_ms) == {"ax_tree", "snapshot", "render", "total"}
+    assert form.notes == [] and form.timings_ms["snapshot"] > 0
     assert re.search(r"button \[\d+\] 'Vanish'", form.text)

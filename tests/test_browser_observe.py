@@ -31,8 +31,9 @@ def without_ids(text: str) -> str:
 def main_frame_env(site):
     # The corpus trees were captured from the main frame only, at http://corpus.local/PAGE.html
     # with every other host blocked, viewport 1280x1800: the same here.
+    # The saved trees carry no clickable elements either.
     launch = LaunchOptions(extra_args=(site.corpus_host_rule(),), viewport=(1280, 1800))
-    env = BrowserEnv(launch=launch, include_frames=False, block_other_hosts=True, settle_ms=300)
+    env = BrowserEnv(launch=launch, include_frames=False, block_other_hosts=True, settle_ms=300, clickables=False)
     yield env
     env.close()
 

@@ -119,6 +119,9 @@ class AXTree:
     @property
     def frames(self) -> list[str | None]: ...
     @property
+    def clickable_ids(self) -> list[int]:
+        """Element ids of the nodes marked clickable."""
+    @property
     def orphan_frames(self) -> list[tuple[int, str | None]]: ...
     def __len__(self) -> int: ...
     def __contains__(self, id: int) -> bool: ...
@@ -217,3 +220,7 @@ def chunk(
 ) -> list[Chunk]: ...
 def tiktoken_bpe_file(name: str) -> bytes:
     """The published .tiktoken file of an embedded encoding, rebuilt from its ranks."""
+
+def snapshot_clickables(snapshot: Payload) -> list[tuple[str | None, dict[int, str | None]]]:
+    """The clickable elements of a ``DOMSnapshot.captureSnapshot`` result, per document: its
+    frame id and backend DOM node id -> hint (or None), for elements with a layout box."""

@@ -56,6 +56,10 @@ class BrowserConfig:
     block_other_hosts: bool = False
     home_url: str | None = None  # go_home's target; None: the reset() URL
     include_frames: bool = True
+    # Mark elements that respond to clicks (script listeners included) as action targets,
+    # from one DOMSnapshot per renderer; a snapshot slower than this is given up (noted).
+    clickables: bool = True
+    snapshot_timeout_s: float = 10.0
     action_timeout_ms: float = 5_000
     navigation_timeout_ms: float = 30_000
     cdp_timeout_s: float = 60.0
@@ -271,13 +275,14 @@ class AsyncBrowserEnv:
         t0 = time.perf_counter()
         tabs_task = asyncio.ensure_future(self._tabs())  # small calls, alongside the tree
         try:
-            tree, frames, frame_errors = await fetch_tree(
+            capture = await fetch_tree(
                 self.sessions_for(page), include_frames=cfg.include_frames, timeout=cfg.cdp_timeout_s,
-                devtools=self._devtools,
+                devtools=self._devtools, clickables=cfg.clickables, snapshot_timeout=cfg.snapshot_timeout_s,
             )
         except BaseException:
             tabs_task.cancel()
             raise
+        tree, frames = capture.tree, capture.frames
         t1 = time.perf_counter()
         rendered = await asyncio.to_thread(
             tree.render, cfg.mode, max_tokens=cfg.max_tokens, tokenizer=cfg.tokenizer, show_urls=cfg.show_urls
@@ -300,8 +305,10 @@ class AsyncBrowserEnv:
             rendered=rendered,
             dialogs=dialogs,
             frame_count=len({r.frame_id for r in frames.values()}),
-            frame_errors=frame_errors,
-            timings_ms={"ax_tree": (t1 - t0) * 1e3, "render": (t2 - t1) * 1e3, "total": (time.perf_counter() - t0) * 1e3},
+            frame_errors=capture.frame_errors,
+            notes=capture.notes,
+            timings_ms={"ax_tree": (t1 - t0) * 1e3, "snapshot": capture.snapshot_ms, "render": (t2 - t1) * 1e3,
+                        "total": (time.perf_counter() - t0) * 1e3},
             screenshot=screenshot,
         )
         self._last = obs

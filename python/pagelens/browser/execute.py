@@ -164,6 +164,10 @@ class Executor:
                 await _release(select)
             return
         await element.scroll_into_view_if_needed(timeout=self.timeout)
+        # The pointer arrives first, as a person's does: a page that restyles an element on
+        # :hover (an icon swapping its image) settles before the click, which Playwright only
+        # sends once the element is visible and stable again.
+        await element.hover(timeout=self.timeout)
         await element.click(timeout=self.timeout)
 
     async def _hover(self, element: ElementHandle, action: Action) -> None:

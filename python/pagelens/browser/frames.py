@@ -1,4 +1,6 @@
-"""One ``Accessibility.getFullAXTree`` per frame, merged into a single :class:`AXTree`.
+"""One ``Accessibility.getFullAXTree`` per frame, merged into a single :class:`AXTree`, with
+the elements that respond to clicks marked from one ``DOMSnapshot.captureSnapshot`` per
+renderer session.
 
 Same-process iframes are read through the page's CDP session with their ``frameId``;
 out-of-process iframes (another site, under site isolation) have a CDP session of their own.
@@ -11,12 +13,13 @@ from __future__ import annotations
 import asyncio
 import json
 import re
-from dataclasses import dataclass
+import time
+from dataclasses import dataclass, field
 from typing import Any
 
 from playwright.async_api import CDPSession, Frame, Page
 
-from pagelens._core import AXTree
+from pagelens._core import AXTree, snapshot_clickables
 from pagelens.browser.devtools import DevToolsError, DevToolsSocket
 
 
@@ -101,18 +104,59 @@ def _walk(tree: dict, skip: set[str]) -> list[tuple[str, str | None, str]]:
 
 _FAILED = re.compile(rb'^\s*\{\s*"id"\s*:\s*\d+\s*,\s*"error"')
 
+# What a clickable element needs from a DOM snapshot: no computed styles, no rectangles.
+_SNAPSHOT_PARAMS = {"computedStyles": [], "includeDOMRects": False, "includePaintOrder": False}
+
+
+async def raw_call(
+    sessions: FrameSessions, session: CDPSession, method: str, params: dict, timeout: float,
+    devtools: DevToolsSocket | None,
+) -> Any:
+    """One large CDP call: raw bytes over the DevTools socket when there is one (parsed in
+    Rust, never by Python's json), else Playwright's dict."""
+    if devtools is None:
+        return await cdp(session, method, params, timeout)
+    target = await sessions.target_id(session, timeout)
+    message = await devtools.target_call(target, method, params, timeout)
+    if _FAILED.match(message):
+        raise DevToolsError(json.loads(message)["error"].get("message", "the browser refused"))
+    return message
+
 
 async def full_ax_tree(
     sessions: FrameSessions, session: CDPSession, params: dict, timeout: float, devtools: DevToolsSocket | None
 ) -> Any:
-    """One getFullAXTree: raw bytes over the DevTools socket when there is one, else a dict."""
-    if devtools is None:
-        return await cdp(session, "Accessibility.getFullAXTree", params, timeout)
-    target = await sessions.target_id(session, timeout)
-    message = await devtools.target_call(target, "Accessibility.getFullAXTree", params, timeout)
-    if _FAILED.match(message):
-        raise DevToolsError(json.loads(message)["error"].get("message", "the browser refused"))
-    return message
+    """One getFullAXTree (of the session's document, or of ``params["frameId"]``)."""
+    return await raw_call(sessions, session, "Accessibility.getFullAXTree", params, timeout, devtools)
+
+
+async def clickable_elements(
+    sessions: FrameSessions, session: CDPSession, timeout: float, devtools: DevToolsSocket | None
+) -> dict[str, dict[int, str | None]]:
+    """Elements that respond to clicks in every document of the session, by frame id: one
+    ``DOMSnapshot.captureSnapshot`` (its ``isClickable`` counts listeners added by script)."""
+    snapshot = await raw_call(sessions, session, "DOMSnapshot.captureSnapshot", _SNAPSHOT_PARAMS, timeout, devtools)
+    by_frame: dict[str, dict[int, str | None]] = {}
+    for frame_id, clickable in await asyncio.to_thread(snapshot_clickables, snapshot):
+        if frame_id is not None:
+            by_frame.setdefault(frame_id, {}).update(clickable)
+    return by_frame
+
+
+@dataclass
+class Capture:
+    """The page's tree, how to reach each frame, and what could not be read."""
+
+    tree: AXTree
+    frames: dict[str, FrameRecord]  # by CDP frame id; the main frame also under ""
+    frame_errors: list[str]  # frames whose tree could not be read (their content is missing)
+    notes: list[str] = field(default_factory=list)  # degradations: no clickables for a frame
+    snapshot_ms: float = 0.0
+
+
+async def _timed(awaitable: Any) -> tuple[Any, float]:
+    t0 = time.perf_counter()
+    return await awaitable, (time.perf_counter() - t0) * 1e3
 
 
 async def fetch_tree(
@@ -121,60 +165,61 @@ async def fetch_tree(
     timeout: float = 60.0,
     max_depth: int | None = None,
     devtools: DevToolsSocket | None = None,
-) -> tuple[AXTree, dict[str, FrameRecord], list[str]]:
-    """The page's accessibility tree with every frame's tree merged under its owner.
-
-    Returns the tree, the frame records by CDP frame id (the main frame's under its own id and
-    under ``""``), and a message per frame whose tree could not be read.
-    """
+    clickables: bool = True,
+    snapshot_timeout: float = 10.0,
+) -> Capture:
+    """The page's accessibility tree with every frame's tree merged under its owner, and,
+    with ``clickables``, each frame's script-clickable elements marked (a snapshot that
+    fails, times out or names no frame of the tree leaves a note, never an exception)."""
     main = await sessions.main()
-    if not include_frames:
-        payload = await full_ax_tree(sessions, main, {}, timeout, devtools)
-        root = (await cdp(main, "Page.getFrameTree", timeout=timeout))["frameTree"]["frame"]["id"]
-        record = FrameRecord(root, main, None, None, None)
-        return _build(payload, [], max_depth), {root: record, "": record}, []
+    snapshots: dict[CDPSession, asyncio.Future[Any]] = {}
+
+    def snapshot_of(session: CDPSession) -> None:
+        if clickables and session not in snapshots:
+            snapshots[session] = asyncio.ensure_future(
+                _timed(clickable_elements(sessions, session, snapshot_timeout, devtools)))
 
     # The main frame's tree is the long call: it starts first and runs while the frames are listed.
     main_ax = asyncio.ensure_future(full_ax_tree(sessions, main, {}, timeout, devtools))
+    snapshot_of(main)
     try:
-        oopif = await sessions.out_of_process()
+        main_tree = await cdp(main, "Page.getFrameTree", timeout=timeout)
+        oopif = await sessions.out_of_process() if include_frames else []
+        for session in oopif:
+            snapshot_of(session)
+        trees = await asyncio.gather(*(cdp(s, "Page.getFrameTree", timeout=timeout) for s in oopif),
+                                     return_exceptions=True)
     except BaseException:
         main_ax.cancel()
+        for f in snapshots.values():
+            f.cancel()
         raise
-    trees = await asyncio.gather(
-        cdp(main, "Page.getFrameTree", timeout=timeout),
-        *(cdp(s, "Page.getFrameTree", timeout=timeout) for s in oopif),
-        return_exceptions=True,
-    )
-    main_tree = trees[0]
-    if isinstance(main_tree, BaseException):
-        main_ax.cancel()
-        raise main_tree
-    roots: dict[str, CDPSession] = {}
-    for session, tree in zip(oopif, trees[1:]):
-        if not isinstance(tree, BaseException):
-            roots[tree["frameTree"]["frame"]["id"]] = session
-    records: dict[str, FrameRecord] = {}
     main_root = main_tree["frameTree"]["frame"]["id"]
-    owner_of: dict[str, CDPSession] = {}
-    for session, tree in [(main, main_tree), *((roots[t["frameTree"]["frame"]["id"]], t) for t in trees[1:]
-                                                if not isinstance(t, BaseException)
-                                                and t["frameTree"]["frame"]["id"] in roots)]:
-        for frame_id, parent, url in _walk(tree["frameTree"], set(roots)):
-            if frame_id in records:
-                continue
-            records[frame_id] = FrameRecord(frame_id, session, parent, None, None, url)
-            owner_of[frame_id] = session
-    # An out-of-process root's parent lives in another session: the one that owns its parent.
-    for frame_id, record in records.items():
-        if record.parent_id is not None:
-            parent = records.get(record.parent_id)
-            record.owner_session = parent.session if parent else None
-
+    records: dict[str, FrameRecord] = {}
     errors: list[str] = []
-    children = [r for r in records.values() if r.parent_id is not None and r.owner_session is not None]
+    children: list[FrameRecord] = []
+    if include_frames:
+        roots: dict[str, CDPSession] = {}
+        for session, tree in zip(oopif, trees):
+            if not isinstance(tree, BaseException):
+                roots[tree["frameTree"]["frame"]["id"]] = session
+        listed = [(main, main_tree)] + [(roots[t["frameTree"]["frame"]["id"]], t) for t in trees
+                                        if not isinstance(t, BaseException) and t["frameTree"]["frame"]["id"] in roots]
+        for session, tree in listed:
+            for frame_id, parent, url in _walk(tree["frameTree"], set(roots)):
+                if frame_id not in records:
+                    records[frame_id] = FrameRecord(frame_id, session, parent, None, None, url)
+        # An out-of-process root's parent lives in another session: the one that owns its parent.
+        for record in records.values():
+            if record.parent_id is not None:
+                parent_record = records.get(record.parent_id)
+                record.owner_session = parent_record.session if parent_record else None
+        children = [r for r in records.values() if r.parent_id is not None and r.owner_session is not None]
+    else:
+        records[main_root] = FrameRecord(main_root, main, None, None, None, main_tree["frameTree"]["frame"].get("url", ""))
 
     async def owner(record: FrameRecord) -> None:
+        assert record.owner_session is not None
         reply = await cdp(record.owner_session, "DOM.getFrameOwner", {"frameId": record.frame_id}, timeout)
         record.owner_backend_id = reply["backendNodeId"]
 
@@ -182,20 +227,49 @@ async def fetch_tree(
         params = {} if record.frame_id == main_root else {"frameId": record.frame_id}
         return await full_ax_tree(sessions, record.session, params, timeout, devtools)
 
+    snapshot_sessions = list(snapshots)
     results = await asyncio.gather(
         main_ax,
         *(ax(r) for r in children),
         *(owner(r) for r in children),
+        *(snapshots[s] for s in snapshot_sessions),
         return_exceptions=True,
     )
     payload = results[0]
     if isinstance(payload, BaseException):
         raise payload
+    k = len(children)
+    ax_results, owned_results, snapshot_results = results[1:1 + k], results[1 + k:1 + 2 * k], results[1 + 2 * k:]
+
+    notes: list[str] = []
+    clickable: dict[str, dict[int, str | None]] = {}
+    snapshot_ms = 0.0
+    snapshot_failed: set[CDPSession] = set()
+    for session, result in zip(snapshot_sessions, snapshot_results):
+        if isinstance(result, BaseException):
+            snapshot_failed.add(session)
+            reason = "timed out" if isinstance(result, asyncio.TimeoutError) else f"{type(result).__name__}: {result}"
+            notes.append(f"no DOM snapshot ({reason}): script-clickable elements have no ids in "
+                         f"{'the page' if session is main else 'an out-of-process frame'}")
+            continue
+        by_frame, ms = result
+        snapshot_ms = max(snapshot_ms, ms)
+        clickable.update(by_frame)
+
+    def clickable_of(record: FrameRecord) -> dict[int, str | None] | None:
+        if not clickables or record.session in snapshot_failed:
+            return None
+        found = clickable.get(record.frame_id)
+        if found is None:
+            notes.append(f"frame {record.url or record.frame_id}: not in the DOM snapshot; "
+                         "its script-clickable elements have no ids")
+        return found
+
     frames = []
     included = {main_root}
     # Parents come before their children (pre-order walks); a frame whose parent is missing
     # has no owner node to hang under, so it is reported rather than merged.
-    for record, result, owned in zip(children, results[1 : 1 + len(children)], results[1 + len(children) :]):
+    for record, result, owned in zip(children, ax_results, owned_results):
         if isinstance(result, BaseException) or isinstance(owned, BaseException):
             failure = result if isinstance(result, BaseException) else owned
             errors.append(f"frame {record.url or record.frame_id}: {type(failure).__name__}: {failure}")
@@ -204,13 +278,19 @@ async def fetch_tree(
             errors.append(f"frame {record.url or record.frame_id}: its parent frame could not be read")
             continue
         included.add(record.frame_id)
-        frames.append((record.owner_backend_id, result, record.frame_id))
+        frames.append({"owner": record.owner_backend_id, "payload": result, "frame_id": record.frame_id,
+                       "clickable": clickable_of(record)})
+    main_clickable = clickable_of(records[main_root])
     records[""] = records[main_root]
-    return _build(payload, frames, max_depth), records, errors
+    tree = _build(payload, frames, max_depth, main_clickable)
+    given = len(main_clickable or ()) + sum(len(f["clickable"] or ()) for f in frames)
+    if given and not tree.clickable_ids:
+        notes.append(f"the DOM snapshot's {given} clickable elements match no node of the accessibility tree "
+                     "(the page changed between the two?)")
+    return Capture(tree, records, errors, notes, snapshot_ms)
 
 
-def _build(payload: Any, frames: list, max_depth: int | None) -> AXTree:
+def _build(payload: Any, frames: list, max_depth: int | None, clickable: dict[int, str | None] | None) -> AXTree:
     # A hidden <iframe> has no AX node: its frame cannot be shown and is left out.
-    if max_depth is None:
-        return AXTree.from_cdp(payload, frames=frames, skip_orphan_frames=True)
-    return AXTree.from_cdp(payload, frames=frames, max_depth=max_depth, skip_orphan_frames=True)
+    depth = {} if max_depth is None else {"max_depth": max_depth}
+    return AXTree.from_cdp(payload, frames=frames, skip_orphan_frames=True, clickable=clickable, **depth)

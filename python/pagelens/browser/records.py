@@ -22,7 +22,9 @@ class PageObservation:
 
     ``tree`` resolves the ids in ``text`` back to nodes; ``dialogs`` are the page dialogs
     (alert, confirm, prompt) that appeared since the previous observation, already dismissed;
-    ``frame_errors`` names frames whose tree could not be read (their content is missing).
+    ``frame_errors`` names frames whose tree could not be read (their content is missing);
+    ``notes`` says where the observation is degraded but complete (no DOM snapshot for a
+    frame: its script-clickable elements have no ids).
     """
 
     url: str
@@ -35,6 +37,7 @@ class PageObservation:
     dialogs: list[str] = field(default_factory=list)
     frame_count: int = 1
     frame_errors: list[str] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
     timings_ms: dict[str, float] = field(default_factory=dict)
     screenshot: bytes | None = None
 

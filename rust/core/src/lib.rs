@@ -2,6 +2,7 @@
 //!
 //! - [`axtree`]: parsing CDP `Accessibility.getFullAXTree` payloads into an arena.
 //! - [`render`]: the `webarena` and `occam` text forms, the pivotal subtree, token budgets.
+//! - [`snapshot`]: clickable elements from `DOMSnapshot.captureSnapshot`.
 //! - [`tokenizer`]: offline GPT-2 / cl100k / o200k BPE counting.
 //!
 //! The behaviour is specified in `shared/spec/observation.md`; every pass is iterative and
@@ -12,6 +13,7 @@ pub mod chunk;
 pub mod dom;
 pub mod error;
 pub mod render;
+pub mod snapshot;
 pub mod text;
 pub mod tokenizer;
 

@@ -288,6 +288,13 @@ impl PyAxTree {
         self.tree.frames.clone()
     }
 
+    /// Element ids of the nodes marked clickable (see `from_cdp(clickable=...)`).
+    #[getter]
+    fn clickable_ids(&self) -> Vec<i64> {
+        let clickable = pagelens_core::axtree::RoleClass::CLICKABLE;
+        self.tree.nodes().iter().filter(|n| n.class.has(clickable)).map(|n| n.element_id).collect()
+    }
+
     /// Frames left out because no node owns them: (owner backend id, frame id).
     #[getter]
     fn orphan_frames(&self) -> Vec<(i64, Option<String>)> {
@@ -791,6 +798,27 @@ fn chunk(
         .collect())
 }
 
+/// The clickable elements of a CDP `DOMSnapshot.captureSnapshot` result (bytes, str or dict;
+/// the result object or the whole response message): per document, its frame id and a
+/// dict of backend DOM node id to hint (or None), for elements with a layout box.
+#[pyfunction]
+fn snapshot_clickables<'py>(
+    py: Python<'py>,
+    snapshot: &Bound<'py, PyAny>,
+) -> PyResult<Vec<(Option<String>, Bound<'py, PyDict>)>> {
+    let bytes = payload_bytes(snapshot)?;
+    let docs = py.detach(|| pagelens_core::snapshot::clickables(&bytes)).map_err(ax_err)?;
+    let mut out = Vec::with_capacity(docs.len());
+    for d in docs {
+        let map = PyDict::new(py);
+        for (id, hint) in d.clickable.iter() {
+            map.set_item(id, hint)?;
+        }
+        out.push((d.frame_id, map));
+    }
+    Ok(out)
+}
+
 /// The `.tiktoken` rank file of an embedded encoding, rebuilt from its ranks: lets PyPI
 /// `tiktoken` run offline on exactly the vocabulary we count with (seed its cache).
 #[pyfunction]
@@ -810,6 +838,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<PyChunk>()?;
     m.add_function(wrap_pyfunction!(chunk, m)?)?;
     m.add_function(wrap_pyfunction!(tiktoken_bpe_file, m)?)?;
+    m.add_function(wrap_pyfunction!(snapshot_clickables, m)?)?;
     m.add_class::<PyAxTree>()?;
     m.add_class::<PyObservation>()?;
     m.add_class::<PyAxNode>()?;

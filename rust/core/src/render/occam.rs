@@ -515,14 +515,17 @@ impl<'t> Renderer<'t> {
                 // Said by the ancestor already; its children still count.
             } else if self.labelled(n) {
                 let name = self.printed_name(n);
+                // An unnamed target whose contents are plain text takes them as its name.
+                let own = if self.is_target(n) { self.own_text(n, name, NONE) } else { None };
+                let shown = own.as_deref().unwrap_or(name);
                 let mut ids = Vec::new();
-                let label = self.label(n, name, &mut ids);
+                let label = self.label(n, shown, &mut ids);
                 run.ids.extend(ids);
-                run.push_label(label, &node.name);
-                if self.absorbed(n, name) {
+                run.push_label(label, if own.is_some() { shown } else { &node.name });
+                if own.is_some() || self.absorbed(n, shown) {
                     continue;
                 }
-                child_merge = self.merge_after(n, name, m);
+                child_merge = self.merge_after(n, shown, m);
             } else {
                 let name = self.printed_name(n);
                 if !name.is_empty() && !self.contents_say_name(n) && !self.contained(m, name) {
@@ -784,6 +787,11 @@ impl<'t> Renderer<'t> {
         }
     }
 
+    /// A node with nothing to print: blank, no target, no text anywhere below.
+    fn prints_nothing(&self, n: u32) -> bool {
+        self.transparent(n) && !self.f.text_below[n as usize] && !self.f.target_below[n as usize]
+    }
+
     /// For an unnamed element (not a blank container) whose children are all plain text
     /// on one line: that text, to print as its name.
     fn own_text(&self, n: u32, name: &str, marker: u32) -> Option<String> {
@@ -791,7 +799,8 @@ impl<'t> Renderer<'t> {
         if !name.is_empty() || (c.has(RoleClass::DROP_WHEN_BLANK) && !c.has(RoleClass::TARGET)) {
             return None;
         }
-        let kids = self.kids_of(n, marker);
+        // Children that print nothing (an unnamed decorative image) do not count.
+        let kids: Vec<u32> = self.kids_of(n, marker).into_iter().filter(|&k| !self.prints_nothing(k)).collect();
         if kids.is_empty() || !kids.iter().all(|&k| self.f.inline_text[k as usize]) {
             return None;
         }
