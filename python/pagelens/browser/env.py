@@ -66,6 +66,9 @@ class BrowserConfig:
     settle_ms: float = 300  # quiet time after an action before observing
     screenshots: bool = False
     storage_state: str | None = None  # Playwright storage state (cookies) for logged-in runs
+    # Record every request and response of the run (bodies embedded) to this HAR file, written
+    # when the browser context closes (WebArena-Verified checks a run's network events).
+    har_path: str | None = None
 
 
 class AsyncBrowserEnv:
@@ -172,6 +175,7 @@ class AsyncBrowserEnv:
             timezone_id=launch.timezone,
             user_agent=launch.user_agent,
             storage_state=self.config.storage_state,
+            **({"record_har_path": self.config.har_path, "record_har_content": "embed"} if self.config.har_path else {}),
         )
         self._context.set_default_timeout(self.config.action_timeout_ms)
         self._context.set_default_navigation_timeout(self.config.navigation_timeout_ms)

@@ -1,4 +1,9 @@
-"""Scoring saved runs: every evaluator of a task, combined, and a per-site table."""
+"""Scoring saved runs: every evaluator of a task, combined, and a per-site table.
+
+Bad input never stops the others: a run file that cannot be read is reported with its name and
+skipped; a task whose config cannot be scored as written is that run's error; everything else
+is scored. A trajectory whose last line was torn by a crash is scored on what it recorded.
+"""
 
 from __future__ import annotations
 
@@ -9,17 +14,20 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
-from pagelens.evaluation.errors import NotScored
+from pagelens.evaluation.errors import NotScored, TaskError
 from pagelens.evaluation.grader import Grader
 from pagelens.evaluation.program_html import ProgramHtmlEvaluator
 from pagelens.evaluation.strings import StringEvaluator
-from pagelens.evaluation.tasks import SiteConfig, TaskConfig
+from pagelens.evaluation.tasks import PLACEHOLDERS, WEBARENA_PLACEHOLDERS, SiteConfig, TaskConfig
 from pagelens.evaluation.urls import UrlEvaluator
-from pagelens.evaluation.variants import Variant, check_variant
+from pagelens.evaluation.variants import Variant, get_variant
 
 __all__ = ["Harness", "RunOutcome", "TaskScore", "load_outcome", "find_outcomes", "site_table"]
 
 Combine = Literal["all", "mean"]
+# The part of a task's eval config each evaluator reads.
+_PARTS = {"string_match": "reference_answers", "url_match": "reference_url", "program_html": "program_html"}
+HAR_NAME = "network.har"
 
 
 @dataclass(frozen=True)
@@ -30,54 +38,71 @@ class RunOutcome:
     answer: str | None
     final_url: str | None
     source: str = ""
+    har: str | None = None  # the run's network events, for WebArena-Verified's checks
+    notes: tuple[str, ...] = ()
 
 
 def load_outcome(path: str | os.PathLike[str]) -> RunOutcome:
     """A run's outcome from a pagelens trajectory (``.jsonl``: the last record that names the
     answer / final URL wins) or a ``.json`` object ``{"task_id", "answer", "final_url"}``."""
     path = Path(path)
-    text = path.read_text()
-    if path.suffix == ".jsonl":
-        records = []
-        for n, line in enumerate(text.splitlines(), 1):
-            if line.strip():
-                try:
-                    records.append(json.loads(line))
-                except json.JSONDecodeError as e:
-                    raise ValueError(f"{path}:{n}: not JSON: {e}") from None
-    else:
-        try:
-            data = json.loads(text)
-        except json.JSONDecodeError as e:
-            raise ValueError(f"{path}: not JSON: {e}") from None
-        records = [data] if isinstance(data, dict) else []
-    task_id = answer = final_url = None
+    notes: list[str] = []
+    try:
+        if path.suffix == ".jsonl":
+            from pagelens.agents.trajectory import read_trajectory  # only for trajectories
+
+            records = read_trajectory(path)
+            written = sum(1 for line in path.read_bytes().split(b"\n") if line.strip())
+            if written > len(records):
+                notes.append("its last line was torn (a crash while writing): scored on what it recorded")
+        else:
+            data = json.loads(path.read_bytes().decode("utf-8"))
+            records = [data] if isinstance(data, dict) else []
+    except UnicodeDecodeError as e:
+        raise ValueError(f"{path}: not UTF-8 text (byte {e.start})") from None
+    except json.JSONDecodeError as e:
+        raise ValueError(f"{path}: not JSON: {e}") from None
+    task_id: Any = None
+    fields: dict[str, Any] = {}
     for r in records:
         if not isinstance(r, dict):
             continue
         if r.get("task_id") is not None:
             task_id = r["task_id"]
         if r.get("answer") is not None:
-            answer = r["answer"]
-        url = r.get("final_url") or r.get("url")
-        if url:
-            final_url = url
+            fields["answer"] = r["answer"]
+        url = r.get("final_url")
+        if url is None and r.get("type") in (None, "run"):
+            url = r.get("url")
+        if url not in (None, ""):
+            fields["final_url"] = url
+        if r.get("har") is not None:
+            fields["har"] = r["har"]
     if not isinstance(task_id, int) or isinstance(task_id, bool):
         raise ValueError(f"{path}: no integer task_id in the run")
-    if answer is not None and not isinstance(answer, str):
-        raise ValueError(f"{path}: the answer must be a string, not {type(answer).__name__}")
-    return RunOutcome(task_id, answer, final_url, str(path))
+    for name, value in fields.items():
+        if not isinstance(value, str):
+            raise ValueError(f"{path} (task {task_id}): field `{name}` must be a string, not {type(value).__name__}")
+    answer, final_url, har = fields.get("answer"), fields.get("final_url"), fields.get("har")
+    if har is not None:
+        har = str(path.parent / har)
+    elif (path.parent / HAR_NAME).is_file():
+        har = str(path.parent / HAR_NAME)
+    return RunOutcome(task_id, answer, final_url, str(path), har, tuple(notes))
 
 
 def find_outcomes(target: str | os.PathLike[str]) -> tuple[list[RunOutcome], list[str]]:
-    """Outcomes of a file or of every run file under a folder, and a message per unreadable one."""
+    """Outcomes of a file or of every run file under a folder, and a one-line message per
+    file that could not be read (the others are still scored)."""
     target = Path(target)
     if target.is_file():
-        return [load_outcome(target)], []
-    if not target.is_dir():
+        paths = [target]
+    elif target.is_dir():
+        paths = sorted(p for p in target.rglob("*") if p.suffix in (".json", ".jsonl") and p.is_file())
+    else:
         raise FileNotFoundError(f"no such trajectory file or folder: {target}")
     outcomes, problems = [], []
-    for path in sorted(p for p in target.rglob("*") if p.suffix in (".json", ".jsonl") and p.is_file()):
+    for path in paths:
         try:
             outcomes.append(load_outcome(path))
         except (ValueError, OSError) as e:
@@ -96,6 +121,7 @@ class TaskScore:
     evaluators: dict[str, float] = field(default_factory=dict)
     details: list[str] = field(default_factory=list)
     source: str = ""
+    error: bool = False  # the task's config could not be scored as written (see reason)
 
     def as_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -103,11 +129,11 @@ class TaskScore:
 
 @dataclass
 class Harness:
-    """Scores runs of ``tasks``. ``combine``: "all" multiplies the evaluators' scores
-    (WebArena: every check must pass), "mean" averages them (BrowserGym)."""
+    """Scores runs of ``tasks`` as ``variant`` does. ``combine``: "all" multiplies the
+    evaluators' scores (WebArena: every check must pass), "mean" averages them (BrowserGym)."""
 
     tasks: dict[int, TaskConfig]
-    variant: Variant = "original"
+    variant: Variant | str = "webarena"
     combine: Combine = "all"
     grader: Grader | None = None
     sites: SiteConfig = field(default_factory=SiteConfig)
@@ -115,11 +141,12 @@ class Harness:
     settle_ms: float = 1000
 
     def __post_init__(self) -> None:
-        check_variant(self.variant)
+        self.variant = get_variant(self.variant)
         if self.combine not in ("all", "mean"):
             raise ValueError(f"combine is 'all' or 'mean', not {self.combine!r}")
-        self._playwright = None
-        self._browser = None
+        self._playwright: Any = None
+        self._browser: Any = None
+        self._verified: Any = None
 
     async def close(self) -> None:
         if self._browser is not None:
@@ -129,7 +156,7 @@ class Harness:
             await self._playwright.stop()
             self._playwright = None
 
-    async def _page(self, task: TaskConfig):
+    async def _page(self, task: TaskConfig) -> Any:
         from playwright.async_api import async_playwright
 
         from pagelens.browser.launch import LaunchOptions
@@ -148,32 +175,26 @@ class Harness:
         context = await self._browser.new_context(storage_state=str(state) if state else None)
         return context, await context.new_page()
 
+    def _placeholders(self) -> tuple[str, ...]:
+        v = get_variant(self.variant)
+        return tuple(PLACEHOLDERS) if v.placeholders == "all" else WEBARENA_PLACEHOLDERS
+
     async def score(self, outcome: RunOutcome) -> TaskScore:
         task = self.tasks.get(outcome.task_id)
         if task is None:
             return TaskScore(outcome.task_id, "?", False, reason="no such task in the task file",
                              source=outcome.source)
-        result = TaskScore(task.task_id, task.site, False, source=outcome.source)
+        result = TaskScore(task.task_id, task.site, False, source=outcome.source, details=list(outcome.notes))
         try:
-            for kind in task.eval_types:
-                if kind == "string_match":
-                    ev = StringEvaluator(self.variant, self.grader)
-                    s = ev.score(task, outcome.answer)
-                elif kind == "url_match":
-                    ev = UrlEvaluator(self.variant, self.sites)
-                    s = ev.score(task, outcome.final_url)
-                else:
-                    ev = ProgramHtmlEvaluator(self.variant, self.sites, settle_ms=self.settle_ms)
-                    context, page = await self._page(task)
-                    try:
-                        s = await ev.score(task, outcome.final_url, page)
-                    finally:
-                        await context.close()
-                result.evaluators[kind] = s
-                result.details.extend(ev.details)
+            if get_variant(self.variant).name == "verified":
+                await self._score_verified(task, outcome, result)
+            else:
+                await self._score_webarena(task, outcome, result)
         except NotScored as e:
-            result.reason = str(e)
-            result.evaluators = {}
+            result.reason, result.evaluators = str(e), {}
+            return result
+        except TaskError as e:
+            result.reason, result.evaluators, result.error = str(e), {}, True
             return result
         scores = list(result.evaluators.values())
         if self.combine == "all":
@@ -181,9 +202,44 @@ class Harness:
             for s in scores:
                 total *= s
         else:
-            total = sum(scores) / len(scores)
+            total = sum(scores) / len(scores) if scores else 0.0
         result.scored, result.score, result.success = True, total, total == 1.0
         return result
+
+    async def _score_webarena(self, task: TaskConfig, outcome: RunOutcome, result: TaskScore) -> None:
+        placeholders = self._placeholders()
+        task = task.resolved(self.sites, placeholders)
+        for kind in task.eval_types:
+            missing = task.unresolved(_PARTS[kind], placeholders)
+            if missing:
+                raise NotScored(f"{kind} needs the URL of {', '.join(missing)} (--sites)")
+            ev: Any
+            if kind == "string_match":
+                ev = StringEvaluator(self.variant, self.grader)
+                s = ev.score(task, outcome.answer)
+            elif kind == "url_match":
+                ev = UrlEvaluator(self.variant)
+                s = ev.score(task, outcome.final_url)
+            else:
+                ev = ProgramHtmlEvaluator(self.variant, self.sites, settle_ms=self.settle_ms)
+                context, page = await self._page(task)
+                try:
+                    s = await ev.score(task, outcome.final_url, page)
+                finally:
+                    await context.close()
+            result.evaluators[kind] = s
+            result.details.extend(ev.details)
+
+    async def _score_verified(self, task: TaskConfig, outcome: RunOutcome, result: TaskScore) -> None:
+        if task.source != "webarena-verified":
+            raise TaskError(f"{task.where}: the verified variant scores WebArena-Verified's tasks (--tasks webarena-verified)")
+        if self._verified is None:
+            from pagelens.evaluation.verified import VerifiedScorer
+
+            self._verified = VerifiedScorer(self.sites)
+        scored = self._verified.score(task, outcome.answer, outcome.har)
+        result.evaluators.update(scored.evaluators)
+        result.details.extend(scored.details)
 
 
 def site_table(scores: list[TaskScore]) -> dict[str, Any]:

@@ -4,7 +4,9 @@ The URL to check is ``last`` (the run's final URL), a URL (placeholders resolved
 ``func:name(args)``; the locator is empty (the whole page), a JavaScript ``document...``
 expression run in the page after the optional ``prep_actions``, or a helper. Helpers come from
 the whitelist below, called with literal arguments parsed from the config: nothing from a
-config is ``eval``-ed as Python (WebArena's harness ``eval``s these strings).
+config is ``eval``-ed as Python (WebArena's harness ``eval``s these strings); an expression
+that is not one of WebArena's helpers is that task's error, named with its id and file.
+Site placeholders are replaced across the whole config before (see ``TaskConfig.resolved``).
 """
 
 from __future__ import annotations
@@ -20,10 +22,10 @@ from typing import Any
 
 from playwright.async_api import Page
 
-from pagelens.evaluation.errors import NotScored
-from pagelens.evaluation.strings import alternatives, exact_match, must_include
+from pagelens.evaluation.errors import NotScored, TaskError
+from pagelens.evaluation.strings import exact_match, must_include
 from pagelens.evaluation.tasks import ProgramTarget, SiteConfig, TaskConfig
-from pagelens.evaluation.variants import Variant, check_variant
+from pagelens.evaluation.variants import Variant, get_variant
 
 __all__ = ["HELPERS", "ProgramHtmlEvaluator", "parse_helper"]
 
@@ -114,17 +116,18 @@ class HelperContext:
 
 
 def parse_helper(text: str, last_url: str) -> tuple[str, list[Any]]:
-    """``func:name('a', __page__)`` -> ("name", ["a", PAGE]); anything else is refused."""
+    """``func:name('a', __page__)`` -> ("name", ["a", PAGE]). Only WebArena's helpers, with
+    string literals or ``__page__`` as arguments; anything else raises ``ValueError``."""
     body = text.split("func:", 1)[1].strip()
     try:
         call = ast.parse(body, mode="eval").body
     except SyntaxError:
-        raise ValueError(f"not a helper call: {body!r}") from None
+        raise ValueError(f"not a call of one of WebArena's helpers ({', '.join(sorted(HELPERS))})") from None
     if not isinstance(call, ast.Call) or not isinstance(call.func, ast.Name) or call.keywords:
-        raise ValueError(f"not a helper call: {body!r}")
+        raise ValueError(f"not a call of one of WebArena's helpers ({', '.join(sorted(HELPERS))})")
     name = call.func.id
     if name not in HELPERS:
-        raise ValueError(f"unknown helper {name!r}; known: {', '.join(sorted(HELPERS))}")
+        raise ValueError(f"{name!r} is not one of WebArena's helpers ({', '.join(sorted(HELPERS))})")
     args: list[Any] = []
     for arg in call.args:
         if isinstance(arg, ast.Name) and arg.id == "__page__":
@@ -132,78 +135,83 @@ def parse_helper(text: str, last_url: str) -> tuple[str, list[Any]]:
         elif isinstance(arg, ast.Constant) and isinstance(arg.value, str):
             args.append(arg.value.replace("__last_url__", last_url))
         else:
-            raise ValueError(f"helper {name!r}: arguments are string literals or __page__, got {ast.dump(arg)}")
+            raise ValueError(f"helper {name!r}: arguments are string literals or __page__, got {ast.unparse(arg)}")
     return name, args
 
 
-async def _call_helper(text: str, ctx: HelperContext, page: Page) -> str:
-    name, args = parse_helper(text, ctx.last_url)
+async def _call_helper(text: str, ctx: HelperContext, page: Page, task: TaskConfig) -> str:
+    try:
+        name, args = parse_helper(text, ctx.last_url)
+    except ValueError as e:
+        raise TaskError(f"{task.where}: program_html expression {text!r}: {e}") from None
     fn = HELPERS[name]
     args = [page if a is PAGE else a for a in args]
     if asyncio.iscoroutinefunction(fn):
-        return await fn(ctx, *args)
-    return await asyncio.to_thread(fn, ctx, *args)
+        return str(await fn(ctx, *args))
+    return str(await asyncio.to_thread(fn, ctx, *args))
 
 
 # -- the evaluator -----------------------------------------------------------------------------
 
 @dataclass
 class ProgramHtmlEvaluator:
-    variant: Variant = "original"
+    variant: Variant | str = "webarena"
     sites: SiteConfig = field(default_factory=SiteConfig)
     settle_ms: float = 1000  # WebArena sleeps 3 s after navigating; the load event plus this
     navigation_timeout_ms: float = 30_000
     details: list[str] = field(default_factory=list)
 
     def __post_init__(self) -> None:
-        check_variant(self.variant)
+        self.variant = get_variant(self.variant)
 
     async def score(self, task: TaskConfig, final_url: str | None, page: Page, at_final_url: bool = False) -> float:
-        """``page`` is a tab on the site; ``at_final_url``: it already shows the run's final state
-        (live scoring), else "last" is reached by navigating to ``final_url``."""
+        """``task`` has its placeholders resolved; ``page`` is a tab on the site;
+        ``at_final_url``: it already shows the run's final state (live scoring), else "last"
+        is reached by navigating to ``final_url``."""
+        v = get_variant(self.variant)
         self.details = []
         ctx = HelperContext(self.sites, final_url or "")
         score = 1.0
         for target in task.program_html:
-            options = [target]
-            if self.variant == "rectified":
-                options += list(target.alternatives)
+            options = [target, *(target.alternatives if v.html_or else ())]
             best = 0.0
             for option in options:
-                best = max(best, await self._target(option, ctx, page, final_url, at_final_url))
+                best = max(best, await self._target(option, ctx, page, task, final_url, at_final_url))
             score *= best
         return score
 
-    async def _target(self, target: ProgramTarget, ctx: HelperContext, page: Page,
+    async def _target(self, target: ProgramTarget, ctx: HelperContext, page: Page, task: TaskConfig,
                       final_url: str | None, at_final_url: bool) -> float:
+        v = get_variant(self.variant)
         url = target.url
         if url.startswith("func:"):
-            url = await _call_helper(url, ctx, page)
+            url = await _call_helper(url, ctx, page, task)
         if url == "last":
             if not final_url:
                 raise NotScored("program_html checks the final page, and the run recorded no final URL")
             if not at_final_url:
-                await self._goto(page, self._resolve(final_url))
+                await self._goto(page, final_url)
         else:
-            await self._goto(page, self._resolve(url))
+            await self._goto(page, url)
         locator = target.locator.strip()
         if not locator:
             selected = await page.content()
         elif locator.startswith("document.") or locator.startswith("[...document."):
-            for prep in target.prep_actions:
-                try:
+            try:  # one try around them all: the first prep action that throws ends the others
+                for prep in target.prep_actions:
                     await page.evaluate(f"() => {prep}")
-                except Exception:
-                    pass  # as WebArena: a prep step that fails leaves the page as it is
+            except Exception:
+                pass
             try:
                 value = await page.evaluate(f"() => {locator}")
-                selected = "" if value is None else str(value)
+                selected = v.html_null_text if value is None else str(value)
             except Exception:
                 selected = ""  # the element is not there: nothing found
         elif locator.startswith("func:"):
-            selected = await _call_helper(locator, ctx, page)
+            selected = await _call_helper(locator, ctx, page, task)
         else:
-            raise ValueError(f"task {ctx.last_url}: unknown locator {locator!r}")
+            raise TaskError(f"{task.where}: program_html locator {locator!r} is neither empty, a "
+                            "`document.` expression nor a `func:` helper")
         selected = html.unescape(selected)
         if target.exact_match is not None:
             s = exact_match(target.exact_match, selected)
@@ -211,22 +219,23 @@ class ProgramHtmlEvaluator:
             return s
         found = []
         for content in target.must_include or ():
-            s = max(must_include(alt, selected) for alt in alternatives(content) or [content])
+            s = float(any(must_include(alt, selected) for alt in content.split(" |OR| ")))
             self.details.append(f"program_html {target.url} must_include {content!r}: {s:g}")
             found.append(s)
         if not found:
             return 1.0
-        if self.variant == "rectified":
+        if v.html_must_combine == "mean":
             return sum(found) / len(found)
         return float(all(found))
 
-    def _resolve(self, url: str) -> str:
+    def _check_resolved(self, url: str) -> str:
         missing = self.sites.unresolved(url)
         if missing:
             raise NotScored(f"program_html needs the URL of {', '.join(missing)} (--sites)")
-        return self.sites.resolve(url)
+        return url
 
     async def _goto(self, page: Page, url: str) -> None:
+        url = self._check_resolved(url)
         try:
             await page.goto(url, wait_until="load", timeout=self.navigation_timeout_ms)
         except Exception as e:

@@ -1,13 +1,14 @@
-"""WebArena task configs: loading, validation that names the bad field, site placeholders.
+"""WebArena task configs: loading, validation that names the file, task and field, and site
+placeholders replaced across the whole config as WebArena's ``generate_test_data.py`` does.
 
-Two sources are read: WebArena's own task JSON (the 812 tasks of ``test.raw.json``, or one
-config per file as in its ``config_files/``), and WebArena-Verified's task file, whose
-evaluators are mapped onto the same fields (see :func:`from_verified`).
+Sources: WebArena's own task JSON (the 812 tasks of ``test.raw.json``, or one config per file
+as in its ``config_files/``); the same with AgentOccam's 81 changed tasks in place
+(``agentoccam_tasks.json``, taken from AgentOccam's released file); WebArena-Verified's task
+file (read here for its ids, sites and intents; its own library scores it).
 """
 
 from __future__ import annotations
 
-import copy
 import importlib.util
 import json
 import os
@@ -16,8 +17,11 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
+from pagelens.errors import PagelensError
+
 __all__ = [
     "PLACEHOLDERS",
+    "WEBARENA_PLACEHOLDERS",
     "ProgramTarget",
     "SiteConfig",
     "TaskConfig",
@@ -36,11 +40,13 @@ PLACEHOLDERS = {
     "__WIKIPEDIA__": "wikipedia",
     "__HOMEPAGE__": "homepage",
 }
+# The placeholders WebArena's generate_test_data.py replaces (it leaves __HOMEPAGE__ as is).
+WEBARENA_PLACEHOLDERS = ("__GITLAB__", "__REDDIT__", "__SHOPPING__", "__SHOPPING_ADMIN__", "__WIKIPEDIA__", "__MAP__")
 EVAL_TYPES = ("string_match", "url_match", "program_html")
 
 
-class TaskConfigError(ValueError):
-    """A task config that cannot be used; the message names the task and the field."""
+class TaskConfigError(PagelensError, ValueError):
+    """A task config or file that cannot be used; the message names the file, task and field."""
 
 
 @dataclass(frozen=True)
@@ -69,22 +75,56 @@ class TaskConfig:
     url_alternatives: tuple[str, ...] = ()  # rectified configs' eval.or
     url_note: str = "GOLD in PRED"
     program_html: tuple[ProgramTarget, ...] = ()
+    # reference_answers' keys in the config's order: WebArena scores them in that order, and
+    # an N/A check replaces the score so far.
+    reference_order: tuple[str, ...] = ()
     string_note: str = ""
     intent_template: str = ""
     intent_template_id: int | None = None
     require_login: bool = False
     storage_state: str | None = None
     source: str = "webarena"
+    where: str = ""  # file and position, for messages: "test.raw.json[12] (task 12)"
     raw: dict[str, Any] = field(default_factory=dict, repr=False, compare=False)
 
     @property
     def unachievable(self) -> bool:
+        """WebArena marks an unachievable task with the reference "N/A"; WebArena-Verified with
+        an expected status other than SUCCESS (NOT_FOUND_ERROR, ACTION_NOT_ALLOWED_ERROR...)."""
+        if self.source == "webarena-verified":
+            return any(ev.get("evaluator") == "AgentResponseEvaluator"
+                       and ev.get("expected", {}).get("status", "SUCCESS") != "SUCCESS" for ev in self.raw["eval"])
         return self.fuzzy_match == "N/A"
 
     @property
     def site(self) -> str:
         """The site a results table groups the task under ("gitlab+reddit" for several)."""
         return "+".join(self.sites)
+
+    def resolved(self, sites: SiteConfig, placeholders: tuple[str, ...] = WEBARENA_PLACEHOLDERS) -> TaskConfig:
+        """The task with ``placeholders`` replaced by the sites' URLs across the whole config
+        (references, program_html URLs, locators and required contents alike); placeholders
+        without a URL stay as they are (see :meth:`unresolved`)."""
+        if self.source != "webarena":
+            return self
+        text = json.dumps(self.raw, ensure_ascii=False)
+        for placeholder in placeholders:
+            base = sites.base(placeholder)
+            if base is not None:
+                text = text.replace(placeholder, base)
+        return from_webarena(json.loads(text), self.where)
+
+    def unresolved(self, part: str, placeholders: tuple[str, ...] = WEBARENA_PLACEHOLDERS) -> list[str]:
+        """Placeholders still in one part of the eval config (``reference_answers``,
+        ``reference_url``, ``program_html``)."""
+        ev = self.raw.get("eval") or {}
+        pieces = [ev.get(part)]
+        if part == "reference_url":
+            pieces += [o.get("reference_url") for o in ev.get("or") or [] if isinstance(o, dict)]
+        text = json.dumps(pieces)
+        return [p for p in placeholders if p in text]
+
+
 
 
 @dataclass
@@ -100,7 +140,7 @@ class SiteConfig:
     def load(cls, path: str | os.PathLike[str] | None) -> SiteConfig:
         if path is None:
             return cls()
-        data = json.loads(Path(path).read_text())
+        data = read_json(path, "site config")
         if not isinstance(data, dict):
             raise TaskConfigError(f"{path}: a site config is a JSON object")
         accounts = data.pop("accounts", {})
@@ -146,47 +186,56 @@ def packaged_task_file(name: str = "webarena") -> Path:
     return path
 
 
-def load_tasks(source: str | os.PathLike[str], rectified: bool = False) -> list[TaskConfig]:
+def load_tasks(source: str | os.PathLike[str], agentoccam: bool = False) -> list[TaskConfig]:
     """Tasks from a JSON file (a list or one task), a folder of ``*.json`` configs, or a packaged
-    name (``webarena``, ``webarena-verified``). ``rectified`` applies AgentOccam's task fixes."""
+    name (``webarena``, ``webarena-verified``). With ``agentoccam``, every task that is exactly
+    WebArena's released config is replaced by AgentOccam's version where AgentOccam changed it."""
     if str(source) in ("webarena", "webarena-verified"):
         path = packaged_task_file(str(source))
     else:
         path = Path(source)
-    if path.is_dir():
-        items: list[Any] = []
-        for file in sorted(path.glob("*.json")):
-            data = _read_json(file)
-            items.extend(data if isinstance(data, list) else [data])
-    else:
-        data = _read_json(path)
-        items = data if isinstance(data, list) else [data]
+    files = sorted(path.glob("*.json")) if path.is_dir() else [path]
+    items: list[tuple[str, Any]] = []
+    for file in files:
+        data = read_json(file, "task file")
+        entries = data if isinstance(data, list) else [data]
+        items.extend((f"{file.name}[{i}]" if isinstance(data, list) else file.name, item) for i, item in enumerate(entries))
+    if not items:
+        raise TaskConfigError(f"{path}: holds no tasks")
+    replacements = agentoccam_tasks() if agentoccam else {}
+    originals = _webarena_originals() if replacements else {}
     tasks = []
-    seen: set[int] = set()
-    for index, item in enumerate(items):
-        where = f"{path.name}[{index}]"
+    seen: dict[int, str] = {}
+    for where, item in items:
         if not isinstance(item, dict):
             raise TaskConfigError(f"{where}: a task is a JSON object, not {type(item).__name__}")
         if isinstance(item.get("eval"), list):
             task = from_verified(item, where)
         else:
-            if rectified:
-                item = apply_rectifications(item)
+            task_id = item.get("task_id")
+            if task_id in replacements and originals.get(task_id) == item:
+                item = replacements[task_id]
             task = from_webarena(item, where)
         if task.task_id in seen:
-            raise TaskConfigError(f"{where}: task_id {task.task_id} appears twice")
-        seen.add(task.task_id)
+            raise TaskConfigError(f"{where}: task_id {task.task_id} appears twice (also {seen[task.task_id]})")
+        seen[task.task_id] = where
         tasks.append(task)
     return tasks
 
 
-def _read_json(path: Path) -> Any:
+def read_json(path: str | os.PathLike[str], what: str) -> Any:
+    """A JSON file, or an error naming the file and what is wrong with it."""
+    path = Path(path)
     try:
-        return json.loads(path.read_text())
+        return json.loads(path.read_bytes().decode("utf-8"))
     except FileNotFoundError:
-        raise TaskConfigError(f"no such task file: {path}") from None
+        raise TaskConfigError(f"no such {what}: {path}") from None
+    except IsADirectoryError:
+        raise TaskConfigError(f"{path}: a folder, not a {what}") from None
+    except UnicodeDecodeError as e:
+        raise TaskConfigError(f"{path}: {what} is not UTF-8 text (byte {e.start})") from None
     except json.JSONDecodeError as e:
-        raise TaskConfigError(f"{path}: not JSON: {e}") from None
+        raise TaskConfigError(f"{path}: {what} is not JSON: {e}") from None
 
 
 def _need(item: dict, key: str, kind: type | tuple[type, ...], where: str, optional: bool = False) -> Any:
@@ -245,7 +294,8 @@ def from_webarena(item: dict, where: str = "task") -> TaskConfig:
         raise TaskConfigError(f"{where}: field `eval.reference_url` must be a string")
     if "url_match" in types and not reference_url:
         raise TaskConfigError(f"{where}: url_match needs `eval.reference_url`")
-    alternatives = tuple(_need(o, "reference_url", str, where + " eval.or") for o in ev.get("or", []) or [])
+    alternatives = tuple(_need(o, "reference_url", str, f"{where} eval.or[{i}]")
+                         for i, o in enumerate(_objects(ev.get("or"), where, "eval.or")))
     url_note = ev.get("url_note") or "GOLD in PRED"
     if url_note != "GOLD in PRED":
         raise TaskConfigError(f"{where}: field `eval.url_note` {url_note!r} is not a known matching rule")
@@ -255,14 +305,26 @@ def from_webarena(item: dict, where: str = "task") -> TaskConfig:
     targets = tuple(_target(t, f"{where} eval.program_html[{i}]") for i, t in enumerate(program))
     if "program_html" in types and not targets:
         raise TaskConfigError(f"{where}: program_html needs `eval.program_html` targets")
+    note = ev.get("string_note") or ""
+    if not isinstance(note, str):
+        raise TaskConfigError(f"{where}: field `eval.string_note` must be a string")
     return TaskConfig(
         task_id=task_id, intent=intent, sites=sites, start_url=start_url, eval_types=types,
         exact_match=exact, must_include=must, fuzzy_match=fuzzy, reference_url=reference_url,
-        url_alternatives=alternatives, url_note=url_note, program_html=targets,
-        string_note=ev.get("string_note") or "", intent_template=item.get("intent_template") or "",
+        url_alternatives=alternatives, url_note=url_note, program_html=targets, reference_order=tuple(refs),
+        string_note=note, intent_template=item.get("intent_template") or "",
         intent_template_id=item.get("intent_template_id"), require_login=bool(item.get("require_login")),
-        storage_state=item.get("storage_state"), source="webarena", raw=item,
+        storage_state=item.get("storage_state"), source="webarena", where=where, raw=item,
     )
+
+
+def _objects(value: Any, where: str, key: str) -> list[dict]:
+    """An optional list of objects (``eval.or``, a target's ``or``)."""
+    if value is None:
+        return []
+    if not isinstance(value, list) or not all(isinstance(v, dict) for v in value):
+        raise TaskConfigError(f"{where}: field `{key}` must be a list of objects, not {type(value).__name__}")
+    return value
 
 
 def _target(t: Any, where: str) -> ProgramTarget:
@@ -284,84 +346,61 @@ def _target(t: Any, where: str) -> ProgramTarget:
         url=url, locator=locator, exact_match=exact,
         must_include=_strings(must, where, "required_contents.must_include") if must is not None else None,
         prep_actions=_strings(prep, where, "prep_actions"),
-        alternatives=tuple(_target(o, f"{where}.or[{i}]") for i, o in enumerate(t.get("or") or [])),
+        alternatives=tuple(_target(o, f"{where}.or[{i}]") for i, o in enumerate(_objects(t.get("or"), where, "or"))),
     )
 
 
 def from_verified(item: dict, where: str = "task") -> TaskConfig:
-    """A WebArena-Verified task in the same shape.
-
-    ``AgentResponseEvaluator``: a ``retrieve`` task's ``retrieved_data`` become must_include
-    references (every item must be in the answer); a non-SUCCESS ``status`` (NOT_FOUND_ERROR...)
-    makes the task unachievable (answer "N/A" or a reason). ``NetworkEventEvaluator``'s URLs
-    become url_match alternatives on the final URL (Verified checks recorded network events,
-    which a saved trajectory does not hold).
-    """
+    """A WebArena-Verified task: its id, sites, intent and start URL, with the fields its
+    evaluators read checked here, so a bad file names the task and field before scoring
+    (WebArena-Verified's own library does the scoring; see :mod:`pagelens.evaluation.verified`)."""
     task_id = _need(item, "task_id", int, where)
     where = f"{where} (task {task_id})"
     intent = _need(item, "intent", str, where)
     sites = _strings(_need(item, "sites", list, where), where, "sites")
     starts = _strings(_need(item, "start_urls", list, where), where, "start_urls")
-    types: list[str] = []
-    must = fuzzy = None
-    urls: list[str] = []
+    kinds: list[str] = []
     for i, ev in enumerate(item["eval"]):
-        kind = _need(ev, "evaluator", str, f"{where} eval[{i}]")
-        expected = _need(ev, "expected", dict, f"{where} eval[{i}]")
+        at = f"{where} eval[{i}]"
+        if not isinstance(ev, dict):
+            raise TaskConfigError(f"{at}: an evaluator is an object, not {type(ev).__name__}")
+        kind = _need(ev, "evaluator", str, at)
+        expected = _need(ev, "expected", dict, at)
         if kind == "AgentResponseEvaluator":
-            status = expected.get("status", "SUCCESS")
-            if status != "SUCCESS":
-                fuzzy = "N/A"
-                types.append("string_match")
-            elif expected.get("task_type") == "retrieve":
-                data = expected.get("retrieved_data") or []
-                must = tuple(json.dumps(d) if not isinstance(d, str) else d for d in data)
-                if must:
-                    types.append("string_match")
+            for key in ("task_type", "status"):
+                if key in expected and not isinstance(expected[key], str):
+                    raise TaskConfigError(f"{at}: field `expected.{key}` must be a string")
+            data = expected.get("retrieved_data")
+            if data is not None and not isinstance(data, (list, str, int, float, bool)):
+                raise TaskConfigError(f"{at}: field `expected.retrieved_data` must be a list, a string, a number or null")
         elif kind == "NetworkEventEvaluator":
             url = expected.get("url")
-            urls.extend([url] if isinstance(url, str) else list(url or []))
-            if urls and "url_match" not in types:
-                types.append("url_match")
+            if not (isinstance(url, str) or (isinstance(url, list) and url and all(isinstance(u, str) for u in url))):
+                raise TaskConfigError(f"{at}: field `expected.url` must be a URL string or a list of them, "
+                                      f"not {type(url).__name__}")
         else:
-            raise TaskConfigError(f"{where} eval[{i}]: unknown evaluator {kind!r}")
-    if not types:
-        types.append("string_match")
-        fuzzy = fuzzy or None
+            raise TaskConfigError(f"{at}: unknown evaluator {kind!r}")
+        kinds.append(kind)
     return TaskConfig(
         task_id=task_id, intent=intent, sites=sites, start_url=starts[0] if starts else "",
-        eval_types=tuple(dict.fromkeys(types)), must_include=must, fuzzy_match=fuzzy,
-        reference_url=" |OR| ".join(urls), intent_template=item.get("intent_template") or "",
-        intent_template_id=item.get("intent_template_id"), source="webarena-verified", raw=item,
+        eval_types=tuple(dict.fromkeys(kinds)), intent_template=item.get("intent_template") or "",
+        intent_template_id=item.get("intent_template_id"), source="webarena-verified", where=where, raw=item,
     )
 
 
-# -- AgentOccam's rectifications ---------------------------------------------------------------
+# -- AgentOccam's task file --------------------------------------------------------------------
 
-def rectifications() -> dict[int, dict[str, Any]]:
-    """Task fixes from AgentOccam's appendix E (the ones its text states in full): task id ->
-    {dotted field: new value}. See ``rectified_tasks.json`` for the source of each."""
-    text = resources.files("pagelens.evaluation").joinpath("rectified_tasks.json").read_text()
-    data = json.loads(text)
-    return {int(k): v for k, v in data["tasks"].items()}
+def agentoccam_tasks() -> dict[int, dict[str, Any]]:
+    """The tasks AgentOccam's released task file changes, as released (see the file's header:
+    repository, commit, licence): task id -> config."""
+    text = resources.files("pagelens.evaluation").joinpath("agentoccam_tasks.json").read_text()
+    return {int(k): v for k, v in json.loads(text)["tasks"].items()}
 
 
-def apply_rectifications(item: dict) -> dict:
-    patch = rectifications().get(item.get("task_id"))  # type: ignore[arg-type]
-    if not patch:
-        return item
-    item = copy.deepcopy(item)
-    for dotted, value in patch.items():
-        if dotted.startswith("#"):
-            continue  # a note
-        node = item
-        *parents, last = dotted.split(".")
-        for key in parents:
-            if not isinstance(node.get(key), dict):
-                node[key] = {}
-            node = node[key]
-        if value is None:
-            node.pop(last, None)
-        else:
-            node[last] = value
-    return item
+def _webarena_originals() -> dict[int, dict[str, Any]]:
+    """WebArena's released configs by id (to replace only tasks exactly as WebArena wrote them)."""
+    try:
+        path = packaged_task_file("webarena")
+    except TaskConfigError:
+        return {}
+    return {t["task_id"]: t for t in read_json(path, "task file")}

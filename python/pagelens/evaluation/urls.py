@@ -1,24 +1,53 @@
-"""url_match: the final URL against the reference, compared as parsed URLs.
+"""url_match: the run's final URL against the reference, per variant.
 
-WebArena tested ``reference_host_and_path in predicted_host_and_path`` as strings, so a
-reference ``/viewed`` matched ``/viewedasdf`` and ``/f/nyc`` matched ``/f/nyc-cars``. Here the
-host (with port) must be equal and the path equal after removing a trailing slash and
-percent-decoding; every query parameter of the reference must be present in the final URL with
-one of the values the reference alternatives give it (extra parameters are allowed: "gold in
-pred"). `` |OR| `` separates alternatives in both variants.
+WebArena's rule (``webarena`` and, lower-cased and with ``eval.or`` groups, ``agentoccam``):
+the trailing ``/`` is stripped from each whole URL; a URL's "base path" is its host (with
+port) and path as ``urllib.parse.urlparse`` splits them (``;params`` dropped); the final URL
+matches when one reference base path is a *substring* of its base path ("GOLD in PRED", so
+``/viewed`` matches ``/viewedasdf``) and every query key of the references has one of their
+values (`` |OR| `` alternatives pool their values; ``parse_qs`` drops blank values).
+
+``strict`` compares parsed URLs instead: host and path equal after percent-decoding and a
+trailing slash, every reference query parameter present with one of its values.
 """
 
 from __future__ import annotations
 
 from collections import defaultdict
 from dataclasses import dataclass, field
-from urllib.parse import parse_qs, unquote, urlsplit
+from urllib.parse import parse_qs, unquote, urlparse, urlsplit
 
-from pagelens.evaluation.errors import NotScored
-from pagelens.evaluation.tasks import SiteConfig, TaskConfig
-from pagelens.evaluation.variants import Variant, check_variant
+from pagelens.evaluation.tasks import TaskConfig
+from pagelens.evaluation.variants import Variant, get_variant
 
-__all__ = ["UrlEvaluator", "url_match"]
+__all__ = ["UrlEvaluator", "url_match", "webarena_url_match"]
+
+
+def _webarena_clean(url: str, lower: bool) -> str:
+    url = str(url).rstrip("/")
+    return url.lower() if lower else url
+
+
+def _webarena_parse(url: str) -> tuple[str, dict[str, list[str]]]:
+    parsed = urlparse(url)
+    return parsed.netloc + parsed.path, parse_qs(parsed.query)
+
+
+def webarena_url_match(reference: str, prediction: str, lower: bool = False) -> float:
+    """WebArena's "GOLD in PRED" rule for one ``reference_url`` (alternatives split on `` |OR| ``)."""
+    refs = [_webarena_clean(u, lower) for u in reference.split(" |OR| ")]
+    bases: list[str] = []
+    queries: dict[str, set[str]] = defaultdict(set)
+    for ref in refs:
+        base, query = _webarena_parse(ref)
+        bases.append(base)
+        for key, values in query.items():
+            queries[key].update(values)
+    pred_base, pred_query = _webarena_parse(_webarena_clean(prediction, lower))
+    score = float(any(base in pred_base for base in bases))
+    for key, values in queries.items():
+        score *= float(any(v in pred_query.get(key, []) for v in values))
+    return score
 
 
 def _parts(url: str, lower: bool) -> tuple[str, str, dict[str, list[str]]]:
@@ -32,8 +61,8 @@ def _parts(url: str, lower: bool) -> tuple[str, str, dict[str, list[str]]]:
 
 
 def url_match(references: list[str], prediction: str, lower: bool = False) -> float:
-    """1 when the final URL's host and path equal one reference's and every reference query
-    parameter has one of its reference values (alternatives pool their values, as WebArena)."""
+    """The strict rule: the final URL's host and path equal one reference's, and every
+    reference query parameter has one of its reference values (alternatives pool them)."""
     host, path, query = _parts(prediction, lower)
     refs = [_parts(r, lower) for r in references]
     if not any(h == host and p == path for h, p, _ in refs):
@@ -50,28 +79,26 @@ def url_match(references: list[str], prediction: str, lower: bool = False) -> fl
 
 @dataclass
 class UrlEvaluator:
-    variant: Variant = "original"
-    sites: SiteConfig = field(default_factory=SiteConfig)
+    variant: Variant | str = "webarena"
     details: list[str] = field(default_factory=list)
 
     def __post_init__(self) -> None:
-        check_variant(self.variant)
+        self.variant = get_variant(self.variant)
 
     def score(self, task: TaskConfig, final_url: str | None) -> float:
+        """``task`` has its site placeholders resolved; ``final_url`` is the URL the run ended on."""
+        v = get_variant(self.variant)
         self.details = []
         if not final_url:
             self.details.append("no final URL recorded")
             return 0.0
-        groups = [task.reference_url]
-        if self.variant == "rectified":
-            groups += list(task.url_alternatives)
+        groups = [task.reference_url, *(task.url_alternatives if v.url_or else ())]
         best = 0.0
         for group in groups:
-            missing = self.sites.unresolved(group)
-            if missing:
-                raise NotScored(f"url_match needs the URL of {', '.join(missing)} (--sites)")
-            refs = [self.sites.resolve(u.strip()) for u in group.split(" |OR| ") if u.strip()]
-            s = url_match(refs, self.sites.resolve(final_url), lower=self.variant == "rectified")
+            if v.url_rule == "parsed":
+                s = url_match([u.strip() for u in group.split(" |OR| ") if u.strip()], final_url, lower=v.url_lower)
+            else:
+                s = webarena_url_match(group, final_url, lower=v.url_lower)
             self.details.append(f"url_match {group!r} vs {final_url!r}: {s:g}")
             best = max(best, s)
         return best

@@ -1,0 +1,150 @@
+"""Bad input to `pagelens eval`: one line naming the file, task and field; the other runs are
+still scored; the exit code is not 0 only when nothing could be scored."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+import pytest
+
+from pagelens.evaluation import TaskConfigError, find_outcomes, load_outcome, load_tasks
+
+GOOD_TASK = {"task_id": 1, "intent": "x", "sites": ["shopping"], "start_url": "__SHOPPING__",
+             "eval": {"eval_types": ["string_match"], "reference_answers": {"exact_match": "yes"}}}
+
+
+def write(path, data):
+    path.write_text(json.dumps(data))
+    return path
+
+
+def pagelens_eval(*args):
+    return subprocess.run([sys.executable, "-m", "pagelens", "eval", *map(str, args)],
+                          capture_output=True, text=True, timeout=120)
+
+
+# -- task files ---------------------------------------------------------------------------------
+
+BAD_TASKS = [
+    ({**GOOD_TASK, "eval": {**GOOD_TASK["eval"], "or": {"reference_url": "x"}}}, "field `eval.or` must be a list of objects"),
+    ({**GOOD_TASK, "eval": {**GOOD_TASK["eval"], "or": ["x"]}}, "field `eval.or` must be a list of objects"),
+    ({**GOOD_TASK, "eval": {"eval_types": ["program_html"], "program_html": [
+        {"url": "last", "locator": "", "required_contents": {"must_include": ["a"]}, "or": {"url": "x"}}]}},
+     "eval.program_html[0]: field `or` must be a list of objects"),
+    ({"task_id": 7, "intent": "x", "sites": ["gitlab"], "start_urls": ["u"], "eval": [
+        {"evaluator": "NetworkEventEvaluator", "expected": {"url": 42}}]}, "eval[0]: field `expected.url` must be a URL"),
+    ({"task_id": 7, "intent": "x", "sites": ["gitlab"], "start_urls": ["u"], "eval": [
+        {"evaluator": "AgentResponseEvaluator", "expected": {"status": 1}}]}, "field `expected.status` must be a string"),
+    ({"task_id": 7, "intent": "x", "sites": ["gitlab"], "start_urls": ["u"], "eval": [
+        {"evaluator": "Magic", "expected": {}}]}, "unknown evaluator 'Magic'"),
+]
+
+
+@pytest.mark.parametrize("task,message", BAD_TASKS)
+def test_bad_task_names_file_task_and_field(tmp_path, task, message):
+    path = write(tmp_path / "tasks.json", [GOOD_TASK | {"task_id": 0}, task])
+    with pytest.raises(TaskConfigError) as e:
+        load_tasks(path)
+    text = str(e.value)
+    assert "tasks.json[1]" in text and f"(task {task['task_id']})" in text and message in text, text
+    (tmp_path / "run.json").write_text('{"task_id": 0, "answer": "yes"}')
+    out = pagelens_eval(tmp_path / "run.json", "--tasks", path)
+    assert out.returncode == 2 and "Traceback" not in out.stderr
+    assert len(out.stderr.strip().splitlines()) == 1 and message in out.stderr
+
+
+@pytest.mark.parametrize("content,message", [
+    (b"\xff\xfe{", "task file is not UTF-8 text"),
+    (b"{not json", "task file is not JSON"),
+    (b"[]", "holds no tasks"),
+])
+def test_unreadable_task_files_are_named(tmp_path, content, message):
+    path = tmp_path / "tasks.json"
+    path.write_bytes(content)
+    with pytest.raises(TaskConfigError, match=message) as e:
+        load_tasks(path)
+    assert str(path) in str(e.value)
+
+
+def test_empty_task_folder(tmp_path):
+    with pytest.raises(TaskConfigError, match="holds no tasks"):
+        load_tasks(tmp_path)
+
+
+def test_bad_sites_file_is_named(tmp_path):
+    sites = tmp_path / "sites.json"
+    sites.write_bytes(b"\xff{")
+    write(tmp_path / "tasks.json", [GOOD_TASK])
+    (tmp_path / "run.json").write_text('{"task_id": 1, "answer": "yes"}')
+    out = pagelens_eval(tmp_path / "run.json", "--tasks", tmp_path / "tasks.json", "--sites", sites)
+    assert out.returncode == 2 and str(sites) in out.stderr and "not UTF-8" in out.stderr
+    assert "Traceback" not in out.stderr
+
+
+# -- runs -----------------------------------------------------------------------------------------
+
+def test_bad_runs_are_named_and_the_others_scored(tmp_path):
+    runs = tmp_path / "runs"
+    runs.mkdir()
+    (runs / "good.json").write_text('{"task_id": 1, "answer": "yes"}')
+    (runs / "number_url.json").write_text('{"task_id": 1, "answer": "yes", "final_url": 5}')
+    (runs / "number_answer.json").write_text('{"task_id": 1, "answer": 12}')
+    (runs / "binary.json").write_bytes(b"\xff\xfe")
+    (runs / "bad.jsonl").write_text('{"type": "run", "task_id": 1}\n{oops\n{"type": "end", "answer": "yes"}\n')
+    outcomes, problems = find_outcomes(runs)
+    assert [o.source.split("/")[-1] for o in outcomes] == ["good.json"]
+    assert len(problems) == 4
+    text = "\n".join(problems)
+    assert "number_url.json (task 1): field `final_url` must be a string, not int" in text
+    assert "number_answer.json (task 1): field `answer` must be a string, not int" in text
+    assert "binary.json: not UTF-8" in text and "bad.jsonl:2: not JSON" in text
+    tasks = write(tmp_path / "tasks.json", [GOOD_TASK])
+    out = pagelens_eval(runs, "--tasks", tasks)
+    assert out.returncode == 0, out.stderr
+    assert "| **total** | 1 | 1 | 0 | 1 | 100.0% |" in out.stdout
+    assert out.stderr.count("skipped:") == 4
+
+
+def test_torn_last_line_is_scored_on_what_was_recorded(tmp_path):
+    run = tmp_path / "run.jsonl"
+    run.write_text('{"type": "run", "task_id": 1}\n'
+                   '{"type": "step", "action": "stop [yes]", "answer": "yes", "final_url": "http://s/"}\n'
+                   '{"type": "end", "answ')
+    outcome = load_outcome(run)
+    assert outcome.answer == "yes" and any("torn" in n for n in outcome.notes)
+    out = pagelens_eval(run, "--tasks", write(tmp_path / "tasks.json", [GOOD_TASK]), "--json", tmp_path / "r.json")
+    assert out.returncode == 0, out.stderr
+    report = json.loads((tmp_path / "r.json").read_text())
+    assert report["table"]["total"]["successes"] == 1
+    assert any("torn" in d for d in report["runs"][0]["details"])
+
+
+def test_a_func_outside_the_helpers_is_that_tasks_error(tmp_path):
+    evil = {"task_id": 2, "intent": "x", "sites": ["shopping"], "start_url": "u", "eval": {
+        "eval_types": ["program_html"], "program_html": [{
+            "url": "func:__import__('os').system('touch /tmp/pagelens-pwned')", "locator": "",
+            "required_contents": {"must_include": ["a"]}}]}}
+    tasks = write(tmp_path / "tasks.json", [GOOD_TASK, evil])
+    runs = tmp_path / "runs"
+    runs.mkdir()
+    (runs / "a.json").write_text('{"task_id": 1, "answer": "yes"}')
+    (runs / "b.json").write_text('{"task_id": 2, "final_url": "http://127.0.0.1:9/"}')
+    out = pagelens_eval(runs, "--tasks", tasks, "--json", tmp_path / "r.json")
+    assert out.returncode == 0, out.stderr
+    line = next(l for l in out.stderr.splitlines() if l.startswith("task error: task 2"))
+    assert "tasks.json[1] (task 2)" in line and "__import__" in line and "one of WebArena's helpers" in line
+    report = json.loads((tmp_path / "r.json").read_text())
+    assert report["table"]["total"]["scored"] == 1 and report["table"]["total"]["successes"] == 1
+    assert [r["error"] for r in report["runs"]] == [False, True]
+
+
+def test_exit_code_when_nothing_is_scored(tmp_path):
+    tasks = write(tmp_path / "tasks.json", [GOOD_TASK])
+    (tmp_path / "r.json").write_text('{"task_id": 99, "answer": "yes"}')
+    out = pagelens_eval(tmp_path / "r.json", "--tasks", tasks)
+    assert out.returncode == 1 and "no run could be scored" in out.stderr
+    (tmp_path / "wrong.json").write_text('{"task_id": 1, "answer": "no"}')
+    out = pagelens_eval(tmp_path / "wrong.json", "--tasks", tasks)
+    assert out.returncode == 0  # scored 0 is scored
