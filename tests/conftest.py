@@ -2,7 +2,7 @@ from __future__ import annotations
 
 import gzip
 import json
-from functools import lru_cache
+from functools import cache
 from pathlib import Path
 
 import pytest
@@ -11,12 +11,12 @@ CORPUS = Path(__file__).parent / "corpus"
 PAGES = sorted(p.name for p in CORPUS.iterdir() if (p / "axtree.json.gz").exists())
 
 
-@lru_cache(maxsize=None)
+@cache
 def ax_bytes(page: str) -> bytes:
     return gzip.decompress((CORPUS / page / "axtree.json.gz").read_bytes())
 
 
-@lru_cache(maxsize=None)
+@cache
 def ax_nodes(page: str) -> tuple:
     return tuple(json.loads(ax_bytes(page))["nodes"])
 
@@ -26,7 +26,7 @@ def page(request) -> str:
     return request.param
 
 
-@lru_cache(maxsize=None)
+@cache
 def html_bytes(page: str, kind: str) -> bytes:
     """kind: 'source' (as saved from the site) or 'dom' (after Chromium ran its scripts)."""
     return gzip.decompress((CORPUS / page / f"{kind}.html.gz").read_bytes())

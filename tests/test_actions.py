@@ -125,3 +125,52 @@ def test_canonical_form_round_trips(action):
 @given(actions, st.sampled_from(["```{}```", "Action: {}", "```\n{}\n```", "Reason: x.\nAction: {}"]))
 def test_wrappers_do_not_change_the_action(action, wrapper):
     assert parse_action(wrapper.format(action)) == action
+
+
+# -- one action table: the parser, the executor, the agents and the prompts agree ------------------
+
+def example(spec):
+    values = {"id": "[3]", "int": "[1]", "text": "[hello there]", "flag": "[0]", "dir": "[down]", "keys": "[Enter]"}
+    return " ".join([spec.name, *(values[a] for a in spec.args)])
+
+
+def test_every_action_of_the_table_parses_and_round_trips():
+    from pagelens.actions import ACTIONS
+
+    for name, spec in ACTIONS.items():
+        action = parse_action(example(spec), "all")
+        assert action.kind == name and action.acts_on_element == spec.on_element and action.internal == spec.internal
+        assert parse_action(str(action), "all") == action
+
+
+def test_the_executor_carries_out_every_action():
+    import inspect
+
+    from pagelens.actions import ACTIONS
+    from pagelens.browser.execute import Executor
+
+    executor = Executor(env=None)  # only its methods are looked at
+    for name, spec in ACTIONS.items():
+        handler = executor.handler(name)
+        params = list(inspect.signature(handler).parameters)
+        assert params == (["element", "action"] if spec.on_element else ["action", "result"]), name
+
+
+def test_prompts_list_exactly_the_allowed_actions():
+    from pagelens.actions import ACTIONS, describe_actions
+    from pagelens.agents.occam import OccamConfig
+
+    for config in (OccamConfig(), OccamConfig(action_space="webarena"), OccamConfig(planning=False),
+                   OccamConfig(scrolling=True)):
+        allowed = config.allowed()
+        lines = describe_actions(allowed).splitlines()
+        described = {line.split(" ")[0].rstrip(":") for line in lines}
+        assert described == {n for n in allowed if ACTIONS[n].prompt}
+        for line in lines:  # the usage each line shows is an action the parser accepts here
+            usage = line.split(":")[0].replace("[up|down]", "[down]").replace("[press_enter_after=0|1]", "[1]")
+            usage = usage.replace("[keys]", "[Enter]").replace("[index]", "[0]").replace("[url]", "[http://x/]")
+            usage = usage.replace("[id]", "[4]").replace("[text]", "[t]").replace("[answer]", "[a]")
+            assert parse_action(usage, allowed).kind in allowed, line
+        for name in ACTIONS.keys() - allowed:
+            with pytest.raises(ActionError):
+                parse_action(example(ACTIONS[name]), allowed)

@@ -17,13 +17,12 @@ import time
 import pytest
 
 from llm_server import LLMServer
+from pagelens.actions import Action
 from pagelens.agents import OccamAgent, OccamConfig, StePAgent, StePConfig, load_policies, read_trajectory, run_agent
 from pagelens.agents.step import PolicyCall
-from pagelens.actions import Action
 from pagelens.browser import AsyncBrowserEnv, BrowserConfig
 from pagelens.envs.miniwob import AsyncMiniWoBEnv, MiniWoBConfig
 from pagelens.llm import LLMClient
-
 
 # -- reading prompts, as a scripted model ------------------------------------------------------------
 

@@ -4,8 +4,6 @@ from __future__ import annotations
 
 import random
 
-import pytest
-
 import pagelens
 from conftest import PAGES, ax_bytes, ax_nodes
 from reference import (

@@ -4,7 +4,6 @@ from the corpus, on both engines."""
 from __future__ import annotations
 
 import json
-import os
 import re
 import signal
 import subprocess
@@ -21,7 +20,6 @@ from pagelens.datasets import (
     ManifestMismatch,
     PrepConfig,
     Transformer,
-    Workflow,
     read_output,
     read_workflows,
     run_local,
@@ -82,7 +80,7 @@ def test_prompts_and_labels_follow_the_five_line_format(local_run):
     for e in examples:
         by_wf.setdefault(e["workflow_id"], []).append(e)
     label_re = re.compile(r"^(\d+)\.\nDescription: .+\nAction: (\S+)( \[.*\])?\nNode: (\d+)\nTarget: (<[^\n]+>)$")
-    for wid, steps in by_wf.items():
+    for steps in by_wf.values():
         for k, e in enumerate(steps):
             m = label_re.match(e["label"])
             assert m, e["label"]

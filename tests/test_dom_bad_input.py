@@ -43,7 +43,7 @@ def test_fifty_megabyte_page():
 
 
 def test_not_text():
-    with pytest.raises(pagelens.DomError, match="str or bytes"):
+    with pytest.raises(pagelens.ArgumentTypeError, match="str or bytes"):  # a TypeError and a PagelensError
         pagelens.Dom.parse(42)
 
 

@@ -77,7 +77,7 @@ def rectified():
 def test_all_812_tasks_load_and_validate(original, rectified):
     assert len(original) == 812 == len(rectified)
     assert sorted(t.task_id for t in original) == list(range(812))
-    changed = [a.task_id for a, b in zip(original, rectified) if a != b]
+    changed = [a.task_id for a, b in zip(original, rectified, strict=True) if a != b]
     assert 30 <= len(changed) <= 81 and 363 in changed and 644 in changed
     for t in original:
         assert t.eval_types and t.sites and t.intent

@@ -133,7 +133,7 @@ def test_a_func_outside_the_helpers_is_that_tasks_error(tmp_path):
     (runs / "b.json").write_text('{"task_id": 2, "final_url": "http://127.0.0.1:9/"}')
     out = pagelens_eval(runs, "--tasks", tasks, "--json", tmp_path / "r.json")
     assert out.returncode == 0, out.stderr
-    line = next(l for l in out.stderr.splitlines() if l.startswith("task error: task 2"))
+    line = next(x for x in out.stderr.splitlines() if x.startswith("task error: task 2"))
     assert "tasks.json[1] (task 2)" in line and "__import__" in line and "one of WebArena's helpers" in line
     report = json.loads((tmp_path / "r.json").read_text())
     assert report["table"]["total"]["scored"] == 1 and report["table"]["total"]["successes"] == 1

@@ -10,8 +10,8 @@ import re
 
 import pytest
 
-from pagelens.envs.miniwob import TESTED_TASKS, MiniWoBEnv, available_tasks
 from pagelens.browser import PageObservation
+from pagelens.envs.miniwob import TESTED_TASKS, MiniWoBEnv, available_tasks
 
 SEEDS = (0, 1, 2)
 

@@ -8,8 +8,8 @@ import json
 import pytest
 
 import pagelens
-from pagelens import _core
 from conftest import PAGES, ax_bytes, html_bytes
+from pagelens import _core
 
 SAMPLE = PAGES[::7]  # 15 pages: news, wiki, forums, CJK, RTL
 

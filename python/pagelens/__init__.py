@@ -24,6 +24,7 @@ from pagelens._core import (
     count_tokens,
 )
 from pagelens.corpus import builtin_page
+from pagelens.errors import ArgumentError, ArgumentTypeError, NodeNotFoundError, PagelensError, TokenizerError
 
 
 def find_chunk(chunks: "list[Chunk]", node_id: int) -> "int | None":
@@ -35,6 +36,8 @@ def find_chunk(chunks: "list[Chunk]", node_id: int) -> "int | None":
 
 
 __all__ = [
+    "ArgumentError",
+    "ArgumentTypeError",
     "AXNode",
     "AXTree",
     "AXTreeError",
@@ -43,8 +46,11 @@ __all__ = [
     "Dom",
     "DomError",
     "Element",
+    "NodeNotFoundError",
     "Observation",
+    "PagelensError",
     "Tokenizer",
+    "TokenizerError",
     "builtin_page",
     "chunk",
     "count_tokens",

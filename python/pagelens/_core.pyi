@@ -2,18 +2,56 @@
 
 import os
 from collections.abc import Iterable, Mapping, Sequence
-from typing import Any, Literal
+from typing import Any, Literal, final
+
+__all__ = [
+    "PagelensError",
+    "AXTreeError",
+    "TokenizerError",
+    "ArgumentError",
+    "ArgumentTypeError",
+    "NodeNotFoundError",
+    "DomError",
+    "Tokenizer",
+    "Dom",
+    "Element",
+    "Chunk",
+    "chunk",
+    "tiktoken_bpe_file",
+    "snapshot_clickables",
+    "AXTree",
+    "Observation",
+    "AXNode",
+    "count_tokens",
+    "DEFAULT_MAX_DEPTH",
+]
 
 DEFAULT_MAX_DEPTH: int
 
-Payload = bytes | bytearray | str | Mapping[str, Any] | Sequence[Mapping[str, Any]]
-FrameSpec = tuple[int, Payload] | tuple[int, Payload, str | None] | Mapping[str, Any]
+_Payload = bytes | bytearray | str | Mapping[str, Any] | Sequence[Mapping[str, Any]]
+_FrameSpec = tuple[int, _Payload] | tuple[int, _Payload, str | None] | Mapping[str, Any]
 # Elements that respond to clicks: backend DOM node ids, or those ids mapped to DOM hints.
-Clickable = Iterable[int] | Mapping[int, str | None]
+_Clickable = Iterable[int] | Mapping[int, str | None]
 
-class AXTreeError(ValueError):
+class PagelensError(Exception):
+    """The base of every error pagelens raises on bad input."""
+
+class AXTreeError(PagelensError, ValueError):
     """A payload that cannot be parsed; the message names the problem and the node."""
 
+class TokenizerError(PagelensError, ValueError):
+    """A tokenizer name that is not embedded, or a tokenizer.json that does not load."""
+
+class ArgumentError(PagelensError, ValueError):
+    """An argument outside its domain: an unknown mode or chunk kind, a budget of zero tokens."""
+
+class ArgumentTypeError(PagelensError, TypeError):
+    """An argument of the wrong type."""
+
+class NodeNotFoundError(PagelensError, KeyError):
+    """An id that names no node of the tree or document."""
+
+@final
 class Observation:
     """Rendered text and what it shows."""
 
@@ -43,6 +81,7 @@ class Observation:
     def included_ids(self) -> list[int]:
         """Every node kept by ``subtree``, in document order."""
 
+@final
 class AXNode:
     """One node, for resolving an element id back to the page."""
 
@@ -85,16 +124,17 @@ class AXNode:
     @property
     def rendered_children(self) -> list[int]: ...
 
+@final
 class AXTree:
     """A page's accessibility tree (all frames), parsed once in Rust."""
 
     @staticmethod
     def from_cdp(
-        payload: Payload,
-        frames: Iterable[FrameSpec] | None = None,
+        payload: _Payload,
+        frames: Iterable[_FrameSpec] | None = None,
         max_depth: int = ...,
         skip_orphan_frames: bool = False,
-        clickable: Clickable | None = None,
+        clickable: _Clickable | None = None,
     ) -> AXTree:
         """Parse ``Accessibility.getFullAXTree`` output: bytes are fastest; ``frames`` hang
         each child frame's tree under the node whose backendDOMNodeId owns it (a frame whose
@@ -124,19 +164,21 @@ class AXTree:
     @property
     def orphan_frames(self) -> list[tuple[int, str | None]]: ...
     def __len__(self) -> int: ...
-    def __contains__(self, id: int) -> bool: ...
+    def __contains__(self, id: int, /) -> bool: ...
 
 def count_tokens(text: str, tokenizer: str = "gpt2") -> int:
     """Token count under an offline tokenizer: gpt2/r50k_base, cl100k_base, o200k_base."""
 
-class DomError(ValueError):
-    """Input that is not HTML text or bytes (parsing itself never fails)."""
+class DomError(PagelensError, ValueError):
+    """A bad DOM query or cleaning request: an invalid CSS selector or node path, an unknown
+    cleaning profile, an id to keep that is not there (parsing HTML itself never fails)."""
 
+@final
 class Tokenizer:
     """An offline tokenizer: gpt2/r50k_base, cl100k_base, o200k_base (embedded), or a
     Hugging Face tokenizer.json via ``from_file``."""
 
-    def __init__(self, name: str = "gpt2") -> None: ...
+    def __new__(cls, name: str = "gpt2") -> Tokenizer: ...
     @staticmethod
     def from_file(path: str | os.PathLike[str]) -> Tokenizer: ...
     @property
@@ -144,6 +186,7 @@ class Tokenizer:
     def encode(self, text: str) -> list[int]: ...
     def count(self, text: str) -> int: ...
 
+@final
 class Element:
     @property
     def node_id(self) -> int: ...
@@ -156,6 +199,7 @@ class Element:
     @property
     def parent(self) -> int | None: ...
 
+@final
 class Dom:
     """An HTML document parsed with html5ever; element ids in reverse document order."""
 
@@ -195,8 +239,9 @@ class Dom:
     @property
     def flattened_tags(self) -> int: ...
     def __len__(self) -> int: ...
-    def __contains__(self, node_id: int) -> bool: ...
+    def __contains__(self, node_id: int, /) -> bool: ...
 
+@final
 class Chunk:
     @property
     def text(self) -> str: ...
@@ -221,6 +266,6 @@ def chunk(
 def tiktoken_bpe_file(name: str) -> bytes:
     """The published .tiktoken file of an embedded encoding, rebuilt from its ranks."""
 
-def snapshot_clickables(snapshot: Payload) -> list[tuple[str | None, dict[int, str | None]]]:
+def snapshot_clickables(snapshot: _Payload) -> list[tuple[str | None, dict[int, str | None]]]:
     """The clickable elements of a ``DOMSnapshot.captureSnapshot`` result, per document: its
     frame id and backend DOM node id -> hint (or None), for elements with a layout box."""

@@ -17,53 +17,87 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from pagelens.errors import ArgumentError, PagelensError
+
 __all__ = [
+    "ACTIONS",
     "ACTION_SPACES",
+    "PLANNING",
     "Action",
     "ActionError",
+    "ActionSpec",
+    "describe_actions",
     "parse_action",
 ]
 
 
-class ActionError(ValueError):
+class ActionError(PagelensError, ValueError):
     """Text that is not a valid action, or an action that could not be carried out."""
 
 
-# Arguments of each action, in order. "id": an element (or plan) id; "int": a number;
-# "text": free text that runs to the last closing bracket; "flag": 0 or 1 (optional);
-# "dir": up or down; "keys": a key combination.
-_SIGNATURES: dict[str, tuple[str, ...]] = {
-    "click": ("id",),
-    "hover": ("id",),
-    "type": ("id", "text", "flag"),
-    "press": ("keys",),
-    "scroll": ("dir",),
-    "goto": ("text",),
-    "new_tab": (),
-    "tab_focus": ("int",),
-    "close_tab": (),
-    "go_back": (),
-    "go_forward": (),
-    "go_home": (),
-    "note": ("text",),
-    "stop": ("text",),
-    "branch": ("id", "text"),
-    "prune": ("id", "text"),
-    "noop": (),
-}
+@dataclass(frozen=True)
+class ActionSpec:
+    """One action of the vocabulary: everything the parser, the executor, the agents and the
+    prompts need to know of it, kept here once."""
+
+    name: str
+    # Arguments in order. "id": an element (or plan) id; "int": a number; "text": free text
+    # that runs to the last closing bracket; "flag": 0 or 1 (optional); "dir": up or down;
+    # "keys": a key combination.
+    args: tuple[str, ...]
+    # The vocabularies it belongs to: AgentOccam's aligned space (paper section 4.1: what the
+    # model needs, nothing it misuses) and WebArena's original one.
+    spaces: frozenset[str]
+    on_element: bool = False  # the browser acts on the element `[id]` names
+    internal: bool = False  # changes the agent (its notes, plans, answer), not the page
+    prompt: str = ""  # the line that explains it to a model ("": explained by its own prompt)
+
+
+_OCCAM, _WEBARENA = frozenset({"occam"}), frozenset({"webarena"})
+_BOTH = _OCCAM | _WEBARENA
+
+ACTIONS: dict[str, ActionSpec] = {spec.name: spec for spec in (
+    ActionSpec("click", ("id",), _BOTH, on_element=True, prompt=(
+        "click [id]: click the element with this id. To choose an option of a drop-down, click the option's id "
+        "directly.")),
+    ActionSpec("type", ("id", "text", "flag"), _BOTH, on_element=True, prompt=(
+        "type [id] [text] [press_enter_after=0|1]: replace the content of a field with the text; Enter is pressed "
+        "afterwards unless the last argument is 0.")),
+    ActionSpec("hover", ("id",), _WEBARENA, on_element=True, prompt="hover [id]: move the mouse over the element."),
+    ActionSpec("press", ("keys",), _WEBARENA, prompt=(
+        "press [keys]: press a key combination on the focused element, e.g. press [Control+a].")),
+    ActionSpec("scroll", ("dir",), _WEBARENA, prompt="scroll [up|down]: scroll the page by one screen."),
+    ActionSpec("goto", ("text",), _WEBARENA, prompt="goto [url]: open a URL in this tab."),
+    ActionSpec("new_tab", (), _WEBARENA, prompt="new_tab: open a new tab."),
+    ActionSpec("tab_focus", ("int",), _WEBARENA, prompt="tab_focus [index]: switch to the tab with this index."),
+    ActionSpec("close_tab", (), _WEBARENA, prompt="close_tab: close this tab."),
+    ActionSpec("go_back", (), _BOTH, prompt="go_back: return to the previous page."),
+    ActionSpec("go_forward", (), _WEBARENA, prompt="go_forward: undo go_back."),
+    ActionSpec("go_home", (), _OCCAM, prompt=(
+        "go_home: go to the start page, where the sites of this task are listed.")),
+    ActionSpec("note", ("text",), _OCCAM, internal=True, prompt=(
+        "note [text]: write down a fact you will need later (notes stay visible with the plans).")),
+    ActionSpec("stop", ("text",), _BOTH, internal=True, prompt=(
+        "stop [answer]: finish. Put the answer in the brackets; if the task has no textual answer or cannot be "
+        "done, write N/A and the reason.")),
+    ActionSpec("branch", ("id", "text"), _OCCAM, internal=True),
+    ActionSpec("prune", ("id", "text"), _OCCAM, internal=True),
+    ActionSpec("noop", (), _WEBARENA, prompt="noop: do nothing this turn (wait for the page)."),
+)}
+# The planning actions, switched on and off together.
+PLANNING = frozenset({"branch", "prune"})
 
 ACTION_SPACES: dict[str, frozenset[str]] = {
-    # AgentOccam's aligned space (paper section 4.1): what the model needs, nothing it misuses.
-    "occam": frozenset({"click", "type", "go_back", "go_home", "note", "stop", "branch", "prune"}),
-    # WebArena's original space.
-    "webarena": frozenset(
-        {
-            "click", "hover", "type", "press", "scroll", "goto", "new_tab", "tab_focus",
-            "close_tab", "go_back", "go_forward", "stop", "noop",
-        }
-    ),
-    "all": frozenset(_SIGNATURES),
+    "occam": frozenset(n for n, spec in ACTIONS.items() if "occam" in spec.spaces),
+    "webarena": frozenset(n for n, spec in ACTIONS.items() if "webarena" in spec.spaces),
+    "all": frozenset(ACTIONS),
 }
+
+
+def describe_actions(allowed: frozenset[str] | set[str]) -> str:
+    """The prompt's lines for the actions in ``allowed``, in the table's order."""
+    return "\n".join(spec.prompt for name, spec in ACTIONS.items() if name in allowed and spec.prompt)
+
 
 # Names models use for the same thing.
 _ALIASES = {
@@ -92,7 +126,7 @@ class Action:
     press_enter: bool = False
 
     def __str__(self) -> str:
-        sig = _SIGNATURES[self.kind]
+        sig = ACTIONS[self.kind].args
         parts = [self.kind]
         for arg in sig:
             if arg in ("id", "int"):
@@ -105,7 +139,12 @@ class Action:
 
     @property
     def acts_on_element(self) -> bool:
-        return self.kind in ("click", "hover", "type")
+        return ACTIONS[self.kind].on_element
+
+    @property
+    def internal(self) -> bool:
+        """It changes the agent (notes, plans, answer), not the page."""
+        return ACTIONS[self.kind].internal
 
 
 _FENCE = re.compile(r"```(?:[a-zA-Z]+[ \t]*\n)?\s*(.*?)```", re.S)
@@ -135,7 +174,7 @@ def parse_action(raw: str, allowed: frozenset[str] | str | None = None) -> Actio
         raise ActionError(f"an action is text, not {type(raw).__name__}")
     if isinstance(allowed, str):
         if allowed not in ACTION_SPACES:
-            raise ValueError(f"unknown action space {allowed!r}; known: {sorted(ACTION_SPACES)}")
+            raise ArgumentError(f"unknown action space {allowed!r}; known: {sorted(ACTION_SPACES)}")
         allowed = ACTION_SPACES[allowed]
     space = allowed if allowed is not None else ACTION_SPACES["all"]
     if not raw.strip():
@@ -150,7 +189,7 @@ def parse_action(raw: str, allowed: frozenset[str] | str | None = None) -> Actio
             continue
         name = m.group(1).lower()
         name = _ALIASES.get(name, name)
-        if name not in _SIGNATURES:
+        if name not in ACTIONS:
             if len(candidates) == 1:
                 first_error = first_error or ActionError(
                     f"unknown action {m.group(1)!r}; valid actions: {', '.join(sorted(space))}"
@@ -196,7 +235,7 @@ def _parse_int(name: str, what: str, s: str) -> int:
 
 
 def _parse_args(name: str, rest: str) -> Action:
-    sig = _SIGNATURES[name]
+    sig = ACTIONS[name].args
     if not sig:
         return Action(name)
     rest = rest.strip()

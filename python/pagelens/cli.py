@@ -7,11 +7,17 @@ import gzip
 import os
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
-from pagelens import AXTree, AXTreeError, Dom, Tokenizer, chunk
+from pagelens import AXTree, Dom, Tokenizer, chunk
 from pagelens.corpus import BUILTIN_NAME, builtin_page
-from pagelens.errors import PagelensError
-from pagelens.llm import LLMError
+from pagelens.errors import ArgumentError, PagelensError
+from pagelens.llm import LLMClient
+
+if TYPE_CHECKING:
+    from rich.progress import TaskID
+
+    from pagelens.agents.runner import Agent, RunResult
 
 
 def _read_source(source: str | None) -> tuple[bytes, str]:
@@ -147,6 +153,7 @@ def _eval(args: argparse.Namespace) -> int:
         load_tasks,
         site_table,
     )
+    from pagelens.evaluation.harness import TaskScore
 
     variant = get_variant(args.variant)
     source = args.tasks or ("webarena-verified" if variant.name == "verified" else "webarena")
@@ -163,7 +170,7 @@ def _eval(args: argparse.Namespace) -> int:
     harness = Harness(tasks, variant=variant, combine=args.combine, grader=grader,
                       sites=SiteConfig.load(args.sites), auth_dir=args.auth_dir)
 
-    async def run() -> list:
+    async def run() -> list[TaskScore]:
         try:
             return [await harness.score(o) for o in outcomes]
         finally:
@@ -189,14 +196,14 @@ def _eval(args: argparse.Namespace) -> int:
     return 0
 
 
-def make_agent(kind: str, llm, task: str, url: str, policies: str | None, max_invalid: int):
+def make_agent(kind: str, llm: LLMClient, task: str, url: str, policies: str | None, max_invalid: int) -> Agent:
     from pagelens.agents import OccamAgent, OccamConfig, StePAgent, StePConfig, load_policies
 
     if kind in ("occam", "occam-judge"):
         return OccamAgent(llm, task, url, OccamConfig(judge=kind == "occam-judge", max_invalid=max_invalid))
     if kind == "step":
         return StePAgent(llm, task, load_policies(policies), StePConfig(max_invalid=max_invalid))
-    raise ValueError(f"unknown agent {kind!r}")
+    raise ArgumentError(f"unknown agent {kind!r}")
 
 
 def _run(args: argparse.Namespace) -> int:
@@ -213,11 +220,11 @@ def _run(args: argparse.Namespace) -> int:
     agent = make_agent(args.agent, llm, args.task, args.url, args.policies, args.max_invalid)
     hosts = tuple(args.allow_host) or None
 
-    def progress(step: int, record: dict) -> None:
+    def progress(step: int, record: dict[str, Any]) -> None:
         status = "[green]ok[/]" if record["result"]["ok"] else f"[red]{record['result']['error']}[/]"
         console.print(f"step {step + 1}/{args.max_steps}: [bold]{record['action']}[/] {status}", highlight=False)
 
-    async def main():
+    async def main() -> RunResult:
         har = str(Path(args.out) / "network.har") if args.har else None
         async with AsyncBrowserEnv(allowed_hosts=(*hosts, *_own_host(args.url)) if hosts else None,
                                    screenshots=args.screenshots, har_path=har) as env:
@@ -250,7 +257,7 @@ def _prep(args: argparse.Namespace) -> int:
     from pagelens.datasets import PrepConfig, run_local, run_ray
 
     if len(args.paths) < 2:
-        raise ValueError("give at least one INPUT and the OUTPUT folder")
+        raise ArgumentError("give at least one INPUT and the OUTPUT folder")
     *inputs, out = args.paths
     config = PrepConfig(tokenizer=args.tokenizer, max_tokens=args.max_tokens, profile=args.profile, chunks=args.chunks)
     console = Console(stderr=True)
@@ -259,7 +266,7 @@ def _prep(args: argparse.Namespace) -> int:
     else:
         columns = (TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn())
         with Progress(*columns, console=console, disable=not console.is_terminal) as bar:
-            tasks: dict[str, int] = {}
+            tasks: dict[str, TaskID] = {}
 
             def progress(file: str, done: int, total: int) -> None:
                 if file not in tasks:
@@ -370,7 +377,8 @@ def build_parser() -> argparse.ArgumentParser:
         "examples: cleaned DOM chunk holding the target, previous steps, and the next step as label. Bad records "
         "go to OUTPUT/rejects; a rerun of the same command resumes. Schema: docs/datasets.md.",
     )
-    prep.add_argument("paths", nargs="+", metavar="INPUT... OUTPUT", help="input files or folders, then the output folder")
+    prep.add_argument("paths", nargs="+", metavar="INPUT... OUTPUT",
+                      help="input files or folders, then the output folder")
     prep.add_argument("--engine", choices=["local", "ray"], default="local")
     prep.add_argument("--workers", type=int, default=os.cpu_count() or 1, help="threads (local) or Ray actors")
     prep.add_argument("--address", help="Ray cluster to join ('auto', 'ray://host:10001'); default: start a local one")
@@ -393,12 +401,12 @@ def build_parser() -> argparse.ArgumentParser:
 def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     try:
-        return args.func(args)
+        return int(args.func(args))
     except BrokenPipeError:
         # `pagelens observe | head`: the reader left; not an error.
         sys.stdout = None
         return 0
-    except (PagelensError, AXTreeError, ValueError, OSError, LLMError, ImportError) as e:
+    except (PagelensError, OSError, ImportError) as e:
         print(f"pagelens: error: {e}", file=sys.stderr)
         return 2
     except Exception as e:

@@ -3,12 +3,38 @@
 Every exception the package raises for something a caller can fix (a malformed payload, an
 unknown option, a task file with a wrong field, an action a model wrote badly) derives from
 :class:`PagelensError`, so a caller (the CLI among them) catches the family and nothing else.
+Each also derives from the built-in class that says what kind of mistake it is
+(``ValueError``, ``TypeError``, ``KeyError``, ``RuntimeError``).
+
+The base class and the Rust core's exceptions are defined by the extension (so the core can
+raise them); so is ``TrajectoryError``, shared by the runner and the evaluator, here; the
+others live beside the code that raises them.
 """
 
 from __future__ import annotations
 
-__all__ = ["PagelensError"]
+from pagelens._core import (
+    ArgumentError,
+    ArgumentTypeError,
+    AXTreeError,
+    DomError,
+    NodeNotFoundError,
+    PagelensError,
+    TokenizerError,
+)
 
 
-class PagelensError(Exception):
-    """Base of every error pagelens raises on bad input or a missing setup step."""
+class TrajectoryError(PagelensError, ValueError):
+    """A run file that cannot be read or resumed (a bad line before the last, a field of the
+    wrong type, a run of another task); the message names the file, line or field."""
+
+__all__ = [
+    "AXTreeError",
+    "ArgumentError",
+    "ArgumentTypeError",
+    "DomError",
+    "NodeNotFoundError",
+    "PagelensError",
+    "TokenizerError",
+    "TrajectoryError",
+]

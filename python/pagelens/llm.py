@@ -20,11 +20,12 @@ from pathlib import Path
 from typing import Any
 
 from pagelens._io import write_atomically
+from pagelens.errors import PagelensError
 
 __all__ = ["LLMClient", "LLMError", "LLMReply", "Usage"]
 
 
-class LLMError(RuntimeError):
+class LLMError(PagelensError, RuntimeError):
     """The endpoint could not give an answer (after retries), or was misconfigured."""
 
 

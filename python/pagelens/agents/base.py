@@ -3,6 +3,7 @@ invalid-action loop (the parser's error goes back to the model, at most N times)
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from importlib import resources
 from typing import Any
@@ -12,18 +13,7 @@ from pagelens.llm import LLMClient
 
 
 def load_prompt(name: str) -> str:
-    return resources.files("pagelens.agents").joinpath("prompts", f"{name}.txt").read_text()
-
-
-# The action each line of prompts/navigation_actions.txt describes, in order.
-_NAVIGATION = ["click", "type", "hover", "press", "scroll", "goto", "new_tab", "tab_focus", "close_tab",
-               "go_back", "go_forward", "go_home", "note", "stop", "noop"]
-
-
-def describe_actions(allowed: frozenset[str] | set[str]) -> str:
-    """The prompt's lines for the navigation actions in ``allowed``."""
-    lines = load_prompt("navigation_actions").strip().splitlines()
-    return "\n".join(line for line, name in zip(lines, _NAVIGATION) if name in allowed)
+    return resources.files("pagelens.agents").joinpath("prompts").joinpath(f"{name}.txt").read_text()
 
 
 @dataclass
@@ -76,13 +66,13 @@ def ask_for_action(
     llm: LLMClient,
     messages: list[dict[str, str]],
     decision: Decision,
-    extract,  # (reply text) -> (action text, extra) ; raises ActionError
+    extract: Callable[[str], tuple[str, Any]],  # reply text -> (action text, extra); raises ActionError
     max_invalid: int,
 ) -> tuple[str, Any] | None:
     """Ask, parse, and on an invalid action show the error and ask again (``max_invalid`` times).
     Returns what ``extract`` gave for the first valid answer, or None (``decision.error`` set)."""
     messages = list(messages)
-    for attempt in range(max_invalid + 1):
+    for _ in range(max_invalid + 1):
         decision.prompts.append(list(messages))
         reply = llm.chat(messages)
         decision.responses.append(reply.text)

@@ -12,12 +12,12 @@ import hashlib
 from dataclasses import asdict, dataclass
 from typing import Any
 
-from pagelens.actions import ACTION_SPACES, Action, ActionError, parse_action
-from pagelens.agents.base import Decision, Internal, ask_for_action, describe_actions, load_prompt
+from pagelens.actions import ACTION_SPACES, PLANNING, Action, ActionError, describe_actions, parse_action
+from pagelens.agents.base import Decision, Internal, ask_for_action, load_prompt
 from pagelens.agents.memory import Notes, StepMemory
 from pagelens.agents.planning import PlanError, PlanTree
 from pagelens.agents.sections import parse_ids, split_sections
-from pagelens.browser.records import PageObservation
+from pagelens.browser.records import PageObservation, RenderMode
 from pagelens.llm import LLMClient
 
 SECTIONS = ["Interaction history summary", "Observation description", "Reason", "Action", "Observation highlight"]
@@ -29,7 +29,7 @@ JUDGE_SECTIONS = ["Plan progress assessment", "Action assessment", "Action selec
 class OccamConfig:
     action_space: str = "occam"  # "occam" (aligned) or "webarena" (the full original set)
     scrolling: bool = False  # AgentOccam removes scroll: the whole page is observed
-    observation: str = "occam"  # "occam" or "webarena" rendering of the page
+    observation: RenderMode = "occam"  # how the page is rendered for the model
     history: str = "pivotal"  # "none", "actions", "pivotal" (pivotal subtrees) or "full"
     planning: bool = True  # branch / prune and the plan-scoped history
     recent_full: int = 0  # the last K steps replayed with their whole page
@@ -49,9 +49,9 @@ class OccamConfig:
         elif self.action_space == "occam":
             space.discard("scroll")
         if self.planning:
-            space |= {"branch", "prune"}
+            space |= PLANNING
         else:
-            space -= {"branch", "prune"}
+            space -= PLANNING
         return frozenset(space)
 
 
@@ -248,7 +248,7 @@ class OccamAgent:
         action = decision.action
         if not isinstance(action, Action):
             return None
-        if action.kind in ("branch", "prune"):
+        if action.kind in PLANNING:
             if not self.config.planning:
                 return Internal(False, "planning actions are switched off")
             ok, error, back_to = self.apply_plan_action(action, url)

@@ -11,6 +11,8 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
+from pagelens.errors import PagelensError
+
 
 @dataclass
 class Plan:
@@ -24,7 +26,7 @@ class Plan:
     prune_reason: str | None = None
 
 
-class PlanError(ValueError):
+class PlanError(PagelensError, ValueError):
     pass
 
 
@@ -78,7 +80,7 @@ class PlanTree:
     def render(self) -> str:
         """Open plans as an indented list, the active one marked."""
         lines = []
-        depth = {}
+        depth: dict[int, int] = {}
         for plan in self.plans:
             depth[plan.id] = 0 if plan.parent is None else depth[plan.parent] + 1
             if plan.pruned:

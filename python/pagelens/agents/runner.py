@@ -5,9 +5,9 @@ from __future__ import annotations
 import asyncio
 import json
 import time
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from collections.abc import Awaitable, Callable
 from typing import Any, Protocol
 
 from pagelens._io import write_atomically
@@ -16,6 +16,7 @@ from pagelens.agents.base import Decision, Internal
 from pagelens.agents.trajectory import TrajectoryWriter, read_trajectory
 from pagelens.browser.env import AsyncBrowserEnv
 from pagelens.browser.records import PageObservation
+from pagelens.errors import TrajectoryError
 
 
 class Agent(Protocol):
@@ -58,6 +59,14 @@ async def run_agent(
     With ``resume``, a run that stopped (crash, kill) continues at its next step. ``reset``
     replaces ``env.reset(url)`` where starting is more than opening a URL (a MiniWoB episode)."""
     out = Path(out_dir)
+
+    async def first_observation() -> PageObservation:
+        if reset is not None:
+            return await reset()
+        first = await env.reset(url)
+        assert first is not None  # env.reset observes unless told not to
+        return first
+
     llm = getattr(agent, "llm", None)
     model = model or getattr(llm, "model", None)
     path = out / "trajectory.jsonl"
@@ -78,12 +87,12 @@ async def run_agent(
             har = Path(har).name  # beside the trajectory
         writer.append({"type": "run", "version": 1, "task": task, "task_id": task_id, "url": url, "har": har,
                        "agent": agent.name, "model": model, "config": agent.config_json(), "started": time.time()})
-        obs = await (reset() if reset else env.reset(url))
+        obs = await first_observation()
     else:
         header = records[0]
         if header.get("task") != task or header.get("url") != url:
-            raise ValueError(f"{path} is a run of another task or URL; cannot resume it with this one")
-        obs = await (reset() if reset else env.reset(url))
+            raise TrajectoryError(f"{path} is a run of another task or URL; cannot resume it with this one")
+        obs = await first_observation()
         if steps:
             agent.restore(steps[-1]["state"])
             start = steps[-1]["step"] + 1

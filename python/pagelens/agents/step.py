@@ -27,12 +27,12 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
-from pagelens.actions import ACTION_SPACES, Action, ActionError, parse_action
-from pagelens.agents.base import Decision, Internal, ask_for_action, describe_actions, load_prompt
+from pagelens.actions import ACTION_SPACES, PLANNING, Action, ActionError, describe_actions, parse_action
+from pagelens.agents.base import Decision, Internal, ask_for_action, load_prompt
 from pagelens.agents.sections import split_sections
-from pagelens.browser.records import PageObservation
+from pagelens.browser.records import PageObservation, RenderMode
+from pagelens.errors import PagelensError
 from pagelens.llm import LLMClient
-
 
 
 @dataclass(frozen=True)
@@ -44,7 +44,7 @@ class Policy:
     examples: str = ""
 
 
-class PolicyError(ValueError):
+class PolicyError(PagelensError, ValueError):
     pass
 
 
@@ -113,7 +113,7 @@ class StePConfig:
     max_depth: int = 3
     max_policy_steps: int = 10
     max_invalid: int = 3
-    observation: str = "occam"
+    observation: RenderMode = "occam"
 
 
 class StePAgent:
@@ -128,7 +128,7 @@ class StePAgent:
         if self.config.root not in self.policies:
             raise PolicyError(f"no root policy {self.config.root!r} among {sorted(self.policies)}")
         self.stack: list[Frame] = [Frame(self.config.root, objective)]
-        self.allowed = (ACTION_SPACES["webarena"] | {"note", "stop"}) - {"branch", "prune"}
+        self.allowed = (ACTION_SPACES["webarena"] | {"note", "stop"}) - PLANNING
 
     def state(self) -> dict[str, Any]:
         return {"stack": [asdict(f) for f in self.stack]}
@@ -162,7 +162,7 @@ class StePAgent:
                 f"CURRENT OBSERVATION:\nURL: {obs.url}\n{page}")
         messages = [{"role": "system", "content": self._system(frame)}, {"role": "user", "content": user}]
 
-        def extract(text: str):
+        def extract(text: str) -> tuple[str, Any]:
             sections = split_sections(text, ["Reason", "Action"])
             action_text = sections.get("action") or text
             return "", (sections, self._parse(action_text))
@@ -186,7 +186,8 @@ class StePAgent:
             return parse_action(text, self.allowed)
         except ActionError as e:
             if "unknown action" in str(e):
-                raise ActionError(f"{e}; or call a policy: {', '.join(p for p in self.policies if p != self.config.root)}") from None
+                callable_policies = ", ".join(p for p in self.policies if p != self.config.root)
+                raise ActionError(f"{e}; or call a policy: {callable_policies}") from None
             raise
 
     def internal(self, decision: Decision, url: str) -> Internal | None:

@@ -12,6 +12,8 @@ import os
 from pathlib import Path
 from typing import Any
 
+from pagelens.errors import TrajectoryError
+
 
 class TrajectoryWriter:
     def __init__(self, path: str | os.PathLike[str]):
@@ -43,7 +45,7 @@ def read_trajectory(path: str | os.PathLike[str], repair: bool = False) -> list[
                 good_end = min(end, len(data))
             except json.JSONDecodeError as e:
                 if i < len(lines) - 2 or (i == len(lines) - 2 and data.endswith(b"\n") and lines[-1]):
-                    raise ValueError(f"{path}:{i + 1}: not JSON: {e}") from None
+                    raise TrajectoryError(f"{path}:{i + 1}: not JSON: {e}") from None
                 if repair:
                     with open(path, "r+b") as f:
                         f.truncate(good_end)

@@ -5,6 +5,8 @@ from __future__ import annotations
 from collections.abc import Iterable
 from urllib.parse import urlsplit
 
+from pagelens.errors import ArgumentError
+
 # Documents that are not a site: always allowed.
 _LOCAL_SCHEMES = frozenset({"about", "data", "blob", "javascript"})
 
@@ -16,7 +18,7 @@ class HostAllowList:
     def __init__(self, hosts: Iterable[str]):
         self.hosts: tuple[str, ...] = tuple(dict.fromkeys(h.strip().lower() for h in hosts if h.strip()))
         if not self.hosts:
-            raise ValueError("an allow-list needs at least one host")
+            raise ArgumentError("an allow-list needs at least one host")
 
     @classmethod
     def for_start_url(cls, url: str, extra: Iterable[str] = ()) -> HostAllowList:
@@ -24,7 +26,7 @@ class HostAllowList:
         parts = urlsplit(url)
         own = "file" if parts.scheme == "file" else (parts.hostname or "")
         if not own:
-            raise ValueError(f"cannot take a host from the start URL {url!r}")
+            raise ArgumentError(f"cannot take a host from the start URL {url!r}")
         return cls([own, *extra])
 
     def allows(self, url: str) -> bool:

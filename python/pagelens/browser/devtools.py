@@ -16,16 +16,18 @@ import socket
 import urllib.request
 from typing import Any
 
+from pagelens.errors import PagelensError
+
 _ID = re.compile(rb'^\s*\{\s*"id"\s*:\s*(\d+)')
 
 
 def free_port() -> int:
     with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
         s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
+        return int(s.getsockname()[1])
 
 
-class DevToolsError(RuntimeError):
+class DevToolsError(PagelensError, RuntimeError):
     pass
 
 
@@ -81,7 +83,7 @@ class DevToolsSocket:
                 if session == gone:
                     del self._sessions[target]
 
-    async def call(self, method: str, params: dict | None = None, session_id: str | None = None,
+    async def call(self, method: str, params: dict[str, Any] | None = None, session_id: str | None = None,
                    timeout: float = 60.0) -> bytes:
         """The whole response message, unparsed."""
         self._next += 1
@@ -108,7 +110,7 @@ class DevToolsSocket:
             self._sessions[target_id] = session
         return session
 
-    async def target_call(self, target_id: str, method: str, params: dict | None = None,
+    async def target_call(self, target_id: str, method: str, params: dict[str, Any] | None = None,
                           timeout: float = 60.0) -> bytes:
         """A call on a page or frame target; re-attaches once if the old session went away."""
         for attempt in (0, 1):

@@ -21,14 +21,14 @@ from playwright.async_api import (
 )
 
 from pagelens.actions import ACTION_SPACES, Action, ActionError, parse_action
+from pagelens.browser._util import quietly
 from pagelens.browser.allowlist import HostAllowList
 from pagelens.browser.devtools import DevToolsSocket, free_port
 from pagelens.browser.execute import Executor
-from pagelens.browser._util import quietly
 from pagelens.browser.frames import FrameRecord, FrameSessions, fetch_tree
 from pagelens.browser.launch import LaunchOptions
-from pagelens.browser.records import PageObservation, StepResult, Tab
-
+from pagelens.browser.records import PageObservation, RenderMode, StepResult, Tab
+from pagelens.errors import ArgumentTypeError, PagelensError
 
 # Resolves after the next rendering update (or 100 ms, for a tab that does not render).
 # Resolves once the document has loaded and rendered once more (rAF does not run in hidden
@@ -40,12 +40,17 @@ _LOADED_NEXT_FRAME = """new Promise(done => {
 })"""
 
 
+
+class BrowserStateError(PagelensError, RuntimeError):
+    """A call the environment's state does not allow yet (observing before ``reset``) or any
+    more (after ``close``)."""
+
 @dataclass
 class BrowserConfig:
     """Everything a run can set. Every Playwright wait has one of these timeouts."""
 
     launch: LaunchOptions = field(default_factory=LaunchOptions)
-    mode: str = "occam"  # "occam" or "webarena"
+    mode: RenderMode = "occam"
     max_tokens: int | None = None
     tokenizer: str = "gpt2"
     show_urls: bool = False
@@ -81,7 +86,7 @@ class AsyncBrowserEnv:
         config = config or BrowserConfig()
         for key, value in overrides.items():
             if not hasattr(config, key):
-                raise TypeError(f"unknown BrowserConfig field {key!r}")
+                raise ArgumentTypeError(f"unknown BrowserConfig field {key!r}")
             setattr(config, key, value)
         self.config = config
         self._playwright: Playwright | None = None
@@ -169,13 +174,16 @@ class AsyncBrowserEnv:
         if not self.allow.allows(url):
             raise ActionError(f"the start URL {url} is not on the allow-list {list(self.allow.hosts)}")
         launch = self.config.launch
+        har: dict[str, Any] = (
+            {"record_har_path": self.config.har_path, "record_har_content": "embed"} if self.config.har_path else {}
+        )
         self._context = await self._browser.new_context(
             viewport={"width": launch.viewport[0], "height": launch.viewport[1]},
             locale=launch.locale,
             timezone_id=launch.timezone,
             user_agent=launch.user_agent,
             storage_state=self.config.storage_state,
-            **({"record_har_path": self.config.har_path, "record_har_content": "embed"} if self.config.har_path else {}),
+            **har,
         )
         self._context.set_default_timeout(self.config.action_timeout_ms)
         self._context.set_default_navigation_timeout(self.config.navigation_timeout_ms)
@@ -248,13 +256,13 @@ class AsyncBrowserEnv:
     @property
     def page(self) -> Page:
         if self._page is None:
-            raise RuntimeError("no page: call reset(url) first")
+            raise BrowserStateError("no page: call reset(url) first")
         return self._page
 
     @property
     def context(self) -> BrowserContext:
         if self._context is None:
-            raise RuntimeError("no browser context: call reset(url) first")
+            raise BrowserStateError("no browser context: call reset(url) first")
         return self._context
 
     @property

@@ -11,13 +11,14 @@ from __future__ import annotations
 
 import asyncio
 import secrets
+from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Any
 
 from playwright.async_api import ElementHandle, Frame
 from playwright.async_api import Error as PlaywrightError
 from playwright.async_api import TimeoutError as PlaywrightTimeout
 
-from pagelens.actions import Action, ActionError
+from pagelens.actions import ACTIONS, Action, ActionError
 from pagelens.browser._util import quietly
 from pagelens.browser.frames import FrameRecord, cdp
 
@@ -73,17 +74,21 @@ class Executor:
     def timeout(self) -> float:
         return self.env.config.action_timeout_ms
 
+    def handler(self, kind: str) -> Callable[..., Awaitable[None]]:
+        """The method carrying out ``kind``: ``_<kind>(element, action)`` for actions on an
+        element, ``_<kind>(action, result)`` for the others (internal ones only record)."""
+        return getattr(self, "_" + ACTIONS[kind].name)  # type: ignore[no-any-return]
+
     async def run(self, action: Action, result: StepResult) -> None:
-        kind = action.kind
         try:
             if action.acts_on_element:
                 element = await self.element(action.target)
                 try:
-                    await getattr(self, "_" + kind)(element, action)
+                    await self.handler(action.kind)(element, action)
                 finally:
                     await _release(element)
             else:
-                await getattr(self, "_" + kind)(action, result)
+                await self.handler(action.kind)(action, result)
         except ActionError:
             raise
         except PlaywrightTimeout as e:
@@ -248,7 +253,7 @@ class Executor:
             raise ActionError("there is no next page in this tab")
         await self.env.page.go_forward(timeout=self.env.config.navigation_timeout_ms)
 
-    async def _history(self) -> tuple[list[dict], int]:
+    async def _history(self) -> tuple[list[dict[str, Any]], int]:
         session = await self.env.sessions_for(self.env.page).main()
         history = await cdp(session, "Page.getNavigationHistory", timeout=self.env.config.cdp_timeout_s)
         return history["entries"], history["currentIndex"]

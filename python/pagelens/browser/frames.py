@@ -85,7 +85,7 @@ class FrameSessions:
         return sessions
 
 
-def _walk(tree: dict, skip: set[str]) -> list[tuple[str, str | None, str]]:
+def _walk(tree: dict[str, Any], skip: set[str]) -> list[tuple[str, str | None, str]]:
     """(frame id, parent id, url) of a Page.getFrameTree result, without subtrees in ``skip``."""
     out = []
     root = tree["frame"]
@@ -109,7 +109,7 @@ _SNAPSHOT_PARAMS = {"computedStyles": [], "includeDOMRects": False, "includePain
 
 
 async def raw_call(
-    sessions: FrameSessions, session: CDPSession, method: str, params: dict, timeout: float,
+    sessions: FrameSessions, session: CDPSession, method: str, params: dict[str, Any], timeout: float,
     devtools: DevToolsSocket | None,
 ) -> Any:
     """One large CDP call: raw bytes over the DevTools socket when there is one (parsed in
@@ -124,7 +124,8 @@ async def raw_call(
 
 
 async def full_ax_tree(
-    sessions: FrameSessions, session: CDPSession, params: dict, timeout: float, devtools: DevToolsSocket | None
+    sessions: FrameSessions, session: CDPSession, params: dict[str, Any], timeout: float,
+    devtools: DevToolsSocket | None,
 ) -> Any:
     """One getFullAXTree (of the session's document, or of ``params["frameId"]``)."""
     return await raw_call(sessions, session, "Accessibility.getFullAXTree", params, timeout, devtools)
@@ -200,7 +201,7 @@ async def fetch_tree(
     children: list[FrameRecord] = []
     if include_frames:
         roots: dict[str, CDPSession] = {}
-        for session, tree in zip(oopif, trees):
+        for session, tree in zip(oopif, trees, strict=True):
             if not isinstance(tree, BaseException):
                 roots[tree["frameTree"]["frame"]["id"]] = session
         listed = [(main, main_tree)] + [(roots[t["frameTree"]["frame"]["id"]], t) for t in trees
@@ -216,7 +217,8 @@ async def fetch_tree(
                 record.owner_session = parent_record.session if parent_record else None
         children = [r for r in records.values() if r.parent_id is not None and r.owner_session is not None]
     else:
-        records[main_root] = FrameRecord(main_root, main, None, None, None, main_tree["frameTree"]["frame"].get("url", ""))
+        main_url = main_tree["frameTree"]["frame"].get("url", "")
+        records[main_root] = FrameRecord(main_root, main, None, None, None, main_url)
 
     async def owner(record: FrameRecord) -> None:
         assert record.owner_session is not None
@@ -245,7 +247,7 @@ async def fetch_tree(
     clickable: dict[str, dict[int, str | None]] = {}
     snapshot_ms = 0.0
     snapshot_failed: set[CDPSession] = set()
-    for session, result in zip(snapshot_sessions, snapshot_results):
+    for session, result in zip(snapshot_sessions, snapshot_results, strict=True):
         if isinstance(result, BaseException):
             snapshot_failed.add(session)
             reason = "timed out" if isinstance(result, asyncio.TimeoutError) else f"{type(result).__name__}: {result}"
@@ -269,7 +271,7 @@ async def fetch_tree(
     included = {main_root}
     # Parents come before their children (pre-order walks); a frame whose parent is missing
     # has no owner node to hang under, so it is reported rather than merged.
-    for record, result, owned in zip(children, ax_results, owned_results):
+    for record, result, owned in zip(children, ax_results, owned_results, strict=True):
         if isinstance(result, BaseException) or isinstance(owned, BaseException):
             failure = result if isinstance(result, BaseException) else owned
             errors.append(f"frame {record.url or record.frame_id}: {type(failure).__name__}: {failure}")
@@ -290,7 +292,9 @@ async def fetch_tree(
     return Capture(tree, records, errors, notes, snapshot_ms)
 
 
-def _build(payload: Any, frames: list, max_depth: int | None, clickable: dict[int, str | None] | None) -> AXTree:
+def _build(payload: Any, frames: list[dict[str, Any]], max_depth: int | None,
+           clickable: dict[int, str | None] | None) -> AXTree:
     # A hidden <iframe> has no AX node: its frame cannot be shown and is left out.
-    depth = {} if max_depth is None else {"max_depth": max_depth}
-    return AXTree.from_cdp(payload, frames=frames, skip_orphan_frames=True, clickable=clickable, **depth)
+    if max_depth is None:
+        return AXTree.from_cdp(payload, frames=frames, skip_orphan_frames=True, clickable=clickable)
+    return AXTree.from_cdp(payload, frames=frames, skip_orphan_frames=True, clickable=clickable, max_depth=max_depth)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 import shutil
 from dataclasses import dataclass
+from typing import Any
 
 # Flags for a headless Chromium in a container, often as root: no sandbox (root cannot use
 # it), no GPU, /tmp instead of a small /dev/shm, and none of the background traffic a
@@ -52,7 +53,7 @@ class LaunchOptions:
     # goes through Playwright's own connection, at the price of JSON parsed three times.
     devtools_socket: bool = True
 
-    def playwright_kwargs(self) -> dict:
+    def playwright_kwargs(self) -> dict[str, Any]:
         return {
             "executable_path": self.executable or find_chromium(),
             "headless": self.headless,

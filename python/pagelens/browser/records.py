@@ -3,9 +3,13 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Literal
 
 from pagelens._core import AXTree, Observation
 from pagelens.actions import Action
+
+# How a page is shown to a model: the occam form, or WebArena's indented tree with ids everywhere.
+RenderMode = Literal["occam", "webarena"]
 
 
 @dataclass(frozen=True)
@@ -31,7 +35,7 @@ class PageObservation:
     title: str
     tabs: list[Tab]
     text: str
-    mode: str
+    mode: RenderMode
     tree: AXTree
     rendered: Observation
     dialogs: list[str] = field(default_factory=list)

@@ -12,7 +12,7 @@ from collections.abc import Coroutine
 from typing import Any, TypeVar
 
 from pagelens.actions import Action
-from pagelens.browser.env import AsyncBrowserEnv, BrowserConfig
+from pagelens.browser.env import AsyncBrowserEnv, BrowserConfig, BrowserStateError
 from pagelens.browser.records import PageObservation, StepResult
 
 T = TypeVar("T")
@@ -29,7 +29,7 @@ class BrowserEnv:
 
     def _run(self, coro: Coroutine[Any, Any, T]) -> T:
         if self._loop.is_closed():
-            raise RuntimeError("this BrowserEnv is closed")
+            raise BrowserStateError("this BrowserEnv is closed")
         return asyncio.run_coroutine_threadsafe(coro, self._loop).result()
 
     @property

@@ -24,6 +24,7 @@ from pagelens.datasets.output import OUTPUT_FORMATS, SCHEMA, rejects_bytes, summ
 from pagelens.datasets.readers import input_files, read_workflows
 from pagelens.datasets.records import Step, Workflow
 from pagelens.datasets.transform import PrepConfig, Transformer
+from pagelens.errors import ArgumentError
 
 # What flows between the stages: every example column (nullable), plus the row's kind and,
 # for a reject, its record as JSON.
@@ -37,7 +38,8 @@ def _file_rows(row: dict[str, Any], names: dict[str, str]) -> list[dict[str, Any
     path = str(Path(row["path"]).resolve())
     workflows, rejects = read_workflows(names.get(path, row["path"]), bytes(row["bytes"]))
     rows = [{"kind": "reject", "payload": json.dumps(r.to_dict())} for r in rejects]
-    rows += [{"kind": "workflow", "payload": json.dumps({"id": w.workflow_id, "steps": [asdict(s) for s in w.steps]})} for w in workflows]
+    rows += [{"kind": "workflow", "payload": json.dumps({"id": w.workflow_id, "steps": [asdict(s) for s in w.steps]})}
+             for w in workflows]
     return rows
 
 
@@ -49,7 +51,7 @@ class _PrepBatch:
 
     def __call__(self, batch: pa.Table) -> pa.Table:
         out: list[dict[str, Any]] = []
-        for kind, payload in zip(batch.column("kind").to_pylist(), batch.column("payload").to_pylist()):
+        for kind, payload in zip(batch.column("kind").to_pylist(), batch.column("payload").to_pylist(), strict=True):
             if kind == "reject":
                 out.append({"kind": "reject", "reject": payload})
                 continue
@@ -82,7 +84,7 @@ def run_ray(
         raise ImportError("the Ray engine needs Ray Data: pip install 'pagelens[datasets]'") from e
 
     if fmt not in OUTPUT_FORMATS:
-        raise ValueError(f"format must be one of {', '.join(OUTPUT_FORMATS)}, not {fmt!r}")
+        raise ArgumentError(f"format must be one of {', '.join(OUTPUT_FORMATS)}, not {fmt!r}")
     files = input_files(inputs)
     out_dir = Path(out)
     manifest = {"engine": "ray", "config": config.to_dict(), "inputs": [str(f) for f in files], "format": fmt}
@@ -101,7 +103,9 @@ def run_ray(
         started = time.perf_counter()
         ds = ray.data.read_binary_files([str(f.resolve()) for f in files], include_paths=True)
         # A file's workflows leave flat_map as one block; split it so that every actor gets work.
-        ds = ds.flat_map(_file_rows, fn_kwargs={"names": names}).repartition(target_num_rows_per_block=batch_size)
+        # (Ray's stubs do not know that fn_kwargs fills _file_rows' second parameter.)
+        ds = ds.flat_map(_file_rows, fn_kwargs={"names": names})  # type: ignore[arg-type]
+        ds = ds.repartition(target_num_rows_per_block=batch_size)
         ds = ds.map_batches(
             _PrepBatch,
             fn_constructor_kwargs={"config": config.to_dict()},
@@ -115,12 +119,14 @@ def run_ray(
                 examples.write_parquet(str(out_dir / "examples"))
             else:
                 examples.write_json(str(out_dir / "examples"))  # JSON lines, named *.json
-        rejects = [json.loads(r["reject"]) for r in ds.filter(expr=col("kind") == "reject").select_columns(["reject"]).take_all()]
+        reject_rows = ds.filter(expr=col("kind") == "reject").select_columns(["reject"]).take_all()
+        rejects = [json.loads(r["reject"]) for r in reject_rows]
         write_atomically(out_dir / "rejects" / "part-ray.jsonl", rejects_bytes(rejects))
         seconds = time.perf_counter() - started
     finally:
         if started_here:
             ray.shutdown()
-    summary = summarize(out_dir, seconds, {"engine": "ray", "workers": workers, "address": address, "config": config.to_dict()})
+    summary = summarize(out_dir, seconds,
+                        {"engine": "ray", "workers": workers, "address": address, "config": config.to_dict()})
     write_summary(out_dir, summary)
     return summary

@@ -9,17 +9,19 @@ from __future__ import annotations
 
 import json
 import time
+from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 from pagelens._io import write_atomically
 from pagelens.datasets.output import OUTPUT_FORMATS, examples_bytes, rejects_bytes, summarize, write_summary
 from pagelens.datasets.readers import input_files, read_workflows
 from pagelens.datasets.transform import PrepConfig, Transformer
+from pagelens.errors import ArgumentError, PagelensError
 
 
-class ManifestMismatch(ValueError):
+class ManifestMismatch(PagelensError, ValueError):
     """The output folder holds a run made with other settings."""
 
 
@@ -54,12 +56,13 @@ def run_local(
     ``on_progress(file, done, total)`` is called with the file's workflow counts. Throughput
     figures count only the work of this call, not shards finished by an earlier one."""
     if fmt not in OUTPUT_FORMATS:
-        raise ValueError(f"format must be one of {', '.join(OUTPUT_FORMATS)}, not {fmt!r}")
+        raise ArgumentError(f"format must be one of {', '.join(OUTPUT_FORMATS)}, not {fmt!r}")
     if workers < 1 or shard_size < 1:
-        raise ValueError("workers and shard_size must be at least 1")
+        raise ArgumentError("workers and shard_size must be at least 1")
     files = input_files(inputs)
     out_dir = Path(out)
-    manifest = {"engine": "local", "config": config.to_dict(), "inputs": [str(f) for f in files], "shard_size": shard_size, "format": fmt}
+    manifest = {"engine": "local", "config": config.to_dict(), "inputs": [str(f) for f in files],
+                "shard_size": shard_size, "format": fmt}
     check_manifest(out_dir, manifest, overwrite)
     transformer = Transformer(config)
     started = time.perf_counter()
@@ -86,12 +89,14 @@ def run_local(
                     new_examples += len(examples)
                     write_atomically(out_dir / "examples" / f"{name}.{fmt}", examples_bytes(examples, fmt))
                     write_atomically(out_dir / "rejects" / f"{name}.jsonl", rejects_bytes(rejects))
-                    write_atomically(marker, json.dumps({"workflows": len(shard), "examples": len(examples), "rejects": len(rejects)}) + "\n")
+                    counts = {"workflows": len(shard), "examples": len(examples), "rejects": len(rejects)}
+                    write_atomically(marker, json.dumps(counts) + "\n")
                 done += len(shard)
                 if on_progress:
                     on_progress(str(f), done, total)
     seconds = time.perf_counter() - started
-    summary = summarize(out_dir, seconds, {"engine": "local", "workers": workers, "shards_resumed": resumed, "config": config.to_dict()})
+    summary = summarize(out_dir, seconds,
+                        {"engine": "local", "workers": workers, "shards_resumed": resumed, "config": config.to_dict()})
     summary["html_mb_per_s"] = round(html_bytes / 1e6 / seconds, 3) if seconds > 0 else None
     summary["examples_per_s"] = round(new_examples / seconds, 2) if seconds > 0 else None
     write_summary(out_dir, summary)

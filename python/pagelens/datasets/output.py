@@ -70,7 +70,8 @@ def rejects_bytes(rejects: list[dict[str, Any]]) -> bytes:
 
 def _example_files(out: Path) -> list[Path]:
     folder = out / "examples"
-    return sorted(p for p in folder.glob("*") if p.suffix in (".parquet", ".jsonl", ".json") and not p.name.startswith("."))
+    return sorted(p for p in folder.glob("*")
+                  if p.suffix in (".parquet", ".jsonl", ".json") and not p.name.startswith("."))
 
 
 def _read_examples(out: Path, columns: list[str] | None = None) -> pa.Table:
@@ -91,7 +92,7 @@ def _read_examples(out: Path, columns: list[str] | None = None) -> pa.Table:
 
 
 def read_rejects(out: str | os.PathLike[str]) -> list[dict[str, Any]]:
-    rows = []
+    rows: list[dict[str, Any]] = []
     for p in sorted((Path(out) / "rejects").glob("*.jsonl")):
         rows.extend(json.loads(line) for line in p.read_text().splitlines() if line.strip())
     return sorted(rows, key=lambda r: (r["source"], r["reason"]))
@@ -108,7 +109,8 @@ def read_output(out: str | os.PathLike[str]) -> tuple[list[dict[str, Any]], list
 def summarize(out: str | os.PathLike[str], seconds: float, extra: dict[str, Any]) -> dict[str, Any]:
     """The run summary from what is on disk (so a resumed run counts everything once)."""
     out = Path(out)
-    cols = ["workflow_id", "step", "html_bytes", "raw_tokens", "clean_tokens", "target_rescued", "prompt_tokens", "label_tokens", "contains_target"]
+    cols = ["workflow_id", "step", "html_bytes", "raw_tokens", "clean_tokens", "target_rescued", "prompt_tokens",
+            "label_tokens", "contains_target"]
     rows = _read_examples(out, cols).to_pylist()
     steps: dict[tuple[str, int], dict[str, Any]] = {}
     for r in rows:

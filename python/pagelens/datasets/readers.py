@@ -19,7 +19,7 @@ from __future__ import annotations
 import io
 import json
 import os
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -31,12 +31,14 @@ from pagelens.datasets.records import (
     WorkflowBuilder,
     step_from_record,
 )
+from pagelens.errors import ArgumentError
 
 FORMATS = {".jsonl": "jsonl", ".ndjson": "jsonl", ".json": "json", ".parquet": "parquet"}
-_MIND2WEB_OPS = {"CLICK": "mouse_click_action", "TYPE": "keyboard_sequence_action", "SELECT": "select_action", "HOVER": "hover_action"}
+_MIND2WEB_OPS = {"CLICK": "mouse_click_action", "TYPE": "keyboard_sequence_action", "SELECT": "select_action",
+                 "HOVER": "hover_action"}
 
 
-def input_files(paths: list[str | os.PathLike[str]]) -> list[Path]:
+def input_files(paths: Sequence[str | os.PathLike[str]]) -> list[Path]:
     """The data files named or inside the folders named, in a stable order."""
     files: list[Path] = []
     for p in map(Path, paths):
@@ -44,12 +46,12 @@ def input_files(paths: list[str | os.PathLike[str]]) -> list[Path]:
             files.extend(sorted(f for f in p.rglob("*") if f.is_file() and f.suffix in FORMATS))
         elif p.is_file():
             if p.suffix not in FORMATS:
-                raise ValueError(f"{p}: unknown format {p.suffix!r}; expected one of {', '.join(FORMATS)}")
+                raise ArgumentError(f"{p}: unknown format {p.suffix!r}; expected one of {', '.join(FORMATS)}")
             files.append(p)
         else:
             raise FileNotFoundError(f"no such file or folder: {p}")
     if not files:
-        raise ValueError(f"no {', '.join(FORMATS)} files in {', '.join(map(str, paths))}")
+        raise ArgumentError(f"no {', '.join(FORMATS)} files in {', '.join(map(str, paths))}")
     return files
 
 
@@ -81,7 +83,7 @@ def is_mind2web(record: Any) -> bool:
     return isinstance(record, dict) and "confirmed_task" in record and "actions" in record
 
 
-def _mind2web_steps(record: dict, source: str) -> Iterator[Step | Reject]:
+def _mind2web_steps(record: dict[str, Any], source: str) -> Iterator[Step | Reject]:
     wid = record.get("annotation_id")
     task = record.get("confirmed_task")
     actions = record.get("actions")
@@ -103,11 +105,14 @@ def _mind2web_steps(record: dict, source: str) -> Iterator[Step | Reject]:
             op = act.get("operation") or {}
             op_name = str(op.get("op") or op.get("original_op") or "").upper()
             if op_name not in _MIND2WEB_OPS:
-                raise RecordError("operation.op", f"unknown operation {op_name!r}; expected CLICK, TYPE, SELECT or HOVER")
+                raise RecordError("operation.op",
+                                  f"unknown operation {op_name!r}; expected CLICK, TYPE, SELECT or HOVER")
             candidates = act.get("pos_candidates") or []
-            backend_id = next((str(c.get("backend_node_id")) for c in candidates if isinstance(c, dict) and c.get("backend_node_id")), None)
+            backend_id = next((str(c.get("backend_node_id")) for c in candidates
+                               if isinstance(c, dict) and c.get("backend_node_id")), None)
             if backend_id is None:
-                raise RecordError("pos_candidates", "no positive candidate with a backend_node_id: the target is unknown")
+                raise RecordError("pos_candidates",
+                                  "no positive candidate with a backend_node_id: the target is unknown")
             description = reprs[i] if i < len(reprs) and isinstance(reprs[i], str) else ""
             yield step_from_record(
                 {
@@ -141,7 +146,10 @@ def read_workflows(name: str, data: bytes) -> tuple[list[Workflow], list[Reject]
                 continue
             if is_mind2web(record):
                 for item in _mind2web_steps(record, source):
-                    (rejects.append if isinstance(item, Reject) else builder.add)(item)
+                    if isinstance(item, Reject):
+                        rejects.append(item)
+                    else:
+                        builder.add(item)
                 continue
             wid = record.get("workflow_id") if isinstance(record, dict) else None
             key = str(wid)

@@ -10,6 +10,8 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
+from pagelens.errors import PagelensError
+
 # ScribeAgent's three actions (paper section 3.2.1) plus the two Mind2Web and WebArena have.
 ACTIONS = (
     "mouse_click_action",
@@ -73,7 +75,7 @@ class Reject:
         return asdict(self)
 
 
-class RecordError(ValueError):
+class RecordError(PagelensError, ValueError):
     """A record field at fault (carries the field name for the rejects file)."""
 
     def __init__(self, field: str, reason: str):
@@ -82,7 +84,7 @@ class RecordError(ValueError):
         self.reason = reason
 
 
-def _string(record: dict, name: str, *, required: bool) -> str:
+def _string(record: dict[str, Any], name: str, *, required: bool) -> str:
     value = record.get(name)
     if value is None:
         if required:
@@ -113,14 +115,16 @@ def step_from_record(record: Any, source: str, position: int) -> Step:
     raw_action = _string(record, "action", required=True)
     action = canonical_action(raw_action)
     if action is None:
-        raise RecordError("action", f"unknown action {raw_action!r}; expected one of {', '.join(ACTIONS)} or click/type/press/select/hover")
+        raise RecordError("action", f"unknown action {raw_action!r}; expected one of {', '.join(ACTIONS)} "
+                                    "or click/type/press/select/hover")
     text = _string(record, "text", required=False)
     if action in NEEDS_TEXT and not text:
         raise RecordError("text", f"{action} needs the 'text' that was typed, pressed or chosen")
     selector = _string(record, "target_selector", required=False).strip()
     path = _string(record, "target_path", required=False).strip()
     if not selector and not path:
-        raise RecordError("target_selector", "no target: give 'target_selector' (CSS) or 'target_path' (/html/body/...)")
+        raise RecordError("target_selector",
+                          "no target: give 'target_selector' (CSS) or 'target_path' (/html/body/...)")
     return Step(
         workflow_id=workflow_id,
         step=step,
@@ -154,7 +158,9 @@ class WorkflowBuilder:
             for s in steps:
                 if kept and kept[-1].step == s.step:
                     self.rejects.append(
-                        Reject(s.source, f"step {s.step} of workflow {wid!r} appears twice (first at {kept[-1].source})", "step", wid, s.step)
+                        Reject(s.source,
+                               f"step {s.step} of workflow {wid!r} appears twice (first at {kept[-1].source})",
+                               "step", wid, s.step)
                     )
                     continue
                 kept.append(s)

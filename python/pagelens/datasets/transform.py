@@ -10,10 +10,11 @@ with the GIL released, so threads scale.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Literal
 
 from pagelens import Dom, DomError, Tokenizer, chunk
 from pagelens.datasets.records import Reject, Step, Workflow
+from pagelens.errors import ArgumentError
 
 CHUNK_MODES = ("target", "all", "last")
 
@@ -26,19 +27,20 @@ class PrepConfig:
 
     tokenizer: str = "gpt2"
     max_tokens: int = 4096
-    profile: str = "scribe"
+    profile: Literal["scribe", "minimal"] = "scribe"
     chunks: str = "target"
 
     def __post_init__(self) -> None:
         if self.chunks not in CHUNK_MODES:
-            raise ValueError(f"chunks must be one of {', '.join(CHUNK_MODES)}, not {self.chunks!r}")
+            raise ArgumentError(f"chunks must be one of {', '.join(CHUNK_MODES)}, not {self.chunks!r}")
         if self.max_tokens < 16:
-            raise ValueError(f"max_tokens must be at least 16, not {self.max_tokens}")
+            raise ArgumentError(f"max_tokens must be at least 16, not {self.max_tokens}")
         if self.profile not in ("scribe", "minimal"):
-            raise ValueError(f"unknown cleaning profile {self.profile!r}; expected scribe or minimal")
+            raise ArgumentError(f"unknown cleaning profile {self.profile!r}; expected scribe or minimal")
 
     def to_dict(self) -> dict[str, Any]:
-        return {"tokenizer": self.tokenizer, "max_tokens": self.max_tokens, "profile": self.profile, "chunks": self.chunks}
+        return {"tokenizer": self.tokenizer, "max_tokens": self.max_tokens, "profile": self.profile,
+                "chunks": self.chunks}
 
 
 @dataclass(frozen=True)
@@ -73,7 +75,8 @@ def _describe(step: Step, dom: Dom, node: int) -> str:
     """A description for a step recorded without one, from the target's own words."""
     el = dom.element(node)
     attrs = el.attributes
-    label = next((attrs[a] for a in ("aria-label", "title", "alt", "placeholder", "value", "name") if attrs.get(a)), "") or el.text
+    named_by = ("aria-label", "title", "alt", "placeholder", "value", "name")
+    label = next((attrs[a] for a in named_by if attrs.get(a)), "") or el.text
     label = _one_line(label)[:60] or el.tag
     verb = _VERBS[step.action]
     if step.action == "keyboard_sequence_action":
@@ -91,7 +94,8 @@ class Transformer:
 
     def __init__(self, config: PrepConfig):
         self.config = config
-        self.tokenizer = Tokenizer.from_file(config.tokenizer) if config.tokenizer.endswith(".json") else Tokenizer(config.tokenizer)
+        self.tokenizer = (Tokenizer.from_file(config.tokenizer) if config.tokenizer.endswith(".json")
+                          else Tokenizer(config.tokenizer))
 
     def _resolve(self, dom: Dom, step: Step) -> tuple[int | None, Reject | None]:
         def reject(field: str, reason: str) -> tuple[None, Reject]:
@@ -129,19 +133,24 @@ class Transformer:
                 rejects.append(reject)
                 for later in wf.steps[i + 1 :]:
                     rejects.append(
-                        Reject(later.source, f"an earlier step ({step.step}, {step.source}) of the workflow was rejected", "workflow", later.workflow_id, later.step)
+                        Reject(later.source,
+                               f"an earlier step ({step.step}, {step.source}) of the workflow was rejected",
+                               "workflow", later.workflow_id, later.step)
                     )
                 break
+            assert done is not None  # a step is either rejected or done
             examples.extend(made)
             history.append(done)
         return examples, rejects
 
-    def _step(self, step: Step, number: int, history: list[_Done]) -> tuple[list[dict[str, Any]], Reject | None, _Done | None]:
+    def _step(self, step: Step, number: int,
+              history: list[_Done]) -> tuple[list[dict[str, Any]], Reject | None, _Done | None]:
         cfg, tok = self.config, self.tokenizer
         dom = Dom.parse(step.html)
         node, reject = self._resolve(dom, step)
         if reject is not None:
             return [], reject, None
+        assert node is not None  # _resolve gives a node or a reject
         cleaned = dom.clean(cfg.profile, tokenizer=tok, keep=[node])
         html = cleaned.html()
         target_tag = cleaned.start_tag(node)
@@ -151,7 +160,9 @@ class Transformer:
         holding = next((i for i, c in enumerate(chunks) if node in c.node_ids), None)
         if cfg.chunks == "target":
             if holding is None:
-                return [], Reject(step.source, f"no chunk holds target node {node}", "target_selector", step.workflow_id, step.step), None
+                reject = Reject(step.source, f"no chunk holds target node {node}", "target_selector",
+                                step.workflow_id, step.step)
+                return [], reject, None
             chosen = [holding]
         elif cfg.chunks == "last":
             chosen = [len(chunks) - 1]

@@ -21,6 +21,7 @@ from pagelens.actions import Action
 from pagelens.browser.env import AsyncBrowserEnv, BrowserConfig
 from pagelens.browser.records import PageObservation, StepResult
 from pagelens.browser.sync import BrowserEnv
+from pagelens.errors import ArgumentError
 
 # Tasks checked end to end in this project's tests (scripted policies reach reward 1).
 TESTED_TASKS: tuple[str, ...] = (
@@ -56,7 +57,7 @@ def available_tasks() -> list[str]:
 def task_url(task: str) -> str:
     path = html_dir() / f"{task}.html"
     if not path.is_file():
-        raise ValueError(f"unknown MiniWoB++ task {task!r}; see pagelens.envs.miniwob.available_tasks()")
+        raise ArgumentError(f"unknown MiniWoB++ task {task!r}; see pagelens.envs.miniwob.available_tasks()")
     return path.as_uri()
 
 

@@ -4,7 +4,15 @@
 
 from pagelens.evaluation.errors import EvaluationSetupError, NotScored, TaskError
 from pagelens.evaluation.grader import Grader
-from pagelens.evaluation.harness import Harness, RunOutcome, TaskScore, find_outcomes, format_table, load_outcome, site_table
+from pagelens.evaluation.harness import (
+    Harness,
+    RunOutcome,
+    TaskScore,
+    find_outcomes,
+    format_table,
+    load_outcome,
+    site_table,
+)
 from pagelens.evaluation.program_html import ProgramHtmlEvaluator
 from pagelens.evaluation.strings import StringEvaluator, clean_answer, exact_match, must_include
 from pagelens.evaluation.tasks import SiteConfig, TaskConfig, TaskConfigError, load_tasks, packaged_task_file

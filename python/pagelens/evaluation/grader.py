@@ -31,7 +31,7 @@ PARAMS: dict[str, Any] = {"temperature": 0, "max_tokens": 768, "top_p": 1.0}
 
 @cache
 def load_prompt(name: str) -> str:
-    return resources.files("pagelens.evaluation").joinpath("prompts", f"{name}.txt").read_text()
+    return resources.files("pagelens.evaluation").joinpath("prompts").joinpath(f"{name}.txt").read_text()
 
 
 def _verdict(reply: str, prompts: str, fail: tuple[str, ...], passing: str) -> float:

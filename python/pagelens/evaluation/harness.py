@@ -14,6 +14,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
+from pagelens.errors import ArgumentError, TrajectoryError
 from pagelens.evaluation.errors import NotScored, TaskError
 from pagelens.evaluation.grader import Grader
 from pagelens.evaluation.program_html import ProgramHtmlEvaluator
@@ -59,9 +60,9 @@ def load_outcome(path: str | os.PathLike[str]) -> RunOutcome:
             data = json.loads(path.read_bytes().decode("utf-8"))
             records = [data] if isinstance(data, dict) else []
     except UnicodeDecodeError as e:
-        raise ValueError(f"{path}: not UTF-8 text (byte {e.start})") from None
+        raise TrajectoryError(f"{path}: not UTF-8 text (byte {e.start})") from None
     except json.JSONDecodeError as e:
-        raise ValueError(f"{path}: not JSON: {e}") from None
+        raise TrajectoryError(f"{path}: not JSON: {e}") from None
     task_id: Any = None
     fields: dict[str, Any] = {}
     for r in records:
@@ -79,10 +80,11 @@ def load_outcome(path: str | os.PathLike[str]) -> RunOutcome:
         if r.get("har") is not None:
             fields["har"] = r["har"]
     if not isinstance(task_id, int) or isinstance(task_id, bool):
-        raise ValueError(f"{path}: no integer task_id in the run")
+        raise TrajectoryError(f"{path}: no integer task_id in the run")
     for name, value in fields.items():
         if not isinstance(value, str):
-            raise ValueError(f"{path} (task {task_id}): field `{name}` must be a string, not {type(value).__name__}")
+            raise TrajectoryError(
+                f"{path} (task {task_id}): field `{name}` must be a string, not {type(value).__name__}")
     answer, final_url, har = fields.get("answer"), fields.get("final_url"), fields.get("har")
     if har is not None:
         har = str(path.parent / har)
@@ -143,7 +145,7 @@ class Harness:
     def __post_init__(self) -> None:
         self.variant = get_variant(self.variant)
         if self.combine not in ("all", "mean"):
-            raise ValueError(f"combine is 'all' or 'mean', not {self.combine!r}")
+            raise ArgumentError(f"combine is 'all' or 'mean', not {self.combine!r}")
         self._playwright: Any = None
         self._browser: Any = None
         self._verified: Any = None
@@ -232,7 +234,8 @@ class Harness:
 
     async def _score_verified(self, task: TaskConfig, outcome: RunOutcome, result: TaskScore) -> None:
         if task.source != "webarena-verified":
-            raise TaskError(f"{task.where}: the verified variant scores WebArena-Verified's tasks (--tasks webarena-verified)")
+            raise TaskError(f"{task.where}: the verified variant scores WebArena-Verified's tasks "
+                            "(--tasks webarena-verified)")
         if self._verified is None:
             from pagelens.evaluation.verified import VerifiedScorer
 

@@ -22,6 +22,7 @@ from typing import Any
 
 from playwright.async_api import Page
 
+from pagelens.errors import ArgumentError
 from pagelens.evaluation.errors import NotScored, TaskError
 from pagelens.evaluation.strings import exact_match, must_include
 from pagelens.evaluation.tasks import ProgramTarget, SiteConfig, TaskConfig
@@ -86,14 +87,16 @@ def shopping_get_sku_latest_review_rating(ctx: HelperContext, sku: str) -> str:
 async def gitlab_get_project_memeber_role(ctx: HelperContext, page: Page, account: str) -> str:
     """The role shown for ``@account`` on a GitLab project-members page (name as WebArena spells it)."""
     try:
-        return await page.evaluate(
+        role = await page.evaluate(
             """name => {
-                const accounts = [...document.querySelectorAll("td[data-label='Account'] span.gl-avatar-labeled-sublabel")];
+                const accounts = [...document.querySelectorAll(
+                    "td[data-label='Account'] span.gl-avatar-labeled-sublabel")];
                 const i = accounts.findIndex(e => e.outerText === '@' + name);
                 return i < 0 ? '' : document.querySelectorAll('td.col-max-role span')[i].outerText;
             }""",
             account,
         )
+        return str(role)
     except Exception:
         return ""
 
@@ -122,12 +125,12 @@ def parse_helper(text: str, last_url: str) -> tuple[str, list[Any]]:
     try:
         call = ast.parse(body, mode="eval").body
     except SyntaxError:
-        raise ValueError(f"not a call of one of WebArena's helpers ({', '.join(sorted(HELPERS))})") from None
+        raise ArgumentError(f"not a call of one of WebArena's helpers ({', '.join(sorted(HELPERS))})") from None
     if not isinstance(call, ast.Call) or not isinstance(call.func, ast.Name) or call.keywords:
-        raise ValueError(f"not a call of one of WebArena's helpers ({', '.join(sorted(HELPERS))})")
+        raise ArgumentError(f"not a call of one of WebArena's helpers ({', '.join(sorted(HELPERS))})")
     name = call.func.id
     if name not in HELPERS:
-        raise ValueError(f"{name!r} is not one of WebArena's helpers ({', '.join(sorted(HELPERS))})")
+        raise ArgumentError(f"{name!r} is not one of WebArena's helpers ({', '.join(sorted(HELPERS))})")
     args: list[Any] = []
     for arg in call.args:
         if isinstance(arg, ast.Name) and arg.id == "__page__":
@@ -135,7 +138,7 @@ def parse_helper(text: str, last_url: str) -> tuple[str, list[Any]]:
         elif isinstance(arg, ast.Constant) and isinstance(arg.value, str):
             args.append(arg.value.replace("__last_url__", last_url))
         else:
-            raise ValueError(f"helper {name!r}: arguments are string literals or __page__, got {ast.unparse(arg)}")
+            raise ArgumentError(f"helper {name!r}: arguments are string literals or __page__, got {ast.unparse(arg)}")
     return name, args
 
 
@@ -144,7 +147,7 @@ async def _call_helper(text: str, ctx: HelperContext, page: Page, task: TaskConf
         name, args = parse_helper(text, ctx.last_url)
     except ValueError as e:
         raise TaskError(f"{task.where}: program_html expression {text!r}: {e}") from None
-    fn = HELPERS[name]
+    fn: Any = HELPERS[name]  # the helpers' signatures differ; parse_helper checked the call
     args = [page if a is PAGE else a for a in args]
     if asyncio.iscoroutinefunction(fn):
         return str(await fn(ctx, *args))

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
-from typing import Any
 
 from pagelens.evaluation.errors import NotScored
 from pagelens.evaluation.grader import Grader
@@ -101,7 +100,7 @@ class StringEvaluator:
             elif approach == "must_include" and task.must_include is not None:
                 refs = task.must_include
                 found = [must_include(r, pred, tokenize=len(refs) == 1, rule=v.must_include_or) for r in refs]
-                for r, s in zip(refs, found):
+                for r, s in zip(refs, found, strict=True):
                     self.details.append(f"must_include {r!r}: {s:g}")
                 if v.must_include_combine == "mean":
                     score *= sum(found) / len(found) if found else 0.0
@@ -122,7 +121,7 @@ class StringEvaluator:
                 score = self._need_grader().ua_match(task.intent, task.string_note, pred, v.prompts)
                 self.details.append(f"ua_match (grader): {score:g}")
             return score
-        refs: list[Any] = list(task.fuzzy_match) if not isinstance(task.fuzzy_match, str) else [task.fuzzy_match]
+        refs: list[str] = [task.fuzzy_match] if isinstance(task.fuzzy_match, str) else list(task.fuzzy_match or ())
         if v.fuzzy_references == "joined":
             refs = ["; ".join(refs)]
         for ref in refs:

@@ -17,7 +17,7 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
-from pagelens.errors import PagelensError
+from pagelens.errors import ArgumentError, PagelensError
 
 __all__ = [
     "PLACEHOLDERS",
@@ -174,7 +174,7 @@ def packaged_task_file(name: str = "webarena") -> Path:
     (WebArena's original 812 tasks) or ``webarena-verified``."""
     files = {"webarena": "test.raw.json", "webarena-verified": "webarena-verified.json"}
     if name not in files:
-        raise ValueError(f"unknown packaged task file {name!r}; known: {sorted(files)}")
+        raise ArgumentError(f"unknown packaged task file {name!r}; known: {sorted(files)}")
     # Found without importing the package: its data is all we read, and its import pulls in
     # pinned dependencies (`pip install --no-deps webarena-verified` is enough).
     spec = importlib.util.find_spec("webarena_verified")
@@ -199,7 +199,8 @@ def load_tasks(source: str | os.PathLike[str], agentoccam: bool = False) -> list
     for file in files:
         data = read_json(file, "task file")
         entries = data if isinstance(data, list) else [data]
-        items.extend((f"{file.name}[{i}]" if isinstance(data, list) else file.name, item) for i, item in enumerate(entries))
+        items.extend((f"{file.name}[{i}]" if isinstance(data, list) else file.name, item)
+                     for i, item in enumerate(entries))
     if not items:
         raise TaskConfigError(f"{path}: holds no tasks")
     replacements = agentoccam_tasks() if agentoccam else {}
@@ -238,7 +239,7 @@ def read_json(path: str | os.PathLike[str], what: str) -> Any:
         raise TaskConfigError(f"{path}: {what} is not JSON: {e}") from None
 
 
-def _need(item: dict, key: str, kind: type | tuple[type, ...], where: str, optional: bool = False) -> Any:
+def _need(item: dict[str, Any], key: str, kind: type | tuple[type, ...], where: str, optional: bool = False) -> Any:
     if key not in item or item[key] is None:
         if optional:
             return None
@@ -256,7 +257,7 @@ def _strings(value: Any, where: str, key: str) -> tuple[str, ...]:
     return tuple(value)
 
 
-def from_webarena(item: dict, where: str = "task") -> TaskConfig:
+def from_webarena(item: dict[str, Any], where: str = "task") -> TaskConfig:
     task_id = _need(item, "task_id", int, where)
     where = f"{where} (task {task_id})"
     intent = _need(item, "intent", str, where)
@@ -278,7 +279,8 @@ def from_webarena(item: dict, where: str = "task") -> TaskConfig:
     exact = refs.get("exact_match")
     if exact is not None and not isinstance(exact, str):
         raise TaskConfigError(f"{where}: field `eval.reference_answers.exact_match` must be a string")
-    must = _strings(refs["must_include"], where, "eval.reference_answers.must_include") if "must_include" in refs else None
+    must = (_strings(refs["must_include"], where, "eval.reference_answers.must_include")
+            if "must_include" in refs else None)
     fuzzy_raw = refs.get("fuzzy_match")
     fuzzy: tuple[str, ...] | str | None
     if fuzzy_raw is None:
@@ -318,7 +320,7 @@ def from_webarena(item: dict, where: str = "task") -> TaskConfig:
     )
 
 
-def _objects(value: Any, where: str, key: str) -> list[dict]:
+def _objects(value: Any, where: str, key: str) -> list[dict[str, Any]]:
     """An optional list of objects (``eval.or``, a target's ``or``)."""
     if value is None:
         return []
@@ -350,7 +352,7 @@ def _target(t: Any, where: str) -> ProgramTarget:
     )
 
 
-def from_verified(item: dict, where: str = "task") -> TaskConfig:
+def from_verified(item: dict[str, Any], where: str = "task") -> TaskConfig:
     """A WebArena-Verified task: its id, sites, intent and start URL, with the fields its
     evaluators read checked here, so a bad file names the task and field before scoring
     (WebArena-Verified's own library does the scoring; see :mod:`pagelens.evaluation.verified`)."""
@@ -372,7 +374,8 @@ def from_verified(item: dict, where: str = "task") -> TaskConfig:
                     raise TaskConfigError(f"{at}: field `expected.{key}` must be a string")
             data = expected.get("retrieved_data")
             if data is not None and not isinstance(data, (list, str, int, float, bool)):
-                raise TaskConfigError(f"{at}: field `expected.retrieved_data` must be a list, a string, a number or null")
+                raise TaskConfigError(f"{at}: field `expected.retrieved_data` must be a list, a string, "
+                                      "a number or null")
         elif kind == "NetworkEventEvaluator":
             url = expected.get("url")
             if not (isinstance(url, str) or (isinstance(url, list) and url and all(isinstance(u, str) for u in url))):

@@ -45,8 +45,8 @@ def webarena_url_match(reference: str, prediction: str, lower: bool = False) -> 
             queries[key].update(values)
     pred_base, pred_query = _webarena_parse(_webarena_clean(prediction, lower))
     score = float(any(base in pred_base for base in bases))
-    for key, values in queries.items():
-        score *= float(any(v in pred_query.get(key, []) for v in values))
+    for key, wanted in queries.items():
+        score *= float(any(v in pred_query.get(key, []) for v in wanted))
     return score
 
 
@@ -71,8 +71,8 @@ def url_match(references: list[str], prediction: str, lower: bool = False) -> fl
     for _, _, q in refs:
         for key, values in q.items():
             wanted[key].update(values)
-    for key, values in wanted.items():
-        if not values & set(query.get(key, [])):
+    for key, accepted in wanted.items():
+        if not accepted & set(query.get(key, [])):
             return 0.0
     return 1.0
 

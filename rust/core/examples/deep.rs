@@ -7,7 +7,11 @@ fn main() {
         let p = t.elapsed();
         let t = Instant::now();
         let tok = pagelens_core::Tokenizer::named("gpt2").unwrap();
-        let c = pagelens_core::dom::clean(&dom, &pagelens_core::dom::CleanOptions::profile("scribe").unwrap(), &tok);
+        let c = pagelens_core::dom::clean(
+            &dom,
+            &pagelens_core::dom::CleanOptions::profile("scribe").unwrap(),
+            &tok,
+        );
         let _ = c.serialize();
         println!("{depth}: parse {:?} clean+ser {:?}", p, t.elapsed());
     }

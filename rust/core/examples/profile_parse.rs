@@ -2,7 +2,9 @@
 use std::time::Instant;
 
 fn main() {
-    let path = std::env::args().nth(1).expect("usage: profile_parse FILE.json");
+    let path = std::env::args()
+        .nth(1)
+        .expect("usage: profile_parse FILE.json");
     let data = std::fs::read(&path).expect("read");
     let mut best = [f64::MAX; 4];
     for _ in 0..10 {
@@ -22,8 +24,20 @@ fn main() {
         best[2] = best[2].min(t.elapsed().as_secs_f64());
     }
     let mb = data.len() as f64 / 1e6;
-    println!("serde_json::Value {:.1} ms ({:.0} MB/s)", best[0] * 1e3, mb / best[0]);
-    println!("AxTree::parse     {:.1} ms ({:.0} MB/s)", best[1] * 1e3, mb / best[1]);
-    println!("typed records     {:.1} ms ({:.0} MB/s)", best[3] * 1e3, mb / best[3]);
+    println!(
+        "serde_json::Value {:.1} ms ({:.0} MB/s)",
+        best[0] * 1e3,
+        mb / best[0]
+    );
+    println!(
+        "AxTree::parse     {:.1} ms ({:.0} MB/s)",
+        best[1] * 1e3,
+        mb / best[1]
+    );
+    println!(
+        "typed records     {:.1} ms ({:.0} MB/s)",
+        best[3] * 1e3,
+        mb / best[3]
+    );
     println!("occam render      {:.1} ms", best[2] * 1e3);
 }

@@ -2,7 +2,29 @@
 //! at most `max_tokens` tokens. Chunks are byte ranges of the input, so joining them gives
 //! the input back; cuts fall only before a start tag (DOM) or at a line start (text).
 
-use crate::error::AxError;
+/// A chunking request that cannot be met.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ChunkError {
+    UnknownKind(String),
+    /// A budget of zero tokens holds nothing.
+    ZeroBudget,
+}
+
+impl std::fmt::Display for ChunkError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            ChunkError::UnknownKind(kind) => {
+                write!(
+                    f,
+                    "unknown chunk kind {kind:?}; expected \"dom\" or \"text\""
+                )
+            }
+            ChunkError::ZeroBudget => f.write_str("max_tokens must be at least 1"),
+        }
+    }
+}
+
+impl std::error::Error for ChunkError {}
 use crate::tokenizer::Tokenizer;
 
 /// What the text is, which decides where it may be cut.
@@ -15,12 +37,12 @@ pub enum ChunkKind {
 }
 
 impl std::str::FromStr for ChunkKind {
-    type Err = AxError;
-    fn from_str(s: &str) -> Result<Self, AxError> {
+    type Err = ChunkError;
+    fn from_str(s: &str) -> Result<Self, ChunkError> {
         match s {
             "dom" => Ok(ChunkKind::Dom),
             "text" => Ok(ChunkKind::Text),
-            other => Err(AxError::Argument(format!("unknown chunk kind {other:?}; expected \"dom\" or \"text\""))),
+            other => Err(ChunkError::UnknownKind(other.to_owned())),
         }
     }
 }
@@ -50,11 +72,13 @@ fn boundaries(text: &str, kind: ChunkKind) -> Vec<usize> {
             }
         }
         ChunkKind::Text => {
-            for i in 0..b.len().saturating_sub(1) {
-                if b[i] == b'\n' {
-                    out.push(i + 1);
-                }
-            }
+            let body = &b[..b.len().saturating_sub(1)];
+            out.extend(
+                body.iter()
+                    .enumerate()
+                    .filter(|(_, &c)| c == b'\n')
+                    .map(|(i, _)| i + 1),
+            );
         }
     }
     if *out.last().unwrap() != b.len() {
@@ -73,10 +97,16 @@ pub fn ids_in(text: &str, kind: ChunkKind) -> Vec<i64> {
             let mut i = 0;
             while i < b.len() {
                 if b[i] == b'<' && b.get(i + 1).is_some_and(u8::is_ascii_alphabetic) {
-                    let end = b[i..].iter().position(|&c| c == b'>').map_or(b.len(), |e| i + e);
+                    let end = b[i..]
+                        .iter()
+                        .position(|&c| c == b'>')
+                        .map_or(b.len(), |e| i + e);
                     let tag = &text[i..end];
                     if let Some(p) = tag.find(" node=\"") {
-                        let digits: String = tag[p + 7..].chars().take_while(char::is_ascii_digit).collect();
+                        let digits: String = tag[p + 7..]
+                            .chars()
+                            .take_while(char::is_ascii_digit)
+                            .collect();
                         if let Ok(id) = digits.parse() {
                             ids.push(id);
                         }
@@ -121,9 +151,9 @@ pub fn chunk(
     tok: &Tokenizer,
     kind: ChunkKind,
     from_end: bool,
-) -> Result<Vec<Chunk>, AxError> {
+) -> Result<Vec<Chunk>, ChunkError> {
     if max_tokens == 0 {
-        return Err(AxError::Argument("max_tokens must be at least 1".into()));
+        return Err(ChunkError::ZeroBudget);
     }
     if text.is_empty() {
         return Ok(Vec::new());
@@ -134,7 +164,11 @@ pub fn chunk(
     let mut ranges: Vec<(usize, usize, usize, bool)> = Vec::new(); // start, end, tokens, oversized
     let n = units.len();
     // Walk units in the chosen direction; `first..last` is the current run (inclusive).
-    let order: Vec<usize> = if from_end { (0..n).rev().collect() } else { (0..n).collect() };
+    let order: Vec<usize> = if from_end {
+        (0..n).rev().collect()
+    } else {
+        (0..n).collect()
+    };
     let mut k = 0;
     while k < n {
         let u = order[k];
@@ -151,7 +185,10 @@ pub fn chunk(
         // Grow by estimate, then confirm with an exact count and shrink if BPE disagrees.
         let mut j = k;
         let mut estimate = counts[u];
-        while j + 1 < n && counts[order[j + 1]] <= max_tokens && estimate + counts[order[j + 1]] <= max_tokens {
+        while j + 1 < n
+            && counts[order[j + 1]] <= max_tokens
+            && estimate + counts[order[j + 1]] <= max_tokens
+        {
             j += 1;
             estimate += counts[order[j]];
         }
@@ -188,9 +225,19 @@ fn span(units: &[(usize, usize)], order: &[usize], k: usize, j: usize) -> (usize
 
 /// Cuts one unit at token boundaries (that are also character boundaries) into pieces of
 /// at most `max_tokens` tokens each, confirmed by recounting each piece.
-fn split_unit(text: &str, a: usize, b: usize, max_tokens: usize, tok: &Tokenizer) -> Vec<(usize, usize, usize)> {
+fn split_unit(
+    text: &str,
+    a: usize,
+    b: usize,
+    max_tokens: usize,
+    tok: &Tokenizer,
+) -> Vec<(usize, usize, usize)> {
     let unit = &text[a..b];
-    let ends: Vec<usize> = tok.token_ends(unit).into_iter().filter(|&e| unit.is_char_boundary(e)).collect();
+    let ends: Vec<usize> = tok
+        .token_ends(unit)
+        .into_iter()
+        .filter(|&e| unit.is_char_boundary(e))
+        .collect();
     let mut pieces = Vec::new();
     let mut start = 0usize;
     let mut idx = 0usize; // first token end after `start`
@@ -204,7 +251,11 @@ fn split_unit(text: &str, a: usize, b: usize, max_tokens: usize, tok: &Tokenizer
             }
             cand_idx += 1;
         }
-        let mut end = if cand_idx >= ends.len() { unit.len() } else { ends[cand_idx - 1] };
+        let mut end = if cand_idx >= ends.len() {
+            unit.len()
+        } else {
+            ends[cand_idx - 1]
+        };
         let mut count = tok.count(&unit[start..end]);
         // Re-tokenising a slice can yield more tokens than it held: step back a token.
         while count > max_tokens {
@@ -241,7 +292,9 @@ mod tests {
 
     #[test]
     fn lossless_within_budget_at_boundaries() {
-        let html: String = (0..200).map(|i| format!("<div node=\"{i}\"><a href=\"/x{i}\">item {i}</a></div>")).collect();
+        let html: String = (0..200)
+            .map(|i| format!("<div node=\"{i}\"><a href=\"/x{i}\">item {i}</a></div>"))
+            .collect();
         for from_end in [false, true] {
             let chunks = chunk(&html, 50, &gpt2(), ChunkKind::Dom, from_end).unwrap();
             let joined: String = chunks.iter().map(|c| &html[c.start..c.end]).collect();
@@ -267,6 +320,9 @@ mod tests {
 
     #[test]
     fn text_ids() {
-        assert_eq!(ids_in("link [12] 'a'\nbutton [-3] x [y] [7", ChunkKind::Text), vec![12, -3]);
+        assert_eq!(
+            ids_in("link [12] 'a'\nbutton [-3] x [y] [7", ChunkKind::Text),
+            vec![12, -3]
+        );
     }
 }

@@ -16,15 +16,17 @@ pub enum AxError {
     /// `childIds` names a node that is not in the payload.
     UnknownChild { parent: String, child: String },
     /// A node is listed as the child of two parents.
-    TwoParents { child: String, first: String, second: String },
+    TwoParents {
+        child: String,
+        first: String,
+        second: String,
+    },
     /// The child links form a cycle.
     Cycle(String),
     /// The tree is deeper than the caller allowed.
     TooDeep { node: String, limit: usize },
     /// A frame's owner node could not be found.
     FrameOwner(i64),
-    /// An argument outside its domain (unknown mode, unknown tokenizer, ...).
-    Argument(String),
 }
 
 impl fmt::Display for AxError {
@@ -41,8 +43,15 @@ impl fmt::Display for AxError {
             AxError::UnknownChild { parent, child } => {
                 write!(f, "node {parent} lists unknown child id {child}")
             }
-            AxError::TwoParents { child, first, second } => {
-                write!(f, "node {child} is a child of both node {first} and node {second}")
+            AxError::TwoParents {
+                child,
+                first,
+                second,
+            } => {
+                write!(
+                    f,
+                    "node {child} is a child of both node {first} and node {second}"
+                )
             }
             AxError::Cycle(id) => write!(f, "the child links form a cycle through node {id}"),
             AxError::TooDeep { node, limit } => {
@@ -51,7 +60,6 @@ impl fmt::Display for AxError {
             AxError::FrameOwner(id) => {
                 write!(f, "no node with backendDOMNodeId {id} to own the frame")
             }
-            AxError::Argument(m) => f.write_str(m),
         }
     }
 }

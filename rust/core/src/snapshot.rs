@@ -90,7 +90,13 @@ struct Layout {
 }
 
 /// Attributes that name an element outright, in order of preference.
-const LABEL_ATTRIBUTES: [&str; 5] = ["aria-label", "title", "alt", "aria-description", "placeholder"];
+const LABEL_ATTRIBUTES: [&str; 5] = [
+    "aria-label",
+    "title",
+    "alt",
+    "aria-description",
+    "placeholder",
+];
 /// Longest hint kept (an icon needs a word or two, not a paragraph).
 const MAX_HINT_CHARS: usize = 80;
 /// How far above an image its clickable ancestor may be (`<a><span><img>`).
@@ -105,18 +111,28 @@ struct Doc<'d, 's> {
 
 impl<'d, 's> Doc<'d, 's> {
     fn string(&self, index: i64) -> Option<&'d str> {
-        usize::try_from(index).ok().and_then(|i| self.strings.get(i)).map(AsRef::as_ref)
+        usize::try_from(index)
+            .ok()
+            .and_then(|i| self.strings.get(i))
+            .map(AsRef::as_ref)
     }
 
     fn tag(&self, node: usize) -> &'d str {
-        self.nodes.name.get(node).and_then(|&s| self.string(s)).unwrap_or("")
+        self.nodes
+            .name
+            .get(node)
+            .and_then(|&s| self.string(s))
+            .unwrap_or("")
     }
 
     fn attr(&self, node: usize, name: &str) -> Option<&'d str> {
         let attrs = self.nodes.attributes.get(node)?;
         attrs
             .chunks_exact(2)
-            .find(|kv| self.string(kv[0]).is_some_and(|k| k.eq_ignore_ascii_case(name)))
+            .find(|kv| {
+                self.string(kv[0])
+                    .is_some_and(|k| k.eq_ignore_ascii_case(name))
+            })
             .and_then(|kv| self.string(kv[1]))
     }
 
@@ -125,9 +141,11 @@ impl<'d, 's> Doc<'d, 's> {
     fn image_source(&self, node: usize, current: &FxHashMap<usize, i64>) -> Option<&'d str> {
         let tag = self.tag(node);
         if tag.eq_ignore_ascii_case("img") || tag.eq_ignore_ascii_case("input") {
-            self.attr(node, "src").or_else(|| current.get(&node).and_then(|&s| self.string(s)))
+            self.attr(node, "src")
+                .or_else(|| current.get(&node).and_then(|&s| self.string(s)))
         } else if tag.eq_ignore_ascii_case("use") {
-            self.attr(node, "href").or_else(|| self.attr(node, "xlink:href"))
+            self.attr(node, "href")
+                .or_else(|| self.attr(node, "xlink:href"))
         } else {
             None
         }
@@ -219,13 +237,20 @@ fn clickables_of(doc: &Doc, frame: Option<String>) -> FrameClickables {
     // An image under a clickable element names it (the icon inside a button-like span).
     let mut image_of: FxHashMap<usize, &str> = FxHashMap::default();
     for i in 0..n {
-        let Some(src) = doc.image_source(i, &current) else { continue };
+        let Some(src) = doc.image_source(i, &current) else {
+            continue;
+        };
         let mut at = i;
         for _ in 0..=IMAGE_DEPTH {
             if clickable[at] && rendered[at] {
                 image_of.entry(at).or_insert(src);
             }
-            match doc.nodes.parent.get(at).and_then(|&p| usize::try_from(p).ok()) {
+            match doc
+                .nodes
+                .parent
+                .get(at)
+                .and_then(|&p| usize::try_from(p).ok())
+            {
                 Some(p) if p < n => at = p,
                 _ => break,
             }
@@ -236,7 +261,10 @@ fn clickables_of(doc: &Doc, frame: Option<String>) -> FrameClickables {
         let hint = hint_of(doc, i, image_of.get(&i).copied());
         out.insert(doc.nodes.backend[i], hint.as_deref());
     }
-    FrameClickables { frame_id: frame, clickable: out }
+    FrameClickables {
+        frame_id: frame,
+        clickable: out,
+    }
 }
 
 /// Reads a `DOMSnapshot.captureSnapshot` result (bytes of the result object, or of the whole
@@ -248,7 +276,9 @@ pub fn clickables(bytes: &[u8]) -> Result<Vec<FrameClickables>, AxError> {
     loop {
         if let Some(error) = envelope.error {
             let message = error.message.as_deref().unwrap_or("no message").to_owned();
-            return Err(AxError::Json(format!("DOM snapshot: the browser answered with an error: {message}")));
+            return Err(AxError::Json(format!(
+                "DOM snapshot: the browser answered with an error: {message}"
+            )));
         }
         match envelope.result {
             Some(inner) if envelope.documents.is_none() => envelope = *inner,
@@ -262,11 +292,21 @@ pub fn clickables(bytes: &[u8]) -> Result<Vec<FrameClickables>, AxError> {
     let mut out = Vec::with_capacity(documents.len());
     for d in &documents {
         let len = d.nodes.backend.len();
-        if d.nodes.parent.len() > len || d.nodes.name.len() > len || d.nodes.attributes.len() > len {
-            return Err(AxError::Json("DOM snapshot: node arrays of different lengths".to_owned()));
+        if d.nodes.parent.len() > len || d.nodes.name.len() > len || d.nodes.attributes.len() > len
+        {
+            return Err(AxError::Json(
+                "DOM snapshot: node arrays of different lengths".to_owned(),
+            ));
         }
-        let frame = usize::try_from(d.frame_id).ok().and_then(|i| strings.get(i)).map(|s| s.to_string());
-        let doc = Doc { nodes: &d.nodes, layout: &d.layout.node, strings: &strings };
+        let frame = usize::try_from(d.frame_id)
+            .ok()
+            .and_then(|i| strings.get(i))
+            .map(|s| s.to_string());
+        let doc = Doc {
+            nodes: &d.nodes,
+            layout: &d.layout.node,
+            strings: &strings,
+        };
         out.push(clickables_of(&doc, frame));
     }
     Ok(out)
@@ -298,7 +338,10 @@ mod tests {
         assert_eq!(c.hint(13), Some("x")); // a generated class word is left out
         assert_eq!(c.hint(14), Some("star-outline")); // from the image inside
         assert!(!c.contains(16), "no layout box: hidden");
-        assert!(c.contains(17) && c.hint(17).is_none(), "a data: URL says nothing");
+        assert!(
+            c.contains(17) && c.hint(17).is_none(),
+            "a data: URL says nothing"
+        );
         assert_eq!(c.len(), 4);
     }
 
@@ -316,7 +359,10 @@ mod tests {
 
     #[test]
     fn file_stems() {
-        assert_eq!(file_stem("https://x.test/a/star-outline.png?v=2").as_deref(), Some("star-outline"));
+        assert_eq!(
+            file_stem("https://x.test/a/star-outline.png?v=2").as_deref(),
+            Some("star-outline")
+        );
         assert_eq!(file_stem("#icon-trash").as_deref(), Some("icon-trash"));
         assert_eq!(file_stem("sprite.svg#heart").as_deref(), Some("sprite"));
         assert_eq!(file_stem("data:image/png;base64,AAA"), None);

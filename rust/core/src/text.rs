@@ -39,7 +39,7 @@ pub fn is_normalized(s: &str) -> bool {
             prev_space = false;
         }
     }
-    !(prev_space && !s.is_empty())
+    !prev_space || s.is_empty()
 }
 
 /// True when `s` has no non-whitespace character.
@@ -68,7 +68,11 @@ fn py_printable(c: char) -> bool {
 
 /// Appends `s` quoted exactly as Python's `repr(str)` would print it.
 pub fn push_py_repr(out: &mut String, s: &str) {
-    let quote = if s.contains('\'') && !s.contains('"') { '"' } else { '\'' };
+    let quote = if s.contains('\'') && !s.contains('"') {
+        '"'
+    } else {
+        '\''
+    };
     out.push(quote);
     for c in s.chars() {
         match c {
@@ -120,9 +124,19 @@ pub fn py_float(v: f64) -> String {
         return if v > 0.0 { "inf".into() } else { "-inf".into() };
     }
     let shortest = format!("{v:e}");
-    let digits = shortest.split('e').next().unwrap_or("").chars().filter(char::is_ascii_digit).count();
+    let digits = shortest
+        .split('e')
+        .next()
+        .unwrap_or("")
+        .chars()
+        .filter(char::is_ascii_digit)
+        .count();
     let even = format!("{:.*e}", digits.saturating_sub(1), v);
-    let sci = if even.parse::<f64>() == Ok(v) { even } else { shortest };
+    let sci = if even.parse::<f64>() == Ok(v) {
+        even
+    } else {
+        shortest
+    };
     let (mantissa, exp) = sci.split_once('e').unwrap_or((&sci, "0"));
     let exp: i32 = exp.parse().unwrap_or(0);
     let negative = mantissa.starts_with('-');
@@ -179,13 +193,18 @@ mod tests {
     #[test]
     fn normalizes_whitespace_runs_and_nbsp() {
         assert_eq!(normalize_ws("  a\u{a0}\u{a0}b \n\t c  "), "a b c");
-        assert_eq!(normalize_ws("$365.42 #12 50% ★★★★☆"), "$365.42 #12 50% ★★★★☆");
+        assert_eq!(
+            normalize_ws("$365.42 #12 50% ★★★★☆"),
+            "$365.42 #12 50% ★★★★☆"
+        );
         assert_eq!(normalize_ws(" \u{a0} "), "");
     }
 
     #[test]
     fn is_normalized_agrees_with_normalize() {
-        for s in ["", "a", " a", "a ", "a  b", "a b", "a\u{a0}b", "é b", "a\tb", " ", "★ ☆"] {
+        for s in [
+            "", "a", " a", "a ", "a  b", "a b", "a\u{a0}b", "é b", "a\tb", " ", "★ ☆",
+        ] {
             assert_eq!(is_normalized(s), normalize_ws(s) == s, "{s:?}");
         }
     }
@@ -212,7 +231,10 @@ mod tests {
         assert_eq!(py_float(0.0001), "0.0001");
         assert_eq!(py_float(-2.25), "-2.25");
         // An exact tie between two shortest forms: Python takes the even digit.
-        assert_eq!(py_float(512.977_844_238_281_25), "512.9778442382812");
+        // (the literal is the double's exact value: 512.97784423828125)
+        #[allow(clippy::excessive_precision)]
+        let tie = 512.977_844_238_281_25;
+        assert_eq!(py_float(tie), "512.9778442382812");
         assert_eq!(py_float(1.5e300), "1.5e+300");
         assert_eq!(py_float(-0.000123), "-0.000123");
         assert_eq!(py_float(123456789012345.6), "123456789012345.6");

@@ -8,7 +8,28 @@ use rustc_hash::FxHashMap;
 use base64::prelude::{Engine as _, BASE64_STANDARD};
 use tiktoken_rs::CoreBPE;
 
-use crate::error::AxError;
+/// A tokenizer that cannot be had.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum TokenizerError {
+    /// A name that is none of the embedded encodings.
+    UnknownName(String),
+    /// A `tokenizer.json` that does not load.
+    Load { name: String, reason: String },
+}
+
+impl std::fmt::Display for TokenizerError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            TokenizerError::UnknownName(name) => write!(
+                f,
+                "unknown tokenizer {name:?}; expected one of gpt2, r50k_base, cl100k_base, o200k_base"
+            ),
+            TokenizerError::Load { name, reason } => write!(f, "cannot load tokenizer {name}: {reason}"),
+        }
+    }
+}
+
+impl std::error::Error for TokenizerError {}
 
 /// A named tiktoken encoding.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -20,14 +41,12 @@ pub enum Encoding {
 }
 
 impl Encoding {
-    pub fn from_name(name: &str) -> Result<Encoding, AxError> {
+    pub fn from_name(name: &str) -> Result<Encoding, TokenizerError> {
         match name {
             "gpt2" | "r50k_base" => Ok(Encoding::R50k),
             "cl100k_base" => Ok(Encoding::Cl100k),
             "o200k_base" => Ok(Encoding::O200k),
-            other => Err(AxError::Argument(format!(
-                "unknown tokenizer {other:?}; expected one of gpt2, r50k_base, cl100k_base, o200k_base"
-            ))),
+            other => Err(TokenizerError::UnknownName(other.to_owned())),
         }
     }
 
@@ -103,7 +122,10 @@ fn r50k_parts() -> &'static R50kParts {
         let ranks = (0..Encoding::R50k.mergeable_ranks())
             .filter_map(|r| bpe.decode_bytes(&[r]).ok().map(|b| (b, r)))
             .collect();
-        R50kParts { split: regex::Regex::new(R50K_SPLIT).expect("valid pattern"), ranks }
+        R50kParts {
+            split: regex::Regex::new(R50K_SPLIT).expect("valid pattern"),
+            ranks,
+        }
     })
 }
 
@@ -119,7 +141,9 @@ fn r50k_encode(text: &str) -> Vec<u32> {
     let mut merged: FxHashMap<&str, (usize, usize)> = FxHashMap::default();
     let mut pos = 0;
     while pos < text.len() {
-        let Some(m) = parts.split.find_at(text, pos) else { break };
+        let Some(m) = parts.split.find_at(text, pos) else {
+            break;
+        };
         let mut end = m.end();
         let piece = m.as_str();
         if end < text.len() && piece.chars().next_back().is_some_and(char::is_whitespace) {
@@ -148,7 +172,10 @@ fn r50k_encode(text: &str) -> Vec<u32> {
 #[derive(Clone)]
 pub enum Tokenizer {
     Tiktoken(Encoding),
-    HuggingFace { name: String, inner: Arc<tokenizers::Tokenizer> },
+    HuggingFace {
+        name: String,
+        inner: Arc<tokenizers::Tokenizer>,
+    },
 }
 
 impl std::fmt::Debug for Tokenizer {
@@ -159,15 +186,20 @@ impl std::fmt::Debug for Tokenizer {
 
 impl Tokenizer {
     /// `gpt2`/`r50k_base`, `cl100k_base` or `o200k_base`.
-    pub fn named(name: &str) -> Result<Tokenizer, AxError> {
+    pub fn named(name: &str) -> Result<Tokenizer, TokenizerError> {
         Encoding::from_name(name).map(Tokenizer::Tiktoken)
     }
 
     /// A Hugging Face `tokenizer.json` given as bytes.
-    pub fn from_json(name: &str, json: &[u8]) -> Result<Tokenizer, AxError> {
-        let inner = tokenizers::Tokenizer::from_bytes(json)
-            .map_err(|e| AxError::Argument(format!("cannot load tokenizer {name}: {e}")))?;
-        Ok(Tokenizer::HuggingFace { name: name.to_owned(), inner: Arc::new(inner) })
+    pub fn from_json(name: &str, json: &[u8]) -> Result<Tokenizer, TokenizerError> {
+        let inner = tokenizers::Tokenizer::from_bytes(json).map_err(|e| TokenizerError::Load {
+            name: name.to_owned(),
+            reason: e.to_string(),
+        })?;
+        Ok(Tokenizer::HuggingFace {
+            name: name.to_owned(),
+            inner: Arc::new(inner),
+        })
     }
 
     pub fn name(&self) -> &str {
@@ -208,7 +240,12 @@ impl Tokenizer {
             }
             Tokenizer::HuggingFace { inner, .. } => inner
                 .encode(text, false)
-                .map(|enc| enc.get_offsets().iter().map(|&(_, e)| e.min(text.len())).collect())
+                .map(|enc| {
+                    enc.get_offsets()
+                        .iter()
+                        .map(|&(_, e)| e.min(text.len()))
+                        .collect()
+                })
                 .unwrap_or_default(),
         }
     }
@@ -231,9 +268,23 @@ mod tests {
     fn fast_r50k_is_tiktoken() {
         let bpe = Encoding::R50k.bpe();
         let cases = [
-            "", " ", "  ", "a  b", "a \n b", "x\n\n<div>", "  \t\n  end", "trailing   ", "\u{a0}\u{a0}x", "it's we'll 'S",
-            "<a href=\"/x?y=1&z=2\">Hi</a>\n    <p>", "12345 6789x", "中文 テキスト 🙂🙂", "\r\n\r\n  \u{3000}q", "a\u{2028}b",
-            "      ...!!!   ---", "\u{85}x \u{85} y",
+            "",
+            " ",
+            "  ",
+            "a  b",
+            "a \n b",
+            "x\n\n<div>",
+            "  \t\n  end",
+            "trailing   ",
+            "\u{a0}\u{a0}x",
+            "it's we'll 'S",
+            "<a href=\"/x?y=1&z=2\">Hi</a>\n    <p>",
+            "12345 6789x",
+            "中文 テキスト 🙂🙂",
+            "\r\n\r\n  \u{3000}q",
+            "a\u{2028}b",
+            "      ...!!!   ---",
+            "\u{85}x \u{85} y",
         ];
         for c in cases {
             assert_eq!(r50k_encode(c), bpe.encode_ordinary(c), "{c:?}");

@@ -36,7 +36,11 @@ fn gpt2_ids_equal_tiktoken_on_every_page() {
     let bpe = tiktoken_rs::r50k_base_singleton();
     for (path, html) in corpus_files("source.html.gz") {
         let text = String::from_utf8_lossy(&html);
-        assert_eq!(pagelens_core::Encoding::R50k.encode(&text), bpe.encode_ordinary(&text), "{path}");
+        assert_eq!(
+            pagelens_core::Encoding::R50k.encode(&text),
+            bpe.encode_ordinary(&text),
+            "{path}"
+        );
     }
 }
 
@@ -48,7 +52,11 @@ fn every_page_parses_and_keeps_its_targets() {
         let tree = AxTree::parse(data).unwrap_or_else(|e| panic!("{name}: {e}"));
         let webarena = render(&tree, Mode::WebArena, Default::default(), None);
         let occam = render(&tree, Mode::Occam, Default::default(), None);
-        assert_eq!(occam.text, render(&tree, Mode::Occam, Default::default(), None).text, "{name}");
+        assert_eq!(
+            occam.text,
+            render(&tree, Mode::Occam, Default::default(), None).text,
+            "{name}"
+        );
         let shown: std::collections::HashSet<i64> = occam.ids.iter().copied().collect();
         assert_eq!(shown.len(), occam.ids.len(), "{name}: an id shown twice");
         for &id in &webarena.ids {

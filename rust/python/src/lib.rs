@@ -5,45 +5,21 @@
 
 use std::sync::{Arc, OnceLock};
 
-use pyo3::exceptions::{PyKeyError, PyTypeError, PyValueError};
 use pyo3::prelude::*;
-use pyo3::types::{PyBytes, PyByteArray, PyDict, PyList, PyString, PyTuple};
+use pyo3::types::{PyByteArray, PyBytes, PyDict, PyList, PyString, PyTuple};
 
-use pagelens_core::axtree::{AxTree, Clickables, FrameInput, ParseOptions, Value, DEFAULT_MAX_DEPTH};
+use pagelens_core::axtree::{
+    AxTree, Clickables, FrameInput, ParseOptions, Value, DEFAULT_MAX_DEPTH,
+};
 use pagelens_core::chunk::{chunk as chunk_text, ChunkKind};
 use pagelens_core::dom::{clean::clean_keeping, CleanOptions, Dom, Kind, Selector};
-use pagelens_core::Tokenizer;
 use pagelens_core::render::subtree::pivotal;
 use pagelens_core::render::{occam, Mode};
-use pagelens_core::{AxError, Encoding};
+use pagelens_core::Encoding;
+use pagelens_core::Tokenizer;
 
-pyo3::create_exception!(
-    pagelens,
-    AXTreeError,
-    PyValueError,
-    "An accessibility-tree payload that cannot be parsed; the message names the problem and the node."
-);
-
-pyo3::create_exception!(
-    pagelens,
-    DomError,
-    PyValueError,
-    "HTML that cannot be handled (inputs that are not text or bytes; parsing itself never fails), or a bad query: an invalid CSS selector or node path, an id to keep that is not there."
-);
-
-fn dom_err(e: AxError) -> PyErr {
-    match e {
-        AxError::Argument(m) => DomError::new_err(m),
-        other => DomError::new_err(other.to_string()),
-    }
-}
-
-fn ax_err(e: AxError) -> PyErr {
-    match e {
-        AxError::Argument(m) => PyValueError::new_err(m),
-        other => AXTreeError::new_err(other.to_string()),
-    }
-}
+mod errors;
+use errors::{err, py_err, ErrorKind};
 
 /// The content of a bytes or bytearray object.
 fn binary(obj: &Bound<'_, PyAny>) -> Option<Vec<u8>> {
@@ -60,23 +36,32 @@ fn payload_bytes(obj: &Bound<'_, PyAny>) -> PyResult<Vec<u8>> {
         return Ok(b);
     }
     if let Ok(s) = obj.cast::<PyString>() {
-        return s
-            .to_str()
-            .map(|s| s.as_bytes().to_vec())
-            .map_err(|e| AXTreeError::new_err(format!("payload string is not valid UTF-8: {e}")));
+        return s.to_str().map(|s| s.as_bytes().to_vec()).map_err(|e| {
+            err(
+                ErrorKind::AxTree,
+                format!("payload string is not valid UTF-8: {e}"),
+            )
+        });
     }
-    if obj.cast::<PyDict>().is_ok() || obj.cast::<PyList>().is_ok() || obj.cast::<PyTuple>().is_ok() {
+    if obj.cast::<PyDict>().is_ok() || obj.cast::<PyList>().is_ok() || obj.cast::<PyTuple>().is_ok()
+    {
         let json = obj.py().import("json")?;
-        let dumped = json
-            .call_method1("dumps", (obj,))
-            .map_err(|e| AXTreeError::new_err(format!("payload cannot be serialised as JSON: {e}")))?;
+        let dumped = json.call_method1("dumps", (obj,)).map_err(|e| {
+            err(
+                ErrorKind::AxTree,
+                format!("payload cannot be serialised as JSON: {e}"),
+            )
+        })?;
         let s: String = dumped.extract()?;
         return Ok(s.into_bytes());
     }
-    Err(PyTypeError::new_err(format!(
-        "payload must be bytes, str, dict or list, not {}",
-        obj.get_type().name()?
-    )))
+    Err(err(
+        ErrorKind::ArgumentType,
+        format!(
+            "payload must be bytes, str, dict or list, not {}",
+            obj.get_type().name()?
+        ),
+    ))
 }
 
 struct FrameArg {
@@ -91,15 +76,31 @@ fn clickable_arg(obj: &Bound<'_, PyAny>) -> PyResult<Clickables> {
     let mut out = Clickables::new();
     if let Ok(d) = obj.cast::<PyDict>() {
         for (k, v) in d.iter() {
-            let id: i64 = k.extract().map_err(|_| PyTypeError::new_err("clickable keys must be backend DOM node ids (int)"))?;
-            let hint: Option<String> =
-                v.extract().map_err(|_| PyTypeError::new_err("clickable hints must be str or None"))?;
+            let id: i64 = k.extract().map_err(|_| {
+                err(
+                    ErrorKind::ArgumentType,
+                    "clickable keys must be backend DOM node ids (int)",
+                )
+            })?;
+            let hint: Option<String> = v.extract().map_err(|_| {
+                err(
+                    ErrorKind::ArgumentType,
+                    "clickable hints must be str or None",
+                )
+            })?;
             out.insert(id, hint.as_deref());
         }
         return Ok(out);
     }
-    for item in obj.try_iter().map_err(|_| PyTypeError::new_err("clickable must be ids or a dict of ids to hints"))? {
-        let id: i64 = item?.extract().map_err(|_| PyTypeError::new_err("clickable ids must be int"))?;
+    for item in obj.try_iter().map_err(|_| {
+        err(
+            ErrorKind::ArgumentType,
+            "clickable must be ids or a dict of ids to hints",
+        )
+    })? {
+        let id: i64 = item?
+            .extract()
+            .map_err(|_| err(ErrorKind::ArgumentType, "clickable ids must be int"))?;
         out.insert(id, None);
     }
     Ok(out)
@@ -109,23 +110,52 @@ fn frame_arg(item: &Bound<'_, PyAny>) -> PyResult<FrameArg> {
     if let Ok(d) = item.cast::<PyDict>() {
         let owner = d
             .get_item("owner")?
-            .ok_or_else(|| PyValueError::new_err("frame dict needs an \"owner\" backendDOMNodeId"))?
+            .ok_or_else(|| {
+                err(
+                    ErrorKind::Argument,
+                    "frame dict needs an \"owner\" backendDOMNodeId",
+                )
+            })?
             .extract()?;
         let payload = d
             .get_item("payload")?
-            .ok_or_else(|| PyValueError::new_err("frame dict needs a \"payload\""))?;
+            .ok_or_else(|| err(ErrorKind::Argument, "frame dict needs a \"payload\""))?;
         let frame_id = d.get_item("frame_id")?.map(|f| f.extract()).transpose()?;
-        let clickable = d.get_item("clickable")?.filter(|c| !c.is_none()).map(|c| clickable_arg(&c)).transpose()?;
-        return Ok(FrameArg { owner, payload: payload_bytes(&payload)?, frame_id, clickable });
+        let clickable = d
+            .get_item("clickable")?
+            .filter(|c| !c.is_none())
+            .map(|c| clickable_arg(&c))
+            .transpose()?;
+        return Ok(FrameArg {
+            owner,
+            payload: payload_bytes(&payload)?,
+            frame_id,
+            clickable,
+        });
     }
     let t = item.cast::<PyTuple>().map_err(|_| {
-        PyTypeError::new_err("each frame is (owner_backend_id, payload[, frame_id]) or a dict")
+        err(
+            ErrorKind::ArgumentType,
+            "each frame is (owner_backend_id, payload[, frame_id]) or a dict",
+        )
     })?;
     if !(2..=3).contains(&t.len()) {
-        return Err(PyTypeError::new_err("each frame is (owner_backend_id, payload[, frame_id])"));
+        return Err(err(
+            ErrorKind::ArgumentType,
+            "each frame is (owner_backend_id, payload[, frame_id])",
+        ));
     }
-    let frame_id = if t.len() == 3 { t.get_item(2)?.extract()? } else { None };
-    Ok(FrameArg { owner: t.get_item(0)?.extract()?, payload: payload_bytes(&t.get_item(1)?)?, frame_id, clickable: None })
+    let frame_id = if t.len() == 3 {
+        t.get_item(2)?.extract()?
+    } else {
+        None
+    };
+    Ok(FrameArg {
+        owner: t.get_item(0)?.extract()?,
+        payload: payload_bytes(&t.get_item(1)?)?,
+        frame_id,
+        clickable: None,
+    })
 }
 
 fn value_to_py<'py>(py: Python<'py>, v: &Value) -> PyResult<Bound<'py, PyAny>> {
@@ -177,11 +207,16 @@ impl PyAxTree {
                         clickable: f.clickable.as_ref(),
                     })
                     .collect();
-                let opts = ParseOptions { max_depth, skip_orphan_frames };
+                let opts = ParseOptions {
+                    max_depth,
+                    skip_orphan_frames,
+                };
                 AxTree::parse_page(&main, main_clickable.as_ref(), &inputs, opts)
             })
-            .map_err(ax_err)?;
-        Ok(PyAxTree { tree: Arc::new(tree) })
+            .map_err(py_err)?;
+        Ok(PyAxTree {
+            tree: Arc::new(tree),
+        })
     }
 
     /// Renders the whole page as `occam` (default) or `webarena` text.
@@ -194,14 +229,18 @@ impl PyAxTree {
         tokenizer: &str,
         show_urls: bool,
     ) -> PyResult<PyObservation> {
-        let mode: Mode = mode.parse().map_err(ax_err)?;
-        let enc = Encoding::from_name(tokenizer).map_err(ax_err)?;
+        let mode: Mode = mode.parse().map_err(py_err)?;
+        let enc = Encoding::from_name(tokenizer).map_err(py_err)?;
         if max_tokens == Some(0) {
-            return Err(PyValueError::new_err("max_tokens must be at least 1"));
+            return Err(err(ErrorKind::Argument, "max_tokens must be at least 1"));
         }
         let tree = &self.tree;
-        let opts = occam::OccamOptions { show_urls, ..Default::default() };
-        let obs = py.detach(|| pagelens_core::render(tree, mode, opts, max_tokens.map(|m| (enc, m))));
+        let opts = occam::OccamOptions {
+            show_urls,
+            ..Default::default()
+        };
+        let obs =
+            py.detach(|| pagelens_core::render(tree, mode, opts, max_tokens.map(|m| (enc, m))));
         let count = OnceLock::new();
         if let Some(c) = obs.token_count {
             let _ = count.set(c);
@@ -209,7 +248,11 @@ impl PyAxTree {
         Ok(PyObservation {
             text: obs.text,
             ids: obs.ids,
-            mode: if mode == Mode::Occam { "occam" } else { "webarena" },
+            mode: if mode == Mode::Occam {
+                "occam"
+            } else {
+                "webarena"
+            },
             encoding: enc,
             line_count: obs.line_count,
             omitted_lines: obs.omitted_lines,
@@ -230,13 +273,17 @@ impl PyAxTree {
         max_nodes: Option<usize>,
         tokenizer: &str,
     ) -> PyResult<PyObservation> {
-        let enc = Encoding::from_name(tokenizer).map_err(ax_err)?;
+        let enc = Encoding::from_name(tokenizer).map_err(py_err)?;
         let tree = &self.tree;
         let p = py.detach(|| pivotal(tree, &ids, max_nodes));
         let (text, line_count, truncated) = match p.rendered {
             Some(r) => {
                 let lines = r.lines.len();
-                (pagelens_core::render::Rendered::text_of(&r.lines), lines, false)
+                (
+                    pagelens_core::render::Rendered::text_of(&r.lines),
+                    lines,
+                    false,
+                )
             }
             None => (
                 format!(
@@ -267,8 +314,11 @@ impl PyAxTree {
         let idx = self
             .tree
             .index_of(id)
-            .ok_or_else(|| PyKeyError::new_err(format!("no node with id {id}")))?;
-        Ok(PyAxNode { tree: self.tree.clone(), idx })
+            .ok_or_else(|| err(ErrorKind::NodeNotFound, format!("no node with id {id}")))?;
+        Ok(PyAxNode {
+            tree: self.tree.clone(),
+            idx,
+        })
     }
 
     /// Element ids of every node, in document order of the raw tree's arena.
@@ -279,7 +329,11 @@ impl PyAxTree {
     /// Element ids of the roots (the main frame's root first).
     #[getter]
     fn roots(&self) -> Vec<i64> {
-        self.tree.roots.iter().map(|&r| self.tree.node(r).element_id).collect()
+        self.tree
+            .roots
+            .iter()
+            .map(|&r| self.tree.node(r).element_id)
+            .collect()
     }
 
     /// Frame ids, the main frame first.
@@ -292,7 +346,12 @@ impl PyAxTree {
     #[getter]
     fn clickable_ids(&self) -> Vec<i64> {
         let clickable = pagelens_core::axtree::RoleClass::CLICKABLE;
-        self.tree.nodes().iter().filter(|n| n.class.has(clickable)).map(|n| n.element_id).collect()
+        self.tree
+            .nodes()
+            .iter()
+            .filter(|n| n.class.has(clickable))
+            .map(|n| n.element_id)
+            .collect()
     }
 
     /// Frames left out because no node owns them: (owner backend id, frame id).
@@ -310,7 +369,11 @@ impl PyAxTree {
     }
 
     fn __repr__(&self) -> String {
-        format!("<AXTree nodes={} frames={}>", self.tree.len(), self.tree.frames.len())
+        format!(
+            "<AXTree nodes={} frames={}>",
+            self.tree.len(),
+            self.tree.frames.len()
+        )
     }
 }
 
@@ -404,7 +467,12 @@ impl PyAxNode {
 
     #[getter]
     fn value<'py>(&self, py: Python<'py>) -> PyResult<Option<Bound<'py, PyAny>>> {
-        self.tree.node(self.idx).value.as_ref().map(|v| value_to_py(py, v)).transpose()
+        self.tree
+            .node(self.idx)
+            .value
+            .as_ref()
+            .map(|v| value_to_py(py, v))
+            .transpose()
     }
 
     #[getter]
@@ -434,7 +502,10 @@ impl PyAxNode {
     /// Its DOM element responds to clicks (a script's listener), whatever its role.
     #[getter]
     fn clickable(&self) -> bool {
-        self.tree.node(self.idx).class.has(pagelens_core::axtree::RoleClass::CLICKABLE)
+        self.tree
+            .node(self.idx)
+            .class
+            .has(pagelens_core::axtree::RoleClass::CLICKABLE)
     }
 
     /// What the DOM says of a clickable element (title, alt, image file name, class words).
@@ -465,7 +536,11 @@ impl PyAxNode {
 
     #[getter]
     fn children(&self) -> Vec<i64> {
-        self.tree.children(self.idx).iter().map(|&c| self.tree.node(c).element_id).collect()
+        self.tree
+            .children(self.idx)
+            .iter()
+            .map(|&c| self.tree.node(c).element_id)
+            .collect()
     }
 
     /// Nearest rendered ancestor (ignored nodes between are dissolved).
@@ -478,12 +553,21 @@ impl PyAxNode {
     /// Children in the rendered tree.
     #[getter]
     fn rendered_children(&self) -> Vec<i64> {
-        self.tree.s_children(self.idx).iter().map(|&c| self.tree.node(c).element_id).collect()
+        self.tree
+            .s_children(self.idx)
+            .iter()
+            .map(|&c| self.tree.node(c).element_id)
+            .collect()
     }
 
     fn __repr__(&self) -> String {
         let n = self.tree.node(self.idx);
-        format!("<AXNode {} [{}] {:?}>", n.role, n.element_id, n.name.as_ref())
+        format!(
+            "<AXNode {} [{}] {:?}>",
+            n.role,
+            n.element_id,
+            n.name.as_ref()
+        )
     }
 }
 
@@ -491,7 +575,7 @@ impl PyAxNode {
 #[pyfunction]
 #[pyo3(signature = (text, tokenizer="gpt2"))]
 fn count_tokens(py: Python<'_>, text: &str, tokenizer: &str) -> PyResult<usize> {
-    let enc = Encoding::from_name(tokenizer).map_err(ax_err)?;
+    let enc = Encoding::from_name(tokenizer).map_err(py_err)?;
     Ok(py.detach(|| enc.count(text)))
 }
 
@@ -508,16 +592,21 @@ impl PyTokenizer {
     #[new]
     #[pyo3(signature = (name="gpt2"))]
     fn new(name: &str) -> PyResult<Self> {
-        Ok(PyTokenizer { inner: Tokenizer::named(name).map_err(ax_err)? })
+        Ok(PyTokenizer {
+            inner: Tokenizer::named(name).map_err(py_err)?,
+        })
     }
 
     /// Loads a Hugging Face `tokenizer.json`.
     #[staticmethod]
     fn from_file(py: Python<'_>, path: std::path::PathBuf) -> PyResult<Self> {
-        let data = std::fs::read(&path)
-            .map_err(|e| pyo3::exceptions::PyOSError::new_err(format!("{}: {e}", path.display())))?;
+        let data = std::fs::read(&path).map_err(|e| {
+            pyo3::exceptions::PyOSError::new_err(format!("{}: {e}", path.display()))
+        })?;
         let name = path.display().to_string();
-        let inner = py.detach(|| Tokenizer::from_json(&name, &data)).map_err(ax_err)?;
+        let inner = py
+            .detach(|| Tokenizer::from_json(&name, &data))
+            .map_err(py_err)?;
         Ok(PyTokenizer { inner })
     }
 
@@ -543,10 +632,13 @@ fn tokenizer_arg(obj: &Bound<'_, PyAny>) -> PyResult<Tokenizer> {
     if let Ok(t) = obj.cast::<PyTokenizer>() {
         return Ok(t.get().inner.clone());
     }
-    let name: &str = obj
-        .extract()
-        .map_err(|_| PyTypeError::new_err("tokenizer must be a name or a pagelens.Tokenizer"))?;
-    Tokenizer::named(name).map_err(ax_err)
+    let name: &str = obj.extract().map_err(|_| {
+        err(
+            ErrorKind::ArgumentType,
+            "tokenizer must be a name or a pagelens.Tokenizer",
+        )
+    })?;
+    Tokenizer::named(name).map_err(py_err)
 }
 
 /// An HTML document parsed with html5ever; every element carries an id (`node="N"`).
@@ -565,7 +657,10 @@ fn html_bytes(obj: &Bound<'_, PyAny>) -> PyResult<(Vec<u8>, bool)> {
         // Already decoded: lone surrogates become U+FFFD like any invalid input.
         return Ok((s.to_string_lossy().into_owned().into_bytes(), true));
     }
-    Err(DomError::new_err(format!("html must be str or bytes, not {}", obj.get_type().name()?)))
+    Err(err(
+        ErrorKind::ArgumentType,
+        format!("html must be str or bytes, not {}", obj.get_type().name()?),
+    ))
 }
 
 fn set_option(o: &mut CleanOptions, key: &str, v: &Bound<'_, PyAny>) -> PyResult<()> {
@@ -582,7 +677,12 @@ fn set_option(o: &mut CleanOptions, key: &str, v: &Bound<'_, PyAny>) -> PyResult
         "drop_event_handlers" => o.drop_event_handlers = v.extract()?,
         "collapse_whitespace" => o.collapse_whitespace = v.extract()?,
         "remove_empty" => o.remove_empty = v.extract()?,
-        other => return Err(PyTypeError::new_err(format!("unknown cleaning option {other:?}"))),
+        other => {
+            return Err(err(
+                ErrorKind::ArgumentType,
+                format!("unknown cleaning option {other:?}"),
+            ))
+        }
     }
     Ok(())
 }
@@ -593,11 +693,23 @@ impl PyDom {
     /// the document's own declaration; `keep_ids` keeps existing `node="N"` attributes.
     #[staticmethod]
     #[pyo3(signature = (html, encoding=None, keep_ids=false))]
-    fn parse(py: Python<'_>, html: &Bound<'_, PyAny>, encoding: Option<String>, keep_ids: bool) -> PyResult<Self> {
+    fn parse(
+        py: Python<'_>,
+        html: &Bound<'_, PyAny>,
+        encoding: Option<String>,
+        keep_ids: bool,
+    ) -> PyResult<Self> {
         let (bytes, is_str) = html_bytes(html)?;
-        let label = if is_str { Some("utf-8".to_owned()) } else { encoding };
+        let label = if is_str {
+            Some("utf-8".to_owned())
+        } else {
+            encoding
+        };
         let dom = py.detach(|| Dom::parse(&bytes, label.as_deref(), keep_ids));
-        Ok(PyDom { dom: Arc::new(dom), rescued: Vec::new() })
+        Ok(PyDom {
+            dom: Arc::new(dom),
+            rescued: Vec::new(),
+        })
     }
 
     /// A cleaned copy: `profile` is "scribe" (all rules) or "minimal"; each rule of the
@@ -613,7 +725,7 @@ impl PyDom {
         keep: Option<Vec<u32>>,
         options: Option<&Bound<'_, PyDict>>,
     ) -> PyResult<Self> {
-        let mut o = CleanOptions::profile(profile).map_err(ax_err)?;
+        let mut o = CleanOptions::profile(profile).map_err(py_err)?;
         if let Some(options) = options {
             for (k, v) in options.iter() {
                 set_option(&mut o, &k.extract::<String>()?, &v)?;
@@ -621,12 +733,17 @@ impl PyDom {
         }
         let tok = match tokenizer {
             Some(t) => tokenizer_arg(t)?,
-            None => Tokenizer::named("gpt2").map_err(ax_err)?,
+            None => Tokenizer::named("gpt2").map_err(py_err)?,
         };
         let dom = &self.dom;
         let keep = keep.unwrap_or_default();
-        let (cleaned, rescued) = py.detach(|| clean_keeping(dom, &o, &tok, &keep)).map_err(dom_err)?;
-        Ok(PyDom { dom: Arc::new(cleaned), rescued })
+        let (cleaned, rescued) = py
+            .detach(|| clean_keeping(dom, &o, &tok, &keep))
+            .map_err(py_err)?;
+        Ok(PyDom {
+            dom: Arc::new(cleaned),
+            rescued,
+        })
     }
 
     /// Ids of the kept elements (see `clean(keep=...)`) that cleaning would have removed.
@@ -637,24 +754,31 @@ impl PyDom {
 
     /// Ids of the elements matching a CSS selector, in document order.
     fn select(&self, py: Python<'_>, selector: &str) -> PyResult<Vec<u32>> {
-        let sel = Selector::parse(selector).map_err(dom_err)?;
+        let sel = Selector::parse(selector).map_err(py_err)?;
         let dom = &self.dom;
-        Ok(py.detach(|| dom.select(&sel).into_iter().filter_map(|n| dom.nodes[n as usize].id).collect()))
+        Ok(py.detach(|| {
+            dom.select(&sel)
+                .into_iter()
+                .filter_map(|n| dom.nodes[n as usize].id)
+                .collect()
+        }))
     }
 
     /// Id of the element at an absolute path such as `/html/body/div[2]/a` (1-based
     /// indices among same-tag siblings), or None when nothing is there.
     fn find_path(&self, path: &str) -> PyResult<Option<u32>> {
-        let n = self.dom.find_path(path).map_err(dom_err)?;
+        let n = self.dom.find_path(path).map_err(py_err)?;
         Ok(n.and_then(|n| self.dom.nodes[n as usize].id))
     }
 
     /// The element's start tag exactly as `html()` writes it, e.g. `<a href="/" node="7">`.
     fn start_tag(&self, node_id: u32) -> PyResult<String> {
-        let idx = self
-            .dom
-            .element(node_id)
-            .ok_or_else(|| PyKeyError::new_err(format!("no element with node id {node_id}")))?;
+        let idx = self.dom.element(node_id).ok_or_else(|| {
+            err(
+                ErrorKind::NodeNotFound,
+                format!("no element with node id {node_id}"),
+            )
+        })?;
         Ok(self.dom.start_tag(idx).unwrap_or_default())
     }
 
@@ -665,16 +789,26 @@ impl PyDom {
 
     /// The element with id `node_id`: tag, attributes and text.
     fn element(&self, node_id: u32) -> PyResult<PyElement> {
-        let idx = self
-            .dom
-            .element(node_id)
-            .ok_or_else(|| PyKeyError::new_err(format!("no element with node id {node_id}")))?;
-        Ok(PyElement { dom: self.dom.clone(), idx, node_id })
+        let idx = self.dom.element(node_id).ok_or_else(|| {
+            err(
+                ErrorKind::NodeNotFound,
+                format!("no element with node id {node_id}"),
+            )
+        })?;
+        Ok(PyElement {
+            dom: self.dom.clone(),
+            idx,
+            node_id,
+        })
     }
 
     /// Ids of all elements, in document order (so decreasing).
     fn node_ids(&self) -> Vec<u32> {
-        self.dom.preorder().into_iter().filter_map(|n| self.dom.nodes[n as usize].id).collect()
+        self.dom
+            .preorder()
+            .into_iter()
+            .filter_map(|n| self.dom.nodes[n as usize].id)
+            .collect()
     }
 
     /// Start tags dropped by the nesting limit (documents nested over 1,024 levels).
@@ -733,7 +867,9 @@ impl PyElement {
     #[getter]
     fn parent(&self) -> Option<u32> {
         let p = self.dom.nodes[self.idx as usize].parent;
-        (p != pagelens_core::dom::tree::NONE).then(|| self.dom.nodes[p as usize].id).flatten()
+        (p != pagelens_core::dom::tree::NONE)
+            .then(|| self.dom.nodes[p as usize].id)
+            .flatten()
     }
 
     fn __repr__(&self) -> String {
@@ -763,7 +899,12 @@ struct PyChunk {
 #[pymethods]
 impl PyChunk {
     fn __repr__(&self) -> String {
-        format!("<Chunk tokens={} ids={} oversized={}>", self.token_count, self.node_ids.len(), self.oversized)
+        format!(
+            "<Chunk tokens={} ids={} oversized={}>",
+            self.token_count,
+            self.node_ids.len(),
+            self.oversized
+        )
     }
 }
 
@@ -779,12 +920,14 @@ fn chunk(
     kind: &str,
     from_end: bool,
 ) -> PyResult<Vec<PyChunk>> {
-    let kind: ChunkKind = kind.parse().map_err(ax_err)?;
+    let kind: ChunkKind = kind.parse().map_err(py_err)?;
     let tok = match tokenizer {
         Some(t) => tokenizer_arg(t)?,
-        None => Tokenizer::named("gpt2").map_err(ax_err)?,
+        None => Tokenizer::named("gpt2").map_err(py_err)?,
     };
-    let chunks = py.detach(|| chunk_text(text, max_tokens, &tok, kind, from_end)).map_err(ax_err)?;
+    let chunks = py
+        .detach(|| chunk_text(text, max_tokens, &tok, kind, from_end))
+        .map_err(py_err)?;
     Ok(chunks
         .into_iter()
         .map(|c| PyChunk {
@@ -807,7 +950,9 @@ fn snapshot_clickables<'py>(
     snapshot: &Bound<'py, PyAny>,
 ) -> PyResult<Vec<(Option<String>, Bound<'py, PyDict>)>> {
     let bytes = payload_bytes(snapshot)?;
-    let docs = py.detach(|| pagelens_core::snapshot::clickables(&bytes)).map_err(ax_err)?;
+    let docs = py
+        .detach(|| pagelens_core::snapshot::clickables(&bytes))
+        .map_err(py_err)?;
     let mut out = Vec::with_capacity(docs.len());
     for d in docs {
         let map = PyDict::new(py);
@@ -823,15 +968,14 @@ fn snapshot_clickables<'py>(
 /// `tiktoken` run offline on exactly the vocabulary we count with (seed its cache).
 #[pyfunction]
 fn tiktoken_bpe_file(py: Python<'_>, name: &str) -> PyResult<Py<PyBytes>> {
-    let enc = pagelens_core::Encoding::from_name(name).map_err(ax_err)?;
+    let enc = pagelens_core::Encoding::from_name(name).map_err(py_err)?;
     let data = py.detach(|| enc.bpe_file());
     Ok(PyBytes::new(py, &data).unbind())
 }
 
 #[pymodule]
 fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
-    m.add("AXTreeError", m.py().get_type::<AXTreeError>())?;
-    m.add("DomError", m.py().get_type::<DomError>())?;
+    errors::register(m)?;
     m.add_class::<PyTokenizer>()?;
     m.add_class::<PyDom>()?;
     m.add_class::<PyElement>()?;

@@ -5,4 +5,6 @@ pub mod roles;
 mod tree;
 
 pub use roles::RoleClass;
-pub use tree::{AxTree, Clickables, FrameInput, Node, ParseOptions, Prop, Sep, Value, DEFAULT_MAX_DEPTH, NONE};
+pub use tree::{
+    AxTree, Clickables, FrameInput, Node, ParseOptions, Prop, Sep, Value, DEFAULT_MAX_DEPTH, NONE,
+};

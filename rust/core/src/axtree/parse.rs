@@ -38,7 +38,9 @@ impl<'de: 'a, 'a> Deserialize<'de> for Scalar<'a> {
                 Ok(Scalar::Int(v))
             }
             fn visit_u64<E>(self, v: u64) -> Result<Self::Value, E> {
-                Ok(i64::try_from(v).map(Scalar::Int).unwrap_or(Scalar::Float(v as f64)))
+                Ok(i64::try_from(v)
+                    .map(Scalar::Int)
+                    .unwrap_or(Scalar::Float(v as f64)))
             }
             fn visit_f64<E>(self, v: f64) -> Result<Self::Value, E> {
                 Ok(Scalar::Float(v))
@@ -130,7 +132,9 @@ impl<'de: 'a, 'a> Deserialize<'de> for IdRef<'a> {
                 Ok(IdRef::Int(v))
             }
             fn visit_u64<E: de::Error>(self, v: u64) -> Result<Self::Value, E> {
-                i64::try_from(v).map(IdRef::Int).map_err(|_| E::custom("node id out of range"))
+                i64::try_from(v)
+                    .map(IdRef::Int)
+                    .map_err(|_| E::custom("node id out of range"))
             }
         }
         d.deserialize_any(V)
@@ -162,9 +166,16 @@ impl<'de: 'a, 'a> Deserialize<'de> for NameValue<'a> {
             sources: Option<Vec<NameSource<'a>>>,
         }
         let raw = Raw::deserialize(d)?;
-        let winner = raw.sources.iter().flatten().find(|s| s.value.is_some() && !s.superseded);
+        let winner = raw
+            .sources
+            .iter()
+            .flatten()
+            .find(|s| s.value.is_some() && !s.superseded);
         let from_contents = winner.is_some_and(|s| s.kind.as_deref() == Some("contents"));
-        Ok(NameValue { value: raw.value, from_contents })
+        Ok(NameValue {
+            value: raw.value,
+            from_contents,
+        })
     }
 }
 
@@ -232,7 +243,10 @@ impl<'de> Deserialize<'de> for ClickableEntry {
             },
         }
         Ok(match Entry::deserialize(d)? {
-            Entry::Id(backend_id) => ClickableEntry { backend_id, hint: None },
+            Entry::Id(backend_id) => ClickableEntry {
+                backend_id,
+                hint: None,
+            },
             Entry::Full { backend_id, hint } => ClickableEntry { backend_id, hint },
         })
     }
@@ -269,13 +283,17 @@ impl<'a> Payload<'a> {
     fn into_parsed(self) -> Result<ParsedPayload<'a>, AxError> {
         if let Some(error) = self.error {
             let message = error.message.as_deref().unwrap_or("no message").to_owned();
-            return Err(AxError::Json(format!("the browser answered with an error: {message}")));
+            return Err(AxError::Json(format!(
+                "the browser answered with an error: {message}"
+            )));
         }
         let clickable = self.clickable.unwrap_or_default();
         match (self.nodes, self.result) {
             (Some(nodes), _) => Ok(ParsedPayload { nodes, clickable }),
             (None, Some(result)) => result.into_parsed(),
-            (None, None) => Err(AxError::Json("the payload object has no \"nodes\" array".to_owned())),
+            (None, None) => Err(AxError::Json(
+                "the payload object has no \"nodes\" array".to_owned(),
+            )),
         }
     }
 }
@@ -291,7 +309,10 @@ pub fn parse_payload(bytes: &[u8]) -> Result<ParsedPayload<'_>, AxError> {
     let first = text.bytes().find(|b| !b.is_ascii_whitespace());
     match first {
         Some(b'[') => serde_json::from_str::<Vec<RawNode>>(text)
-            .map(|nodes| ParsedPayload { nodes, clickable: Vec::new() })
+            .map(|nodes| ParsedPayload {
+                nodes,
+                clickable: Vec::new(),
+            })
             .map_err(json_error),
         Some(b'{') => {
             let p: Payload = serde_json::from_str(text).map_err(json_error)?;
@@ -303,4 +324,3 @@ pub fn parse_payload(bytes: &[u8]) -> Result<ParsedPayload<'_>, AxError> {
         None => Err(AxError::Json("empty payload".to_owned())),
     }
 }
-

@@ -80,9 +80,7 @@ impl RoleClass {
             "definition" | "DescriptionListDetail" => R::DEFINITION | R::ID_HIDDEN,
             "RootWebArea" | "WebArea" | "document" => R::DOCUMENT | R::ID_HIDDEN,
             "rowgroup" => R::ROWGROUP | R::ID_HIDDEN,
-            "heading" | "main" | "contentinfo" | "alert" | "caption" | "tabpanel" => {
-                R::ID_HIDDEN
-            }
+            "heading" | "main" | "contentinfo" | "alert" | "caption" | "tabpanel" => R::ID_HIDDEN,
             _ => 0,
         };
         // `strong` is both a section-2 drop role and inline formatting.

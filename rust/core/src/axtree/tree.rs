@@ -241,7 +241,10 @@ pub struct ParseOptions {
 
 impl Default for ParseOptions {
     fn default() -> Self {
-        ParseOptions { max_depth: DEFAULT_MAX_DEPTH, skip_orphan_frames: false }
+        ParseOptions {
+            max_depth: DEFAULT_MAX_DEPTH,
+            skip_orphan_frames: false,
+        }
     }
 }
 
@@ -275,11 +278,21 @@ struct Pending<'a> {
 }
 
 impl<'a> Pending<'a> {
-    fn new(payload: &'a [u8], given: Option<&Clickables>, owner: Option<i64>, frame_id: Option<String>) -> Result<Self, AxError> {
+    fn new(
+        payload: &'a [u8],
+        given: Option<&Clickables>,
+        owner: Option<i64>,
+        frame_id: Option<String>,
+    ) -> Result<Self, AxError> {
         let parsed = parse_payload(payload)?;
         let mut clickable = given.cloned().unwrap_or_default();
         clickable.extend_entries(&parsed.clickable);
-        Ok(Pending { raw: parsed.nodes, owner, frame_id, clickable })
+        Ok(Pending {
+            raw: parsed.nodes,
+            owner,
+            frame_id,
+            clickable,
+        })
     }
 }
 
@@ -291,8 +304,20 @@ impl AxTree {
 
     /// Parses the main frame's payload and each child frame's, hanging every frame's
     /// root under the node whose `backendDOMNodeId` owns it.
-    pub fn parse_frames(main: &[u8], frames: &[FrameInput], max_depth: usize) -> Result<AxTree, AxError> {
-        Self::parse_page(main, None, frames, ParseOptions { max_depth, skip_orphan_frames: false })
+    pub fn parse_frames(
+        main: &[u8],
+        frames: &[FrameInput],
+        max_depth: usize,
+    ) -> Result<AxTree, AxError> {
+        Self::parse_page(
+            main,
+            None,
+            frames,
+            ParseOptions {
+                max_depth,
+                skip_orphan_frames: false,
+            },
+        )
     }
 
     /// The whole page: the main frame's payload and its clickable elements, and every
@@ -305,7 +330,12 @@ impl AxTree {
     ) -> Result<AxTree, AxError> {
         let mut pending = vec![Pending::new(main, main_clickable, None, None)?];
         for f in frames {
-            pending.push(Pending::new(f.payload, f.clickable, Some(f.owner_backend_id), f.frame_id.clone())?);
+            pending.push(Pending::new(
+                f.payload,
+                f.clickable,
+                Some(f.owner_backend_id),
+                f.frame_id.clone(),
+            )?);
         }
         build(pending, opts.max_depth, opts.skip_orphan_frames)
     }
@@ -332,7 +362,10 @@ impl AxTree {
     }
 
     pub fn prop(&self, idx: u32, name: &str) -> Option<&Value> {
-        self.props(idx).iter().find(|p| p.name.as_ref() == name).map(|p| &p.value)
+        self.props(idx)
+            .iter()
+            .find(|p| p.name.as_ref() == name)
+            .map(|p| &p.value)
     }
 
     pub fn children(&self, idx: u32) -> &[u32] {
@@ -395,10 +428,10 @@ fn build(pending: Vec<Pending>, max_depth: usize, skip_orphans: bool) -> Result<
             FxHashMap::with_capacity_and_hasher(p.raw.len(), Default::default());
         let mut kept: Vec<&RawNode> = Vec::with_capacity(p.raw.len());
         for (i, raw) in p.raw.iter().enumerate() {
-            let id = raw
-                .node_id
-                .as_ref()
-                .ok_or(AxError::MissingField { index: i, field: "nodeId" })?;
+            let id = raw.node_id.as_ref().ok_or(AxError::MissingField {
+                index: i,
+                field: "nodeId",
+            })?;
             match by_cdp.get(id) {
                 // Chromium repeats some InlineTextBox entries verbatim: harmless.
                 Some(&first) if kept[first as usize] == raw => continue,
@@ -423,21 +456,31 @@ fn build(pending: Vec<Pending>, max_depth: usize, skip_orphans: bool) -> Result<
                 _ => "".into(),
             };
             let name_from_contents = raw.name.as_ref().is_some_and(|n| n.from_contents);
-            let norm_name =
-                (!is_normalized(&name)).then(|| normalize_ws(&name).into_boxed_str());
+            let norm_name = (!is_normalized(&name)).then(|| normalize_ws(&name).into_boxed_str());
             let p0 = props.len() as u32;
             for rp in raw.properties.iter().flatten() {
                 if let Some(v) = rp.value.as_ref().and_then(|v| v.value.as_ref()) {
                     if let Some(value) = Value::from_scalar(v) {
-                        props.push(Prop { name: interner.get(&rp.name), value });
+                        props.push(Prop {
+                            name: interner.get(&rp.name),
+                            value,
+                        });
                     }
                 }
             }
-            let value = raw.value.as_ref().and_then(|v| v.value.as_ref()).and_then(Value::from_scalar);
+            let value = raw
+                .value
+                .as_ref()
+                .and_then(|v| v.value.as_ref())
+                .and_then(Value::from_scalar);
             let c0 = child_flat.len() as u32;
             for c in raw.child_ids.iter().flatten() {
                 let ci = by_cdp.get(c).ok_or_else(|| AxError::UnknownChild {
-                    parent: raw.node_id.as_ref().map(|i| i.to_string()).unwrap_or_default(),
+                    parent: raw
+                        .node_id
+                        .as_ref()
+                        .map(|i| i.to_string())
+                        .unwrap_or_default(),
                     child: c.to_string(),
                 })?;
                 child_flat.push(base + ci);
@@ -494,8 +537,9 @@ fn build(pending: Vec<Pending>, max_depth: usize, skip_orphans: bool) -> Result<
                 nodes[c as usize].parent = i;
             }
         }
-        let roots: Vec<u32> =
-            (base..nodes.len() as u32).filter(|&i| nodes[i as usize].parent == NONE).collect();
+        let roots: Vec<u32> = (base..nodes.len() as u32)
+            .filter(|&i| nodes[i as usize].parent == NONE)
+            .collect();
         if roots.is_empty() && nodes.len() as u32 > base {
             return Err(AxError::Cycle(nodes[base as usize].cdp_id.to_string()));
         }
@@ -568,8 +612,12 @@ impl AxTree {
         let mut last_raw_parent: Vec<u32> = vec![NONE; n + 1];
         let mut pending_break: Vec<bool> = vec![false; n + 1];
         // (node, depth, nearest structural ancestor, inside a skipped subtree)
-        let mut stack: Vec<(u32, usize, u32, bool)> =
-            self.roots.iter().rev().map(|&r| (r, 0, NONE, false)).collect();
+        let mut stack: Vec<(u32, usize, u32, bool)> = self
+            .roots
+            .iter()
+            .rev()
+            .map(|&r| (r, 0, NONE, false))
+            .collect();
         while let Some((i, depth, s_anc, skipped)) = stack.pop() {
             if depth > max_depth {
                 return Err(AxError::TooDeep {
@@ -586,7 +634,10 @@ impl AxTree {
             let skipped = skipped || node.class.has(RoleClass::SKIPPED);
             node.structural = !skipped && !node.ignored && node.backend_id.is_some();
             node.s_parent = s_anc;
-            let unshown_text = !skipped && !node.structural && node.class.has(RoleClass::TEXT) && !node.name.trim().is_empty();
+            let unshown_text = !skipped
+                && !node.structural
+                && node.class.has(RoleClass::TEXT)
+                && !node.name.trim().is_empty();
             if unshown_text && s_anc != NONE {
                 self.nodes[s_anc as usize].unshown_text = true;
             }
@@ -653,7 +704,11 @@ impl AxTree {
     /// reuse the main frame's numbers); otherwise it gets the next integer above all of them.
     fn assign_element_ids(&mut self) {
         let parsed: Vec<Option<i64>> = self.nodes.iter().map(|n| n.cdp_id.as_int()).collect();
-        let mut next = parsed.iter().flatten().max().map_or(1, |m| m.saturating_add(1));
+        let mut next = parsed
+            .iter()
+            .flatten()
+            .max()
+            .map_or(1, |m| m.saturating_add(1));
         let mut used: FxHashSet<i64> =
             FxHashSet::with_capacity_and_hasher(self.nodes.len(), Default::default());
         self.by_element_id.reserve(self.nodes.len());
@@ -671,7 +726,6 @@ impl AxTree {
             self.by_element_id.insert(id, i as u32);
         }
     }
-
 }
 
 #[cfg(test)]
@@ -708,15 +762,24 @@ mod tests {
     #[test]
     fn rejects_unknown_child_and_cycles() {
         let p = payload(&[node("1", "RootWebArea", "", &["9"])]);
-        assert!(matches!(AxTree::parse(&p), Err(AxError::UnknownChild { .. })));
+        assert!(matches!(
+            AxTree::parse(&p),
+            Err(AxError::UnknownChild { .. })
+        ));
         let p = payload(&[
             node("1", "RootWebArea", "", &["2"]),
             node("2", "generic", "", &["3"]),
             node("3", "generic", "", &["2"]),
         ]);
         let e = AxTree::parse(&p).unwrap_err();
-        assert!(matches!(e, AxError::TwoParents { .. } | AxError::Cycle(_)), "{e}");
-        let p = payload(&[node("1", "generic", "", &["2"]), node("2", "generic", "", &["1"])]);
+        assert!(
+            matches!(e, AxError::TwoParents { .. } | AxError::Cycle(_)),
+            "{e}"
+        );
+        let p = payload(&[
+            node("1", "generic", "", &["2"]),
+            node("2", "generic", "", &["1"]),
+        ]);
         assert!(matches!(AxTree::parse(&p), Err(AxError::Cycle(_))));
     }
 
@@ -730,7 +793,10 @@ mod tests {
             node("2", "link", "a", &[]),
             node("2", "link", "b", &[]),
         ]);
-        assert_eq!(AxTree::parse(&p).unwrap_err(), AxError::DuplicateId("2".into()));
+        assert_eq!(
+            AxTree::parse(&p).unwrap_err(),
+            AxError::DuplicateId("2".into())
+        );
     }
 
     #[test]
@@ -738,7 +804,11 @@ mod tests {
         let n = 100_000;
         let mut nodes = Vec::with_capacity(n);
         for i in 1..=n {
-            let kids: Vec<String> = if i < n { vec![(i + 1).to_string()] } else { vec![] };
+            let kids: Vec<String> = if i < n {
+                vec![(i + 1).to_string()]
+            } else {
+                vec![]
+            };
             let kids: Vec<&str> = kids.iter().map(|s| s.as_str()).collect();
             nodes.push(node(&i.to_string(), "group", "g", &kids));
         }
@@ -753,24 +823,50 @@ mod tests {
             node("1", "RootWebArea", "", &["2"]),
             node("2", "Iframe", "", &[]),
         ]);
-        let frame = payload(&[node("1", "RootWebArea", "inner", &["5"]), node("5", "link", "x", &[])]);
-        let frames = [FrameInput { owner_backend_id: 2, payload: &frame, frame_id: Some("F".into()), clickable: None }];
+        let frame = payload(&[
+            node("1", "RootWebArea", "inner", &["5"]),
+            node("5", "link", "x", &[]),
+        ]);
+        let frames = [FrameInput {
+            owner_backend_id: 2,
+            payload: &frame,
+            frame_id: Some("F".into()),
+            clickable: None,
+        }];
         let t = AxTree::parse_frames(&main, &frames, DEFAULT_MAX_DEPTH).unwrap();
         assert_eq!(t.children(1), &[2]);
         let ids: Vec<i64> = t.nodes().iter().map(|n| n.element_id).collect();
         assert_eq!(ids, vec![1, 2, 6, 5]);
         assert_eq!(t.frame_id(3), Some("F"));
-        let bad = [FrameInput { owner_backend_id: 99, payload: &frame, frame_id: None, clickable: None }];
+        let bad = [FrameInput {
+            owner_backend_id: 99,
+            payload: &frame,
+            frame_id: None,
+            clickable: None,
+        }];
         assert_eq!(
             AxTree::parse_frames(&main, &bad, DEFAULT_MAX_DEPTH).unwrap_err(),
             AxError::FrameOwner(99)
         );
         // Skipping: the orphan is listed, the frame after it still hangs under its owner.
         let both = [
-            FrameInput { owner_backend_id: 99, payload: &frame, frame_id: Some("H".into()), clickable: None },
-            FrameInput { owner_backend_id: 2, payload: &frame, frame_id: Some("F".into()), clickable: None },
+            FrameInput {
+                owner_backend_id: 99,
+                payload: &frame,
+                frame_id: Some("H".into()),
+                clickable: None,
+            },
+            FrameInput {
+                owner_backend_id: 2,
+                payload: &frame,
+                frame_id: Some("F".into()),
+                clickable: None,
+            },
         ];
-        let opts = ParseOptions { max_depth: DEFAULT_MAX_DEPTH, skip_orphan_frames: true };
+        let opts = ParseOptions {
+            max_depth: DEFAULT_MAX_DEPTH,
+            skip_orphan_frames: true,
+        };
         let t = AxTree::parse_page(&main, None, &both, opts).unwrap();
         assert_eq!(t.orphan_frames, vec![(99, Some("H".to_string()))]);
         assert_eq!(t.len(), 4);
@@ -779,25 +875,36 @@ mod tests {
 
     #[test]
     fn cdp_response_envelopes_are_read() {
-        let inner = payload(&[node("1", "RootWebArea", "page", &["2"]), node("2", "link", "x", &[])]);
+        let inner = payload(&[
+            node("1", "RootWebArea", "page", &["2"]),
+            node("2", "link", "x", &[]),
+        ]);
         let inner = std::str::from_utf8(&inner).unwrap();
         let message = format!("{{\"id\":7,\"result\":{inner},\"sessionId\":\"S\"}}");
         assert_eq!(AxTree::parse(message.as_bytes()).unwrap().len(), 2);
         let error = br#"{"id":7,"error":{"code":-32000,"message":"Frame with the given id was not found."}}"#;
         match AxTree::parse(error) {
-            Err(AxError::Json(m)) => assert!(m.contains("Frame with the given id was not found"), "{m}"),
+            Err(AxError::Json(m)) => {
+                assert!(m.contains("Frame with the given id was not found"), "{m}")
+            }
             other => panic!("expected an error, got {other:?}"),
         }
     }
 
     #[test]
     fn malformed_input_is_an_error() {
-        assert!(matches!(AxTree::parse(b"{\"nodes\": [}"), Err(AxError::Json(_))));
+        assert!(matches!(
+            AxTree::parse(b"{\"nodes\": [}"),
+            Err(AxError::Json(_))
+        ));
         assert!(matches!(AxTree::parse(b"\xff\xfe"), Err(AxError::Utf8(_))));
         assert!(matches!(AxTree::parse(b"{}"), Err(AxError::Json(_))));
         assert!(matches!(
             AxTree::parse(b"[{\"role\":{\"value\":\"link\"}}]"),
-            Err(AxError::MissingField { index: 0, field: "nodeId" })
+            Err(AxError::MissingField {
+                index: 0,
+                field: "nodeId"
+            })
         ));
     }
 }

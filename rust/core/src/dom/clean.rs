@@ -6,7 +6,7 @@ use std::cell::RefCell;
 use rustc_hash::FxHashMap;
 
 use super::tree::{Dom, DomNode, Kind, NONE};
-use crate::error::AxError;
+use crate::dom::DomError;
 use crate::tokenizer::Tokenizer;
 
 /// The rules of spec section 3, each switchable, with their parameters.
@@ -37,7 +37,7 @@ pub struct CleanOptions {
 }
 
 impl CleanOptions {
-    pub fn profile(name: &str) -> Result<CleanOptions, AxError> {
+    pub fn profile(name: &str) -> Result<CleanOptions, DomError> {
         match name {
             "scribe" => Ok(CleanOptions {
                 remove_scripts: true,
@@ -67,9 +67,7 @@ impl CleanOptions {
                 collapse_whitespace: true,
                 remove_empty: false,
             }),
-            other => Err(AxError::Argument(format!(
-                "unknown cleaning profile {other:?}; expected \"scribe\" or \"minimal\""
-            ))),
+            other => Err(DomError::UnknownProfile(other.to_owned())),
         }
     }
 }
@@ -77,23 +75,95 @@ impl CleanOptions {
 pub fn tag_whitelisted(tag: &str) -> bool {
     matches!(
         tag,
-        "html" | "body" | "div" | "span" | "p" | "a" | "button" | "input" | "select" | "option"
-            | "optgroup" | "textarea" | "label" | "form" | "fieldset" | "legend" | "img" | "svg"
-            | "ul" | "ol" | "li" | "dl" | "dt" | "dd" | "table" | "thead" | "tbody" | "tfoot"
-            | "tr" | "th" | "td" | "caption" | "h1" | "h2" | "h3" | "h4" | "h5" | "h6" | "nav"
-            | "header" | "footer" | "main" | "section" | "article" | "aside" | "details"
-            | "summary" | "dialog" | "iframe" | "strong" | "em" | "b" | "i" | "u" | "small"
-            | "code" | "pre" | "blockquote" | "time" | "title"
+        "html"
+            | "body"
+            | "div"
+            | "span"
+            | "p"
+            | "a"
+            | "button"
+            | "input"
+            | "select"
+            | "option"
+            | "optgroup"
+            | "textarea"
+            | "label"
+            | "form"
+            | "fieldset"
+            | "legend"
+            | "img"
+            | "svg"
+            | "ul"
+            | "ol"
+            | "li"
+            | "dl"
+            | "dt"
+            | "dd"
+            | "table"
+            | "thead"
+            | "tbody"
+            | "tfoot"
+            | "tr"
+            | "th"
+            | "td"
+            | "caption"
+            | "h1"
+            | "h2"
+            | "h3"
+            | "h4"
+            | "h5"
+            | "h6"
+            | "nav"
+            | "header"
+            | "footer"
+            | "main"
+            | "section"
+            | "article"
+            | "aside"
+            | "details"
+            | "summary"
+            | "dialog"
+            | "iframe"
+            | "strong"
+            | "em"
+            | "b"
+            | "i"
+            | "u"
+            | "small"
+            | "code"
+            | "pre"
+            | "blockquote"
+            | "time"
+            | "title"
     )
 }
 
 fn attr_whitelisted(name: &str) -> bool {
     matches!(
         name,
-        "alt" | "aria-role" | "aria-label" | "aria-selected" | "aria-expanded" | "aria-checked"
-            | "data-content" | "placeholder" | "role" | "type" | "node" | "label" | "name"
-            | "title" | "value" | "href" | "required" | "selected" | "checked" | "disabled"
-            | "id" | "class" | "for"
+        "alt"
+            | "aria-role"
+            | "aria-label"
+            | "aria-selected"
+            | "aria-expanded"
+            | "aria-checked"
+            | "data-content"
+            | "placeholder"
+            | "role"
+            | "type"
+            | "node"
+            | "label"
+            | "name"
+            | "title"
+            | "value"
+            | "href"
+            | "required"
+            | "selected"
+            | "checked"
+            | "disabled"
+            | "id"
+            | "class"
+            | "for"
     )
 }
 
@@ -160,7 +230,11 @@ impl RandomTest<'_> {
     }
 }
 
-fn clean_attrs(attrs: &[(String, String)], random: &RandomTest, o: &CleanOptions) -> Vec<(String, String)> {
+fn clean_attrs(
+    attrs: &[(String, String)],
+    random: &RandomTest,
+    o: &CleanOptions,
+) -> Vec<(String, String)> {
     let mut out = Vec::with_capacity(attrs.len());
     for (name, value) in attrs {
         let lname = name.to_ascii_lowercase();
@@ -174,10 +248,16 @@ fn clean_attrs(attrs: &[(String, String)], random: &RandomTest, o: &CleanOptions
         // a cleaned DOM then finds nothing left to do.
         let exempt = attr_exempt(&lname);
         let value = if lname == "class" {
-            let words = value.split_whitespace().filter(|w| !(o.prune_random && random.looks_random(w)));
+            let words = value
+                .split_whitespace()
+                .filter(|w| !(o.prune_random && random.looks_random(w)));
             let mut kept = String::new();
             for w in words {
-                let extra = if kept.is_empty() { w.chars().count() } else { w.chars().count() + 1 };
+                let extra = if kept.is_empty() {
+                    w.chars().count()
+                } else {
+                    w.chars().count() + 1
+                };
                 if o.max_value_length > 0 && kept.chars().count() + extra > o.max_value_length {
                     break;
                 }
@@ -191,7 +271,10 @@ fn clean_attrs(attrs: &[(String, String)], random: &RandomTest, o: &CleanOptions
             }
             kept
         } else {
-            let value = if o.max_value_length > 0 && !exempt && value.chars().count() > o.max_value_length {
+            let value = if o.max_value_length > 0
+                && !exempt
+                && value.chars().count() > o.max_value_length
+            {
                 value.chars().take(o.max_value_length).collect()
             } else {
                 value.clone()
@@ -208,13 +291,20 @@ fn clean_attrs(attrs: &[(String, String)], random: &RandomTest, o: &CleanOptions
 
 /// Returns the cleaned copy of `dom`; element ids are carried over unchanged.
 pub fn clean(dom: &Dom, o: &CleanOptions, tok: &Tokenizer) -> Dom {
-    clean_keeping(dom, o, tok, &[]).map(|(d, _)| d).expect("no ids to look up")
+    clean_keeping(dom, o, tok, &[])
+        .map(|(d, _)| d)
+        .expect("no ids to look up")
 }
 
 /// [`clean`], except that the elements with ids `keep` survive every rule: they are neither
 /// removed (with an ancestor, as empty, as part of `head`) nor unwrapped. A dataset's action
 /// target must stay addressable. Also returns the kept ids that a rule would have removed.
-pub fn clean_keeping(dom: &Dom, o: &CleanOptions, tok: &Tokenizer, keep: &[u32]) -> Result<(Dom, Vec<u32>), AxError> {
+pub fn clean_keeping(
+    dom: &Dom,
+    o: &CleanOptions,
+    tok: &Tokenizer,
+    keep: &[u32],
+) -> Result<(Dom, Vec<u32>), DomError> {
     let random = RandomTest {
         tok,
         min_length: o.random_min_length,
@@ -225,7 +315,7 @@ pub fn clean_keeping(dom: &Dom, o: &CleanOptions, tok: &Tokenizer, keep: &[u32])
     let mut target = vec![false; dom.nodes.len()];
     let mut on_path = vec![false; dom.nodes.len()];
     for &id in keep {
-        let n = dom.element(id).ok_or_else(|| AxError::Argument(format!("no element with node id {id} to keep")))?;
+        let n = dom.element(id).ok_or(DomError::NoElement(id))?;
         target[n as usize] = true;
         let mut a = n;
         while a != NONE && !on_path[a as usize] {
@@ -237,13 +327,23 @@ pub fn clean_keeping(dom: &Dom, o: &CleanOptions, tok: &Tokenizer, keep: &[u32])
     let mut kept_out: Vec<u32> = Vec::new();
     let mut out = Dom::new_empty();
     // (old node, new parent, inside <head>, a rule would have removed it)
-    let mut stack: Vec<(u32, u32, bool, bool)> =
-        dom.nodes[dom.root as usize].children.iter().rev().map(|&c| (c, out.root, false, false)).collect();
+    let mut stack: Vec<(u32, u32, bool, bool)> = dom.nodes[dom.root as usize]
+        .children
+        .iter()
+        .rev()
+        .map(|&c| (c, out.root, false, false))
+        .collect();
     while let Some((n, parent, in_head, doomed)) = stack.pop() {
         let node = &dom.nodes[n as usize];
-        let push_kids = |target: u32, in_head: bool, doomed: bool, stack: &mut Vec<(u32, u32, bool, bool)>| {
-            stack.extend(node.children.iter().rev().map(|&c| (c, target, in_head, doomed)));
-        };
+        let push_kids =
+            |target: u32, in_head: bool, doomed: bool, stack: &mut Vec<(u32, u32, bool, bool)>| {
+                stack.extend(
+                    node.children
+                        .iter()
+                        .rev()
+                        .map(|&c| (c, target, in_head, doomed)),
+                );
+            };
         match &node.kind {
             Kind::Document => push_kids(parent, in_head, doomed, &mut stack),
             Kind::Comment(_) if o.remove_comments => {}
@@ -259,7 +359,11 @@ pub fn clean_keeping(dom: &Dom, o: &CleanOptions, tok: &Tokenizer, keep: &[u32])
                 if (o.strip_head && in_head) || doomed {
                     continue;
                 }
-                let t = if o.collapse_whitespace { collapse(t) } else { t.clone() };
+                let t = if o.collapse_whitespace {
+                    collapse(t)
+                } else {
+                    t.clone()
+                };
                 if o.collapse_whitespace && t.trim().is_empty() {
                     continue;
                 }
@@ -281,7 +385,15 @@ pub fn clean_keeping(dom: &Dom, o: &CleanOptions, tok: &Tokenizer, keep: &[u32])
                 }
                 if whitelisted || is_target {
                     let attrs = clean_attrs(attrs, &random, o);
-                    let e = append(&mut out, parent, Kind::Element { tag: tag.clone(), attrs }, node.id);
+                    let e = append(
+                        &mut out,
+                        parent,
+                        Kind::Element {
+                            tag: tag.clone(),
+                            attrs,
+                        },
+                        node.id,
+                    );
                     if is_target {
                         kept_out.push(e);
                     }
@@ -307,7 +419,12 @@ pub fn clean_keeping(dom: &Dom, o: &CleanOptions, tok: &Tokenizer, keep: &[u32])
 
 fn append(out: &mut Dom, parent: u32, kind: Kind, id: Option<u32>) -> u32 {
     let n = out.nodes.len() as u32;
-    out.nodes.push(DomNode { kind, parent, children: Vec::new(), id });
+    out.nodes.push(DomNode {
+        kind,
+        parent,
+        children: Vec::new(),
+        id,
+    });
     out.nodes[parent as usize].children.push(n);
     n
 }
@@ -336,8 +453,16 @@ fn remove_empty(dom: &mut Dom, keep: &[u32]) -> Vec<u32> {
         let node = &dom.nodes[n as usize];
         if let Kind::Element { tag, attrs } = &node.kind {
             let empty = node.children.iter().all(|&c| gone[c as usize]);
-            let labelled = attrs.iter().any(|(a, _)| matches!(a.as_str(), "title" | "alt" | "aria-label"));
-            if empty && !is_interactive_tag(tag) && !labelled && node.parent != NONE && tag != "html" && tag != "body" {
+            let labelled = attrs
+                .iter()
+                .any(|(a, _)| matches!(a.as_str(), "title" | "alt" | "aria-label"));
+            if empty
+                && !is_interactive_tag(tag)
+                && !labelled
+                && node.parent != NONE
+                && tag != "html"
+                && tag != "body"
+            {
                 if keep.contains(&n) {
                     spared.push(n);
                 } else {
@@ -382,7 +507,9 @@ mod tests {
     fn scribe(html: &str) -> String {
         let dom = Dom::parse(html.as_bytes(), None, false);
         let tok = Tokenizer::named("gpt2").unwrap();
-        clean(&dom, &CleanOptions::profile("scribe").unwrap(), &tok).serialize().0
+        clean(&dom, &CleanOptions::profile("scribe").unwrap(), &tok)
+            .serialize()
+            .0
     }
 
     #[test]
@@ -407,12 +534,20 @@ mod tests {
         let out = scribe(html);
         assert!(out.starts_with("<html node="), "{out}");
         assert!(out.contains("<title node="));
-        assert!(!out.contains("meta") && !out.contains("style") && !out.contains("script") && !out.contains("<!--"));
+        assert!(
+            !out.contains("meta")
+                && !out.contains("style")
+                && !out.contains("script")
+                && !out.contains("<!--")
+        );
         assert!(out.contains("Hello <b node="), "{out}");
         assert!(!out.contains("font") && !out.contains("onclick"));
         assert!(!out.contains("<span"), "empty span removed: {out}");
         assert!(!out.contains("a1b2c3"), "random class word dropped: {out}");
-        assert!(!out.contains("class=\"btn primary\"") || !out.contains("<div"), "empty div removed: {out}");
+        assert!(
+            !out.contains("class=\"btn primary\"") || !out.contains("<div"),
+            "empty div removed: {out}"
+        );
         assert!(out.contains("<a href=\"/a\" title=\"Go\" node="));
         let v = "0123456789".repeat(7);
         assert!(out.contains(&format!("value=\"{}\"", &v[..64])), "{out}");
@@ -423,7 +558,9 @@ mod tests {
         let deep = "<div>".repeat(100_000) + "x";
         let out = scribe(&deep);
         assert!(out.contains('x'));
-        let junk: Vec<u8> = (0..200_000u32).map(|i| (i.wrapping_mul(2654435761) >> 24) as u8).collect();
+        let junk: Vec<u8> = (0..200_000u32)
+            .map(|i| (i.wrapping_mul(2654435761) >> 24) as u8)
+            .collect();
         let dom = Dom::parse(&junk, None, false);
         assert!(dom.element_count() >= 3);
         assert!(Dom::parse(b"", None, false).element_count() >= 3);
@@ -436,8 +573,20 @@ mod tests {
         let d = Dom::parse(html.as_bytes(), Some("utf-8"), false);
         let tok = Tokenizer::named("gpt2").unwrap();
         let o = CleanOptions::profile("scribe").unwrap();
-        let id_of = |tag: &str| d.preorder().into_iter().find(|&n| d.tag(n) == Some(tag)).and_then(|n| d.nodes[n as usize].id).unwrap();
-        let (span, path, custom, meta, p) = (id_of("span"), id_of("path"), id_of("custom-el"), id_of("meta"), id_of("p"));
+        let id_of = |tag: &str| {
+            d.preorder()
+                .into_iter()
+                .find(|&n| d.tag(n) == Some(tag))
+                .and_then(|n| d.nodes[n as usize].id)
+                .unwrap()
+        };
+        let (span, path, custom, meta, p) = (
+            id_of("span"),
+            id_of("path"),
+            id_of("custom-el"),
+            id_of("meta"),
+            id_of("p"),
+        );
         let plain = clean(&d, &o, &tok);
         for id in [span, path, custom, meta] {
             assert!(plain.element(id).is_none(), "{id} is removed without keep");
@@ -445,7 +594,10 @@ mod tests {
         let (kept, rescued) = clean_keeping(&d, &o, &tok, &[span, path, custom, meta, p]).unwrap();
         for id in [span, path, custom, meta, p] {
             let n = kept.element(id).unwrap_or_else(|| panic!("{id} kept"));
-            assert!(kept.start_tag(n).unwrap().contains(&format!("node=\"{id}\"")));
+            assert!(kept
+                .start_tag(n)
+                .unwrap()
+                .contains(&format!("node=\"{id}\"")));
         }
         let mut rescued = rescued;
         rescued.sort();
@@ -453,7 +605,10 @@ mod tests {
         want.sort();
         assert_eq!(rescued, want, "p needed no rescue");
         // Keeping nothing is the plain clean.
-        assert_eq!(clean_keeping(&d, &o, &tok, &[]).unwrap().0.serialize().0, plain.serialize().0);
+        assert_eq!(
+            clean_keeping(&d, &o, &tok, &[]).unwrap().0.serialize().0,
+            plain.serialize().0
+        );
         assert!(clean_keeping(&d, &o, &tok, &[99_999]).is_err());
     }
 }

@@ -26,14 +26,21 @@ fn meta_charset(head: &[u8]) -> Option<&'static Encoding> {
         let tag = &lower[start..end];
         if let Some(c) = find(tag, b"charset=") {
             let rest = &tag[c + 8..];
-            let rest = rest.strip_prefix(b"\"").or_else(|| rest.strip_prefix(b"'")).unwrap_or(rest);
+            let rest = rest
+                .strip_prefix(b"\"")
+                .or_else(|| rest.strip_prefix(b"'"))
+                .unwrap_or(rest);
             let len = rest
                 .iter()
                 .position(|b| matches!(b, b'"' | b'\'' | b' ' | b';' | b'/' | b'>'))
                 .unwrap_or(rest.len());
             if let Some(enc) = Encoding::for_label(&rest[..len]) {
                 // A page that says UTF-16 in ASCII bytes is not UTF-16 (WHATWG rule).
-                return Some(if enc.name().starts_with("UTF-16") { UTF_8 } else { enc });
+                return Some(if enc.name().starts_with("UTF-16") {
+                    UTF_8
+                } else {
+                    enc
+                });
             }
         }
         from = end;
@@ -65,6 +72,6 @@ mod tests {
         assert_eq!(decode(bom, None), "<p>é</p>");
         let http_equiv = b"<meta http-equiv=\"Content-Type\" content=\"text/html; charset=windows-1251\"><p>\xcf</p>";
         assert!(decode(http_equiv, None).contains('П'));
-        assert!(decode(b"\xff\xfe junk \x00", None).len() > 0);
+        assert!(!decode(b"\xff\xfe junk \x00", None).is_empty());
     }
 }

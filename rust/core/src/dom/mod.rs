@@ -1,11 +1,13 @@
 //! HTML documents: parsing with html5ever, node ids, cleaning profiles (spec `dom.md`).
 
 pub mod clean;
-pub mod select;
 mod encoding;
+mod error;
+pub mod select;
 pub mod tree;
 
 pub use clean::{clean, CleanOptions};
 pub use encoding::{decode, sniff};
+pub use error::DomError;
 pub use select::Selector;
 pub use tree::{Dom, Kind};

@@ -9,14 +9,15 @@ use precomputed_hash::PrecomputedHash;
 use selectors::attr::{AttrSelectorOperation, CaseSensitivity, NamespaceConstraint};
 use selectors::bloom::BloomFilter;
 use selectors::context::{
-    MatchingContext, MatchingForInvalidation, MatchingMode, NeedsSelectorFlags, QuirksMode, SelectorCaches,
+    MatchingContext, MatchingForInvalidation, MatchingMode, NeedsSelectorFlags, QuirksMode,
+    SelectorCaches,
 };
 use selectors::matching::{matches_selector_list, ElementSelectorFlags};
 use selectors::parser::{ParseRelative, SelectorParseErrorKind};
 use selectors::{OpaqueElement, SelectorList};
 
 use super::tree::{Dom, Kind, NONE};
-use crate::error::AxError;
+use crate::dom::DomError;
 
 /// A string as the selector parser hands it over (names, classes, ids, values).
 #[derive(Clone, Debug, Default, Eq, Hash, PartialEq)]
@@ -43,7 +44,9 @@ impl ToCss for CssString {
 impl PrecomputedHash for CssString {
     // Only used by bloom filters, which we do not pass to the matcher.
     fn precomputed_hash(&self) -> u32 {
-        self.0.bytes().fold(2166136261u32, |h, b| (h ^ b as u32).wrapping_mul(16777619))
+        self.0
+            .bytes()
+            .fold(2166136261u32, |h, b| (h ^ b as u32).wrapping_mul(16777619))
     }
 }
 
@@ -120,13 +123,18 @@ impl<'i> selectors::parser::Parser<'i> for HtmlParser {
         true
     }
 
-    fn parse_non_ts_pseudo_class(&self, name: &str) -> Result<PseudoClass, cssparser::ParseError<Self::Error>> {
+    fn parse_non_ts_pseudo_class(
+        &self,
+        name: &str,
+    ) -> Result<PseudoClass, cssparser::ParseError<Self::Error>> {
         match name.to_ascii_lowercase().as_str() {
             "checked" => Ok(PseudoClass::Checked),
             "disabled" => Ok(PseudoClass::Disabled),
             "enabled" => Ok(PseudoClass::Enabled),
             "any-link" | "link" => Ok(PseudoClass::AnyLink),
-            _ => Err(cssparser::ParseError::custom(SelectorParseErrorKind::UnsupportedPseudoClassOrElement)),
+            _ => Err(cssparser::ParseError::custom(
+                SelectorParseErrorKind::UnsupportedPseudoClassOrElement,
+            )),
         }
     }
 }
@@ -135,11 +143,14 @@ impl<'i> selectors::parser::Parser<'i> for HtmlParser {
 pub struct Selector(SelectorList<Html>);
 
 impl Selector {
-    pub fn parse(css: &str) -> Result<Selector, AxError> {
+    pub fn parse(css: &str) -> Result<Selector, DomError> {
         let mut parser = cssparser::Parser::new(css);
         SelectorList::parse(&HtmlParser, &mut parser, ParseRelative::No)
             .map(Selector)
-            .map_err(|e| AxError::Argument(format!("invalid CSS selector {css:?}: {:?}", e.kind)))
+            .map_err(|e| DomError::Selector {
+                css: css.to_owned(),
+                reason: format!("{:?}", e.kind),
+            })
     }
 }
 
@@ -169,17 +180,28 @@ impl<'a> El<'a> {
         }
     }
     fn attr(&self, name: &str) -> Option<&'a str> {
-        self.attrs().iter().find(|(a, _)| a == name).map(|(_, v)| v.as_str())
+        self.attrs()
+            .iter()
+            .find(|(a, _)| a == name)
+            .map(|(_, v)| v.as_str())
     }
     fn at(&self, n: u32) -> El<'a> {
-        El { dom: self.dom, pos: self.pos, n }
+        El {
+            dom: self.dom,
+            pos: self.pos,
+            n,
+        }
     }
     fn is_element(&self, n: u32) -> bool {
         matches!(self.dom.nodes[n as usize].kind, Kind::Element { .. })
     }
     fn siblings(&self) -> &'a [u32] {
         let p = self.dom.nodes[self.n as usize].parent;
-        if p == NONE { &[] } else { &self.dom.nodes[p as usize].children }
+        if p == NONE {
+            &[]
+        } else {
+            &self.dom.nodes[p as usize].children
+        }
     }
 }
 
@@ -205,15 +227,27 @@ impl selectors::Element for El<'_> {
     fn prev_sibling_element(&self) -> Option<Self> {
         let sibs = self.siblings();
         let i = self.pos[self.n as usize] as usize;
-        sibs[..i.min(sibs.len())].iter().rev().find(|&&s| self.is_element(s)).map(|&s| self.at(s))
+        sibs[..i.min(sibs.len())]
+            .iter()
+            .rev()
+            .find(|&&s| self.is_element(s))
+            .map(|&s| self.at(s))
     }
     fn next_sibling_element(&self) -> Option<Self> {
         let sibs = self.siblings();
         let i = self.pos[self.n as usize] as usize;
-        sibs.get(i + 1..).unwrap_or(&[]).iter().find(|&&s| self.is_element(s)).map(|&s| self.at(s))
+        sibs.get(i + 1..)
+            .unwrap_or(&[])
+            .iter()
+            .find(|&&s| self.is_element(s))
+            .map(|&s| self.at(s))
     }
     fn first_element_child(&self) -> Option<Self> {
-        self.dom.nodes[self.n as usize].children.iter().find(|&&c| self.is_element(c)).map(|&c| self.at(c))
+        self.dom.nodes[self.n as usize]
+            .children
+            .iter()
+            .find(|&&c| self.is_element(c))
+            .map(|&c| self.at(c))
     }
     fn is_html_element_in_html_document(&self) -> bool {
         true
@@ -237,16 +271,30 @@ impl selectors::Element for El<'_> {
             .iter()
             .any(|(a, v)| a.eq_ignore_ascii_case(&local_name.0) && operation.eval_str(v))
     }
-    fn match_non_ts_pseudo_class(&self, pc: &PseudoClass, _context: &mut MatchingContext<Html>) -> bool {
-        let form_control = matches!(self.tag(), "button" | "input" | "select" | "textarea" | "option" | "optgroup" | "fieldset");
+    fn match_non_ts_pseudo_class(
+        &self,
+        pc: &PseudoClass,
+        _context: &mut MatchingContext<Html>,
+    ) -> bool {
+        let form_control = matches!(
+            self.tag(),
+            "button" | "input" | "select" | "textarea" | "option" | "optgroup" | "fieldset"
+        );
         match pc {
-            PseudoClass::Checked => self.attr("checked").is_some() || (self.tag() == "option" && self.attr("selected").is_some()),
+            PseudoClass::Checked => {
+                self.attr("checked").is_some()
+                    || (self.tag() == "option" && self.attr("selected").is_some())
+            }
             PseudoClass::Disabled => form_control && self.attr("disabled").is_some(),
             PseudoClass::Enabled => form_control && self.attr("disabled").is_none(),
             PseudoClass::AnyLink => self.is_link(),
         }
     }
-    fn match_pseudo_element(&self, pe: &NoPseudoElement, _context: &mut MatchingContext<Html>) -> bool {
+    fn match_pseudo_element(
+        &self,
+        pe: &NoPseudoElement,
+        _context: &mut MatchingContext<Html>,
+    ) -> bool {
         match *pe {}
     }
     fn apply_selector_flags(&self, _flags: ElementSelectorFlags) {}
@@ -257,11 +305,14 @@ impl selectors::Element for El<'_> {
         self.tag() == "slot"
     }
     fn has_id(&self, id: &CssString, case_sensitivity: CaseSensitivity) -> bool {
-        self.attr("id").is_some_and(|v| case_sensitivity.eq(v.as_bytes(), id.0.as_bytes()))
+        self.attr("id")
+            .is_some_and(|v| case_sensitivity.eq(v.as_bytes(), id.0.as_bytes()))
     }
     fn has_class(&self, name: &CssString, case_sensitivity: CaseSensitivity) -> bool {
-        self.attr("class")
-            .is_some_and(|v| v.split_ascii_whitespace().any(|c| case_sensitivity.eq(c.as_bytes(), name.0.as_bytes())))
+        self.attr("class").is_some_and(|v| {
+            v.split_ascii_whitespace()
+                .any(|c| case_sensitivity.eq(c.as_bytes(), name.0.as_bytes()))
+        })
     }
     fn has_custom_state(&self, _name: &CssString) -> bool {
         false
@@ -273,10 +324,12 @@ impl selectors::Element for El<'_> {
         false
     }
     fn is_empty(&self) -> bool {
-        self.dom.nodes[self.n as usize].children.iter().all(|&c| match &self.dom.nodes[c as usize].kind {
-            Kind::Element { .. } => false,
-            Kind::Text(t) => t.is_empty(),
-            _ => true,
+        self.dom.nodes[self.n as usize].children.iter().all(|&c| {
+            match &self.dom.nodes[c as usize].kind {
+                Kind::Element { .. } => false,
+                Kind::Text(t) => t.is_empty(),
+                _ => true,
+            }
         })
     }
     fn is_root(&self) -> bool {
@@ -309,22 +362,41 @@ impl Dom {
         self.preorder()
             .into_iter()
             .filter(|&n| matches!(self.nodes[n as usize].kind, Kind::Element { .. }))
-            .filter(|&n| matches_selector_list(&selector.0, El { dom: self, pos: &pos, n }, &mut ctx))
+            .filter(|&n| {
+                matches_selector_list(
+                    &selector.0,
+                    El {
+                        dom: self,
+                        pos: &pos,
+                        n,
+                    },
+                    &mut ctx,
+                )
+            })
             .collect()
     }
 
     /// The element at an absolute path of tag steps, each with an optional 1-based index
     /// among same-tag element siblings: `/html/body/div[2]/a`. `Ok(None)` when no element
     /// is there; an error for anything that is not such a path.
-    pub fn find_path(&self, path: &str) -> Result<Option<u32>, AxError> {
-        let bad = |why: &str| AxError::Argument(format!("invalid node path {path:?}: {why}"));
-        let rest = path.trim().strip_prefix('/').ok_or_else(|| bad("must start with '/'"))?;
+    pub fn find_path(&self, path: &str) -> Result<Option<u32>, DomError> {
+        let bad = |why: &str| DomError::Path {
+            path: path.to_owned(),
+            reason: why.to_owned(),
+        };
+        let rest = path
+            .trim()
+            .strip_prefix('/')
+            .ok_or_else(|| bad("must start with '/'"))?;
         let mut at = self.root;
         for step in rest.split('/') {
             let (tag, index) = match step.split_once('[') {
                 Some((tag, idx)) => {
                     let idx = idx.strip_suffix(']').ok_or_else(|| bad("unclosed '['"))?;
-                    let idx: usize = idx.trim().parse().map_err(|_| bad("index must be a positive integer"))?;
+                    let idx: usize = idx
+                        .trim()
+                        .parse()
+                        .map_err(|_| bad("index must be a positive integer"))?;
                     if idx == 0 {
                         return Err(bad("indices start at 1"));
                     }
@@ -333,7 +405,11 @@ impl Dom {
                 None => (step, 1),
             };
             let tag = tag.trim();
-            if tag.is_empty() || !tag.chars().all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_' || c == ':') {
+            if tag.is_empty()
+                || !tag
+                    .chars()
+                    .all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_' || c == ':')
+            {
                 return Err(bad(&format!("step {step:?} is not a tag name")));
             }
             let next = self.nodes[at as usize]
@@ -362,16 +438,26 @@ mod tests {
         d.select(&Selector::parse(css).unwrap())
             .into_iter()
             .map(|n| {
-                let el = El { dom: d, pos: &[], n };
-                format!("{}{}", el.tag(), el.attr("id").map(|i| format!("#{i}")).unwrap_or_default())
+                let el = El {
+                    dom: d,
+                    pos: &[],
+                    n,
+                };
+                format!(
+                    "{}{}",
+                    el.tag(),
+                    el.attr("id").map(|i| format!("#{i}")).unwrap_or_default()
+                )
             })
             .collect()
     }
 
     #[test]
     fn selectors_match_like_a_browser() {
-        let d = dom(r#"<div id=a class="x y"><p id=p1>one</p><p id=p2 class=y>two</p><span id=s></span></div>
-            <ul><li id=l1><li id=l2><li id=l3></ul><input id=c type=checkbox checked><a id=k href=/>k</a>"#);
+        let d = dom(
+            r#"<div id=a class="x y"><p id=p1>one</p><p id=p2 class=y>two</p><span id=s></span></div>
+            <ul><li id=l1><li id=l2><li id=l3></ul><input id=c type=checkbox checked><a id=k href=/>k</a>"#,
+        );
         assert_eq!(tags(&d, "div.x.y > p"), ["p#p1", "p#p2"]);
         assert_eq!(tags(&d, "p + p"), ["p#p2"]);
         assert_eq!(tags(&d, "#p1 ~ span"), ["span#s"]);

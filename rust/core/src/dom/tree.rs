@@ -4,10 +4,10 @@
 use std::borrow::Cow;
 use std::cell::{Cell, Ref, RefCell};
 
+use html5ever::interface::TokenizerResult;
 use html5ever::interface::{ElementFlags, NodeOrText, QuirksMode, TreeSink};
 use html5ever::tendril::StrTendril;
 use html5ever::tokenizer::{BufferQueue, TagKind, Token, TokenSink, TokenSinkResult, Tokenizer};
-use html5ever::interface::TokenizerResult;
 use html5ever::tree_builder::TreeBuilder;
 use html5ever::{Attribute, LocalName, ParseOpts, QualName};
 use rustc_hash::FxHashMap;
@@ -20,7 +20,10 @@ pub const NONE: u32 = u32::MAX;
 #[derive(Debug, Clone, PartialEq)]
 pub enum Kind {
     Document,
-    Element { tag: String, attrs: Vec<(String, String)> },
+    Element {
+        tag: String,
+        attrs: Vec<(String, String)>,
+    },
     Text(String),
     Comment(String),
     Doctype(String),
@@ -55,8 +58,26 @@ pub const MAX_NESTING: usize = 1024;
 fn optional_end(tag: &str) -> bool {
     matches!(
         tag,
-        "p" | "li" | "dt" | "dd" | "option" | "optgroup" | "tr" | "td" | "th" | "thead" | "tbody"
-            | "tfoot" | "colgroup" | "caption" | "rb" | "rt" | "rtc" | "rp" | "head" | "body" | "html"
+        "p" | "li"
+            | "dt"
+            | "dd"
+            | "option"
+            | "optgroup"
+            | "tr"
+            | "td"
+            | "th"
+            | "thead"
+            | "tbody"
+            | "tfoot"
+            | "colgroup"
+            | "caption"
+            | "rb"
+            | "rt"
+            | "rtc"
+            | "rp"
+            | "head"
+            | "body"
+            | "html"
     )
 }
 
@@ -102,7 +123,8 @@ impl<S: TreeSink<Handle = u32>> TokenSink for NestingLimit<S> {
     }
 
     fn adjusted_current_node_present_but_not_in_html_namespace(&self) -> bool {
-        self.inner.adjusted_current_node_present_but_not_in_html_namespace()
+        self.inner
+            .adjusted_current_node_present_but_not_in_html_namespace()
     }
 }
 
@@ -110,8 +132,21 @@ impl<S: TreeSink<Handle = u32>> TokenSink for NestingLimit<S> {
 pub fn is_void(tag: &str) -> bool {
     matches!(
         tag,
-        "area" | "base" | "br" | "col" | "embed" | "hr" | "img" | "input" | "link" | "meta"
-            | "source" | "track" | "wbr" | "param" | "keygen"
+        "area"
+            | "base"
+            | "br"
+            | "col"
+            | "embed"
+            | "hr"
+            | "img"
+            | "input"
+            | "link"
+            | "meta"
+            | "source"
+            | "track"
+            | "wbr"
+            | "param"
+            | "keygen"
     )
 }
 
@@ -142,7 +177,12 @@ impl Dom {
 
     pub fn new_empty() -> Dom {
         Dom {
-            nodes: vec![DomNode { kind: Kind::Document, parent: NONE, children: Vec::new(), id: None }],
+            nodes: vec![DomNode {
+                kind: Kind::Document,
+                parent: NONE,
+                children: Vec::new(),
+                id: None,
+            }],
             root: 0,
             by_id: FxHashMap::default(),
             flattened_tags: 0,
@@ -173,7 +213,10 @@ impl Dom {
         if keep {
             for (k, &n) in elements.iter().enumerate() {
                 if let Kind::Element { attrs, .. } = &self.nodes[n as usize].kind {
-                    kept[k] = attrs.iter().find(|(a, _)| a == "node").and_then(|(_, v)| v.parse().ok());
+                    kept[k] = attrs
+                        .iter()
+                        .find(|(a, _)| a == "node")
+                        .and_then(|(_, v)| v.parse().ok());
                 }
             }
         }
@@ -202,7 +245,10 @@ impl Dom {
     /// Rebuilds the id index after a transform that carried ids over.
     pub fn index_ids(&mut self) {
         let order = self.preorder();
-        self.by_id = order.into_iter().filter_map(|i| self.nodes[i as usize].id.map(|id| (id, i))).collect();
+        self.by_id = order
+            .into_iter()
+            .filter_map(|i| self.nodes[i as usize].id.map(|id| (id, i)))
+            .collect();
     }
 
     pub fn element(&self, id: u32) -> Option<u32> {
@@ -230,7 +276,8 @@ impl Dom {
                     out.push_str(t);
                     out.push(' ');
                 }
-                Kind::Element { tag, .. } if matches!(tag.as_str(), "script" | "style" | "template") => {}
+                Kind::Element { tag, .. }
+                    if matches!(tag.as_str(), "script" | "style" | "template") => {}
                 _ => stack.extend(self.nodes[x as usize].children.iter().rev()),
             }
         }
@@ -273,8 +320,24 @@ impl Dom {
                 }
                 Kind::Text(t) => {
                     let raw = node.parent != NONE
-                        && matches!(self.tag(node.parent), Some("script" | "style" | "xmp" | "iframe" | "noembed" | "noframes" | "plaintext" | "noscript"));
-                    if raw { out.push_str(t) } else { escape_text(&mut out, t) }
+                        && matches!(
+                            self.tag(node.parent),
+                            Some(
+                                "script"
+                                    | "style"
+                                    | "xmp"
+                                    | "iframe"
+                                    | "noembed"
+                                    | "noframes"
+                                    | "plaintext"
+                                    | "noscript"
+                            )
+                        );
+                    if raw {
+                        out.push_str(t)
+                    } else {
+                        escape_text(&mut out, t)
+                    }
                 }
                 Kind::Element { tag, attrs } => {
                     if closing {
@@ -367,7 +430,12 @@ impl Sink {
     fn push(&self, kind: Kind, name: QualName) -> u32 {
         self.ensure_document();
         let mut nodes = self.nodes.borrow_mut();
-        nodes.push(SinkNode { kind, name, parent: NONE, children: Vec::new() });
+        nodes.push(SinkNode {
+            kind,
+            name,
+            parent: NONE,
+            children: Vec::new(),
+        });
         (nodes.len() - 1) as u32
     }
 
@@ -375,7 +443,12 @@ impl Sink {
     fn ensure_document(&self) {
         let mut nodes = self.nodes.borrow_mut();
         if nodes.is_empty() {
-            let doc = SinkNode { kind: Kind::Document, name: blank_name(), parent: NONE, children: Vec::new() };
+            let doc = SinkNode {
+                kind: Kind::Document,
+                name: blank_name(),
+                parent: NONE,
+                children: Vec::new(),
+            };
             nodes.push(doc);
         }
     }
@@ -428,7 +501,12 @@ impl TreeSink for Sink {
         Dom {
             nodes: nodes
                 .into_iter()
-                .map(|n| DomNode { kind: n.kind, parent: n.parent, children: n.children, id: None })
+                .map(|n| DomNode {
+                    kind: n.kind,
+                    parent: n.parent,
+                    children: n.children,
+                    id: None,
+                })
                 .collect(),
             root: 0,
             by_id: FxHashMap::default(),
@@ -449,7 +527,10 @@ impl TreeSink for Sink {
 
     fn create_element(&self, name: QualName, attrs: Vec<Attribute>, _flags: ElementFlags) -> u32 {
         let tag = name.local.to_string();
-        let attrs = attrs.iter().map(|a| (attr_name(a), a.value.to_string())).collect();
+        let attrs = attrs
+            .iter()
+            .map(|a| (attr_name(a), a.value.to_string()))
+            .collect();
         self.push(Kind::Element { tag, attrs }, name)
     }
 
@@ -466,7 +547,12 @@ impl TreeSink for Sink {
         self.insert(*parent, pos, child);
     }
 
-    fn append_based_on_parent_node(&self, element: &u32, prev_element: &u32, child: NodeOrText<u32>) {
+    fn append_based_on_parent_node(
+        &self,
+        element: &u32,
+        prev_element: &u32,
+        child: NodeOrText<u32>,
+    ) {
         if self.nodes.borrow()[*element as usize].parent != NONE {
             self.append_before_sibling(element, child);
         } else {
@@ -474,7 +560,12 @@ impl TreeSink for Sink {
         }
     }
 
-    fn append_doctype_to_document(&self, name: StrTendril, _public_id: StrTendril, _system_id: StrTendril) {
+    fn append_doctype_to_document(
+        &self,
+        name: StrTendril,
+        _public_id: StrTendril,
+        _system_id: StrTendril,
+    ) {
         let n = self.push(Kind::Doctype(name.to_string()), blank_name());
         self.append(&0, NodeOrText::AppendNode(n));
     }
@@ -495,12 +586,20 @@ impl TreeSink for Sink {
         if parent == NONE {
             return;
         }
-        let pos = self.nodes.borrow()[parent as usize].children.iter().position(|c| c == sibling).unwrap_or(0);
+        let pos = self.nodes.borrow()[parent as usize]
+            .children
+            .iter()
+            .position(|c| c == sibling)
+            .unwrap_or(0);
         if let NodeOrText::AppendNode(n) = &new_node {
             if self.nodes.borrow()[*n as usize].parent == parent {
                 // Moving within the same parent: detach first, then recompute.
                 self.detach(*n);
-                let pos = self.nodes.borrow()[parent as usize].children.iter().position(|c| c == sibling).unwrap_or(0);
+                let pos = self.nodes.borrow()[parent as usize]
+                    .children
+                    .iter()
+                    .position(|c| c == sibling)
+                    .unwrap_or(0);
                 self.insert(parent, pos, new_node);
                 return;
             }
@@ -510,7 +609,10 @@ impl TreeSink for Sink {
 
     fn add_attrs_if_missing(&self, target: &u32, attrs: Vec<Attribute>) {
         let mut nodes = self.nodes.borrow_mut();
-        if let Kind::Element { attrs: existing, .. } = &mut nodes[*target as usize].kind {
+        if let Kind::Element {
+            attrs: existing, ..
+        } = &mut nodes[*target as usize].kind
+        {
             for a in &attrs {
                 let name = attr_name(a);
                 if !existing.iter().any(|(k, _)| *k == name) {

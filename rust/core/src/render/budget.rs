@@ -63,7 +63,12 @@ pub fn fit_to_budget(r: Rendered, enc: Encoding, max_tokens: usize) -> Observati
             excess = excess.saturating_sub(per_line[keep].max(1));
         }
     };
-    let ids = r.ids.iter().filter(|(line, _)| (*line as usize) < keep).map(|&(_, id)| id).collect();
+    let ids = r
+        .ids
+        .iter()
+        .filter(|(line, _)| (*line as usize) < keep)
+        .map(|&(_, id)| id)
+        .collect();
     Observation {
         text,
         ids,
@@ -103,9 +108,15 @@ mod tests {
             let count = Encoding::R50k.count(&o.text);
             assert!(count <= budget, "{count} > {budget}");
             let last = o.text.lines().last().unwrap();
-            assert!(last.contains(&format!("{} more lines", o.omitted_lines)), "{last}");
+            assert!(
+                last.contains(&format!("{} more lines", o.omitted_lines)),
+                "{last}"
+            );
             // Ids are exactly those on kept lines.
-            assert_eq!(o.ids, (0..(400 - o.omitted_lines) as i64).collect::<Vec<_>>());
+            assert_eq!(
+                o.ids,
+                (0..(400 - o.omitted_lines) as i64).collect::<Vec<_>>()
+            );
         }
     }
 }

@@ -10,7 +10,21 @@ use std::str::FromStr;
 
 pub use budget::fit_to_budget;
 
-use crate::error::AxError;
+/// A render mode that does not exist.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct UnknownMode(pub String);
+
+impl std::fmt::Display for UnknownMode {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "unknown mode {:?}; expected \"occam\" or \"webarena\"",
+            self.0
+        )
+    }
+}
+
+impl std::error::Error for UnknownMode {}
 
 /// Which text form to produce.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -22,14 +36,12 @@ pub enum Mode {
 }
 
 impl FromStr for Mode {
-    type Err = AxError;
-    fn from_str(s: &str) -> Result<Mode, AxError> {
+    type Err = UnknownMode;
+    fn from_str(s: &str) -> Result<Mode, UnknownMode> {
         match s {
             "webarena" => Ok(Mode::WebArena),
             "occam" => Ok(Mode::Occam),
-            other => Err(AxError::Argument(format!(
-                "unknown mode {other:?}; expected \"occam\" or \"webarena\""
-            ))),
+            other => Err(UnknownMode(other.to_owned())),
         }
     }
 }
@@ -57,7 +69,10 @@ impl Rendered {
 
     /// Joins lines with one TAB per level.
     pub fn text_of(lines: &[Line]) -> String {
-        let size: usize = lines.iter().map(|l| l.depth as usize + l.text.len() + 1).sum();
+        let size: usize = lines
+            .iter()
+            .map(|l| l.depth as usize + l.text.len() + 1)
+            .sum();
         let mut out = String::with_capacity(size);
         for (i, l) in lines.iter().enumerate() {
             if i > 0 {

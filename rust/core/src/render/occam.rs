@@ -12,7 +12,9 @@
 
 use std::collections::HashSet;
 
-use super::runs::{code_lines, concat, fence_for, holds_line_break, join_line, squash, Piece, PieceKind};
+use super::runs::{
+    code_lines, concat, fence_for, holds_line_break, join_line, squash, Piece, PieceKind,
+};
 use super::Rendered;
 use crate::axtree::roles::occam_shown_prop;
 use crate::axtree::{AxTree, Prop, RoleClass, Sep, Value, NONE};
@@ -31,7 +33,11 @@ pub struct OccamOptions<'m> {
 
 impl Default for OccamOptions<'_> {
     fn default() -> Self {
-        OccamOptions { show_ids: true, show_urls: false, mask: None }
+        OccamOptions {
+            show_ids: true,
+            show_urls: false,
+            mask: None,
+        }
     }
 }
 
@@ -47,11 +53,19 @@ enum Frame {
     /// absorbs text contained in it (NONE when there is none).
     Enter { n: u32, depth: u32, merge: u32 },
     /// A line already composed (a run of text, a code block's line, a list item's content).
-    Line { depth: u32, text: String, ids: Vec<i64> },
+    Line {
+        depth: u32,
+        text: String,
+        ids: Vec<i64>,
+    },
     /// A run of term/definition siblings.
     Terms { kids: Vec<u32>, depth: u32 },
     /// After a list item's content: put its marker on the item's first line.
-    ItemExit { start: usize, depth: u32, marker: String },
+    ItemExit {
+        start: usize,
+        depth: u32,
+        marker: String,
+    },
 }
 
 /// Per-node facts computed bottom-up once, before rendering.
@@ -125,7 +139,12 @@ struct Run {
 impl Run {
     fn push(&mut self, text: String, kind: PieceKind) {
         let sep = std::mem::take(&mut self.sep);
-        self.pieces.push(Piece { text, kind, sep, trailing_space: false });
+        self.pieces.push(Piece {
+            text,
+            kind,
+            sep,
+            trailing_space: false,
+        });
     }
 
     /// An element's label; `raw_name` is its name as the page spaces it. Text may follow
@@ -134,7 +153,11 @@ impl Run {
         let ends_with_name = label.ends_with(['\'', '"']);
         self.push(label, PieceKind::Label);
         if let Some(last) = self.pieces.last_mut() {
-            last.trailing_space = !ends_with_name || raw_name.chars().next_back().is_some_and(char::is_whitespace);
+            last.trailing_space = !ends_with_name
+                || raw_name
+                    .chars()
+                    .next_back()
+                    .is_some_and(char::is_whitespace);
         }
     }
 
@@ -180,14 +203,22 @@ impl<'t> Renderer<'t> {
                     ));
             f.pre_text[i as usize] = (c.has(RoleClass::TEXT) && node.name.contains('\n'))
                 || kids.iter().any(|&k| f.pre_text[k as usize]);
-            f.unshown_below[i as usize] = node.unshown_text || kids.iter().any(|&k| f.unshown_below[k as usize]);
+            f.unshown_below[i as usize] =
+                node.unshown_text || kids.iter().any(|&k| f.unshown_below[k as usize]);
             for &k in kids.iter().filter(|&&k| in_mask(k)) {
                 let kid = t.node(k);
-                f.target_below[i as usize] |= kid.class.has(RoleClass::TARGET) || f.target_below[k as usize];
+                f.target_below[i as usize] |=
+                    kid.class.has(RoleClass::TARGET) || f.target_below[k as usize];
                 f.text_below[i as usize] |= !kid.norm_name().is_empty() || f.text_below[k as usize];
             }
         }
-        Renderer { t, o, out: Rendered::default(), f, stack: Vec::new() }
+        Renderer {
+            t,
+            o,
+            out: Rendered::default(),
+            f,
+            stack: Vec::new(),
+        }
     }
 
     fn in_mask(&self, n: u32) -> bool {
@@ -230,7 +261,8 @@ impl<'t> Renderer<'t> {
             let name = p.name.as_ref();
             let empty = matches!(&p.value, Value::Str(v) if v.trim().is_empty());
             !empty
-                && ((occam_shown_prop(name) && !(name == "required" && !p.value.is_true()))
+                // `required` only when true: "required: false" says nothing.
+                && ((occam_shown_prop(name) && (name != "required" || p.value.is_true()))
                     || (self.o.show_urls && name == "url"))
         })
     }
@@ -289,7 +321,8 @@ impl<'t> Renderer<'t> {
 
     /// The ancestor whose name absorbs the children's text, once `n` printed `name`.
     fn merge_after(&self, n: u32, printed_name: &str, inherited: u32) -> u32 {
-        let has_value = matches!(&self.t.node(n).value, Some(Value::Str(v)) if !v.trim().is_empty());
+        let has_value =
+            matches!(&self.t.node(n).value, Some(Value::Str(v)) if !v.trim().is_empty());
         if printed_name.is_empty() && !has_value {
             inherited
         } else if self.class(n).has(RoleClass::DOCUMENT) {
@@ -305,7 +338,9 @@ impl<'t> Renderer<'t> {
         let mut s = String::with_capacity(node.role.len() + name.len() + 12);
         if c.has(RoleClass::TEXT | RoleClass::LABEL_TEXT) && !c.has(RoleClass::TARGET) {
             s.push_str("text");
-        } else if c.has(RoleClass::CLICKABLE) && (role_is_generic(&node.role) || c.has(RoleClass::TEXT)) {
+        } else if c.has(RoleClass::CLICKABLE)
+            && (role_is_generic(&node.role) || c.has(RoleClass::TEXT))
+        {
             s.push_str("clickable");
         } else {
             s.push_str(&node.role);
@@ -338,7 +373,11 @@ impl<'t> Renderer<'t> {
             None => {}
         }
         // An unnamed target with nothing to read (an icon): what its DOM says, marked as such.
-        if c.has(RoleClass::TARGET) && name.is_empty() && !has_value && !self.f.text_below[n as usize] {
+        if c.has(RoleClass::TARGET)
+            && name.is_empty()
+            && !has_value
+            && !self.f.text_below[n as usize]
+        {
             if let Some(hint) = self.t.hint(n) {
                 s.push_str(" hint: ");
                 push_py_repr(&mut s, &normalize_ws(hint));
@@ -355,7 +394,12 @@ impl<'t> Renderer<'t> {
     }
 
     fn masked_kids(&self, n: u32) -> Vec<u32> {
-        self.t.s_children(n).iter().copied().filter(|&k| self.in_mask(k)).collect()
+        self.t
+            .s_children(n)
+            .iter()
+            .copied()
+            .filter(|&k| self.in_mask(k))
+            .collect()
     }
 
     /// Options of a popup (or of a combobox owning one) when all of them are plain
@@ -456,7 +500,11 @@ impl<'t> Renderer<'t> {
     fn is_block(&self, n: u32) -> bool {
         let parent = self.t.node(n).s_parent;
         !self.class(n).has(
-            RoleClass::INLINE | RoleClass::TEXT | RoleClass::TARGET | RoleClass::IMAGE | RoleClass::LIST_MARKER,
+            RoleClass::INLINE
+                | RoleClass::TEXT
+                | RoleClass::TARGET
+                | RoleClass::IMAGE
+                | RoleClass::LIST_MARKER,
         ) && (parent == NONE || !self.class(parent).has(RoleClass::TEXT)) // text holds no blocks
     }
 
@@ -516,7 +564,11 @@ impl<'t> Renderer<'t> {
             } else if self.labelled(n) {
                 let name = self.printed_name(n);
                 // An unnamed target whose contents are plain text takes them as its name.
-                let own = if self.is_target(n) { self.own_text(n, name, NONE) } else { None };
+                let own = if self.is_target(n) {
+                    self.own_text(n, name, NONE)
+                } else {
+                    None
+                };
                 let shown = own.as_deref().unwrap_or(name);
                 let mut ids = Vec::new();
                 let label = self.label(n, shown, &mut ids);
@@ -557,10 +609,17 @@ impl<'t> Renderer<'t> {
         }
         let node = self.t.node(n);
         let name = self.name(n);
-        if node.name_from_contents && own_ids && !joined.is_empty() && squash(name) == squash(&joined) {
+        if node.name_from_contents
+            && own_ids
+            && !joined.is_empty()
+            && squash(name) == squash(&joined)
+        {
             // Chromium computed the name from this very text, with the page's block spacing.
             name.to_owned()
-        } else if name.is_empty() || (self.contents_say_name(n) && !joined.is_empty()) || self.text_says(&joined, name) {
+        } else if name.is_empty()
+            || (self.contents_say_name(n) && !joined.is_empty())
+            || self.text_says(&joined, name)
+        {
             joined
         } else if joined.is_empty() {
             name.to_owned()
@@ -583,7 +642,13 @@ impl<'t> Renderer<'t> {
                 continue;
             }
             if k == marker {
-                kids.extend(self.t.s_children(k).iter().copied().filter(|&d| self.in_mask(d)));
+                kids.extend(
+                    self.t
+                        .s_children(k)
+                        .iter()
+                        .copied()
+                        .filter(|&d| self.in_mask(d)),
+                );
             } else {
                 kids.push(k);
             }
@@ -610,7 +675,9 @@ impl<'t> Renderer<'t> {
                 b += 1;
             }
             let b = b.max(a + 1);
-            let pre = kids[a..b].iter().any(|&k| self.f.inline_text[k as usize] && self.f.pre_text[k as usize]);
+            let pre = kids[a..b]
+                .iter()
+                .any(|&k| self.f.inline_text[k as usize] && self.f.pre_text[k as usize]);
             for j in a..b {
                 stretch_end[j] = b;
                 stretch_pre[j] = pre;
@@ -621,8 +688,13 @@ impl<'t> Renderer<'t> {
         while i < kids.len() {
             let k = kids[i];
             if is_term(k) {
-                let end = (i..kids.len()).find(|&j| !is_term(kids[j])).unwrap_or(kids.len());
-                frames.push(Frame::Terms { kids: kids[i..end].to_vec(), depth });
+                let end = (i..kids.len())
+                    .find(|&j| !is_term(kids[j]))
+                    .unwrap_or(kids.len());
+                frames.push(Frame::Terms {
+                    kids: kids[i..end].to_vec(),
+                    depth,
+                });
                 i = end;
                 continue;
             }
@@ -630,7 +702,9 @@ impl<'t> Renderer<'t> {
             let end = if (pre || markdown) && self.f.inlineable[k as usize] {
                 stretch_end[i]
             } else {
-                (i..kids.len()).find(|&j| !self.f.inline_text[kids[j] as usize]).unwrap_or(kids.len())
+                (i..kids.len())
+                    .find(|&j| !self.f.inline_text[kids[j] as usize])
+                    .unwrap_or(kids.len())
             };
             if end == i {
                 frames.push(Frame::Enter { n: k, depth, merge });
@@ -640,7 +714,16 @@ impl<'t> Renderer<'t> {
             let before = i.checked_sub(1).map(|p| kids[p]);
             let after = kids.get(end).copied();
             let group = &kids[i..end];
-            self.compose_run(group, depth, merge, pre, markdown, (before, after), &mut seen_leaves, &mut frames);
+            self.compose_run(
+                group,
+                depth,
+                merge,
+                pre,
+                markdown,
+                (before, after),
+                &mut seen_leaves,
+                &mut frames,
+            );
             i = end;
         }
         self.stack.extend(frames.into_iter().rev());
@@ -661,7 +744,10 @@ impl<'t> Renderer<'t> {
         seen_leaves: &mut HashSet<&'t str>,
         frames: &mut Vec<Frame>,
     ) {
-        let mut run = Run { pre, ..Run::default() };
+        let mut run = Run {
+            pre,
+            ..Run::default()
+        };
         for &k in group {
             self.collect(k, merge, false, &mut run);
         }
@@ -669,13 +755,29 @@ impl<'t> Renderer<'t> {
         if preformatted {
             if let Some(lines) = code_lines(&concat(&run.pieces, true)) {
                 let fence = fence_for(&lines);
-                frames.push(Frame::Line { depth, text: fence.clone(), ids: Vec::new() });
+                frames.push(Frame::Line {
+                    depth,
+                    text: fence.clone(),
+                    ids: Vec::new(),
+                });
                 for line in lines {
-                    frames.push(Frame::Line { depth, text: line, ids: Vec::new() });
+                    frames.push(Frame::Line {
+                        depth,
+                        text: line,
+                        ids: Vec::new(),
+                    });
                 }
-                frames.push(Frame::Line { depth, text: fence, ids: Vec::new() });
+                frames.push(Frame::Line {
+                    depth,
+                    text: fence,
+                    ids: Vec::new(),
+                });
                 for (label, ids) in run.labels {
-                    frames.push(Frame::Line { depth, text: label, ids });
+                    frames.push(Frame::Line {
+                        depth,
+                        text: label,
+                        ids,
+                    });
                 }
                 return;
             }
@@ -696,7 +798,9 @@ impl<'t> Renderer<'t> {
                 return;
             }
             let (prev, next) = beside;
-            if prev.is_some_and(|p| self.said_by_target(p, &text)) || next.is_some_and(|n| self.said_by_target(n, &text)) {
+            if prev.is_some_and(|p| self.said_by_target(p, &text))
+                || next.is_some_and(|n| self.said_by_target(n, &text))
+            {
                 return;
             }
             let lone_leaf = group.len() == 1
@@ -713,7 +817,11 @@ impl<'t> Renderer<'t> {
             push_py_repr(&mut s, &text);
             s
         };
-        frames.push(Frame::Line { depth, text: line, ids: run.ids });
+        frames.push(Frame::Line {
+            depth,
+            text: line,
+            ids: run.ids,
+        });
     }
 
     fn push_with_ids(&mut self, depth: u32, text: String, ids: Vec<i64>) {
@@ -724,7 +832,11 @@ impl<'t> Renderer<'t> {
     fn run(&mut self) {
         for &r in self.t.s_roots.iter().rev() {
             if self.in_mask(r) {
-                self.stack.push(Frame::Enter { n: r, depth: 0, merge: NONE });
+                self.stack.push(Frame::Enter {
+                    n: r,
+                    depth: 0,
+                    merge: NONE,
+                });
             }
         }
         while let Some(frame) = self.stack.pop() {
@@ -732,7 +844,11 @@ impl<'t> Renderer<'t> {
                 Frame::Enter { n, depth, merge } => self.enter(n, depth, merge),
                 Frame::Line { depth, text, ids } => self.push_with_ids(depth, text, ids),
                 Frame::Terms { kids, depth } => self.terms(kids, depth),
-                Frame::ItemExit { start, depth, marker } => {
+                Frame::ItemExit {
+                    start,
+                    depth,
+                    marker,
+                } => {
                     if let Some(line) = self.out.lines.get_mut(start) {
                         line.depth = depth;
                         line.text = format!("{marker} {}", line.text);
@@ -752,7 +868,8 @@ impl<'t> Renderer<'t> {
             let name = self.name(n);
             if !name.is_empty() && !is_bullet(name) {
                 let line = self.label(n, name, &mut Vec::new());
-                self.out.push_line(depth, line.replacen("ListMarker", "text", 1));
+                self.out
+                    .push_line(depth, line.replacen("ListMarker", "text", 1));
             }
             let kids = self.kids_of(n, NONE);
             self.push_children(kids, depth, merge, false);
@@ -800,7 +917,11 @@ impl<'t> Renderer<'t> {
             return None;
         }
         // Children that print nothing (an unnamed decorative image) do not count.
-        let kids: Vec<u32> = self.kids_of(n, marker).into_iter().filter(|&k| !self.prints_nothing(k)).collect();
+        let kids: Vec<u32> = self
+            .kids_of(n, marker)
+            .into_iter()
+            .filter(|&k| !self.prints_nothing(k))
+            .collect();
         if kids.is_empty() || !kids.iter().all(|&k| self.f.inline_text[k as usize]) {
             return None;
         }
@@ -823,11 +944,17 @@ impl<'t> Renderer<'t> {
             .s_children(n)
             .iter()
             .copied()
-            .find(|&k| self.in_mask(k) && self.class(k).has(RoleClass::LIST_MARKER) && !self.is_target(k))
+            .find(|&k| {
+                self.in_mask(k) && self.class(k).has(RoleClass::LIST_MARKER) && !self.is_target(k)
+            })
             .unwrap_or(NONE);
         let marker = self.marker(marker_node);
         let start = self.out.lines.len();
-        self.stack.push(Frame::ItemExit { start, depth, marker });
+        self.stack.push(Frame::ItemExit {
+            start,
+            depth,
+            marker,
+        });
         let mut name = self.printed_name(n);
         let own;
         if self.is_target(n) {
@@ -854,10 +981,14 @@ impl<'t> Renderer<'t> {
     fn row(&mut self, n: u32, depth: u32) {
         let cells = self.masked_kids(n);
         let mut ids = Vec::new();
-        let mut texts: Vec<String> = cells.iter().map(|&c| self.content_text(c, &mut ids)).collect();
+        let mut texts: Vec<String> = cells
+            .iter()
+            .map(|&c| self.content_text(c, &mut ids))
+            .collect();
         // A row's name is normally its cells' text; one that says more is kept, first.
         let name = self.name(n);
-        if !name.is_empty() && !self.contents_say_name(n) && !self.text_says(&texts.join(" "), name) {
+        if !name.is_empty() && !self.contents_say_name(n) && !self.text_says(&texts.join(" "), name)
+        {
             texts.insert(0, name.to_owned());
         }
         let mut line = String::new();
@@ -880,7 +1011,9 @@ impl<'t> Renderer<'t> {
         self.push_with_ids(depth, line, ids);
         let header = !cells.is_empty()
             && texts.len() == cells.len()
-            && cells.iter().all(|&c| self.t.node(c).role.as_ref() == "columnheader");
+            && cells
+                .iter()
+                .all(|&c| self.t.node(c).role.as_ref() == "columnheader");
         if header {
             let sep = format!("|{}", " --- |".repeat(cells.len()));
             self.out.push_line(depth, sep);
@@ -909,14 +1042,34 @@ impl<'t> Renderer<'t> {
         self.flush_entry(depth, &mut terms, &mut details, &mut ids);
     }
 
-    fn flush_entry(&mut self, depth: u32, terms: &mut Vec<String>, details: &mut Vec<String>, ids: &mut Vec<i64>) {
+    fn flush_entry(
+        &mut self,
+        depth: u32,
+        terms: &mut Vec<String>,
+        details: &mut Vec<String>,
+        ids: &mut Vec<i64>,
+    ) {
         if terms.is_empty() && details.is_empty() {
             return;
         }
-        let terms_text = terms.iter().filter(|t| !t.is_empty()).cloned().collect::<Vec<_>>().join(" / ");
-        let details_text = details.iter().filter(|d| !d.is_empty()).cloned().collect::<Vec<_>>().join("; ");
+        let terms_text = terms
+            .iter()
+            .filter(|t| !t.is_empty())
+            .cloned()
+            .collect::<Vec<_>>()
+            .join(" / ");
+        let details_text = details
+            .iter()
+            .filter(|d| !d.is_empty())
+            .cloned()
+            .collect::<Vec<_>>()
+            .join("; ");
         // Terms often carry their own colon ("Rating:"); never print two.
-        let colon = if terms_text.ends_with(':') || terms_text.ends_with('：') { "" } else { ":" };
+        let colon = if terms_text.ends_with(':') || terms_text.ends_with('：') {
+            ""
+        } else {
+            ":"
+        };
         let line = match (terms_text.is_empty(), details_text.is_empty()) {
             (false, false) => format!("{terms_text}{colon} {details_text}"),
             (false, true) => format!("{terms_text}{colon}"),

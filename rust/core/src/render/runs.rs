@@ -76,15 +76,19 @@ pub fn join_line(pieces: &[Piece]) -> String {
 /// Whether text pieces hold a line break: Chromium keeps `\n` in a name only where the
 /// page renders it (`<pre>`, `white-space: pre*`).
 pub fn holds_line_break(pieces: &[Piece]) -> bool {
-    pieces.iter().any(|p| p.kind == PieceKind::Text && p.text.contains('\n'))
+    pieces
+        .iter()
+        .any(|p| p.kind == PieceKind::Text && p.text.contains('\n'))
 }
 
 /// The lines of preformatted text: `\xa0` as a space, trailing whitespace and blank lines
 /// at either end dropped, indentation kept. None when fewer than two lines remain (a
 /// one-line `<pre>` reads as plain text).
 pub fn code_lines(text: &str) -> Option<Vec<String>> {
-    let lines: Vec<String> =
-        text.split('\n').map(|l| l.replace(['\u{a0}', '\r'], " ").trim_end().to_owned()).collect();
+    let lines: Vec<String> = text
+        .split('\n')
+        .map(|l| l.replace(['\u{a0}', '\r'], " ").trim_end().to_owned())
+        .collect();
     let first = lines.iter().position(|l| !l.is_empty())?;
     let last = lines.iter().rposition(|l| !l.is_empty())?;
     (last > first).then(|| lines[first..=last].to_vec())
@@ -114,14 +118,28 @@ mod tests {
     use super::*;
 
     fn text(s: &str, sep: Sep) -> Piece {
-        Piece { text: s.into(), kind: PieceKind::Text, sep, trailing_space: false }
+        Piece {
+            text: s.into(),
+            kind: PieceKind::Text,
+            sep,
+            trailing_space: false,
+        }
     }
 
     #[test]
     fn text_pieces_join_verbatim() {
-        let p = [text("re", Sep::None), text(".", Sep::None), text("compile", Sep::None), text("(", Sep::None)];
+        let p = [
+            text("re", Sep::None),
+            text(".", Sep::None),
+            text("compile", Sep::None),
+            text("(", Sep::None),
+        ];
         assert_eq!(join_line(&p), "re.compile(");
-        let p = [text("$", Sep::None), text("12", Sep::None), text(".99", Sep::None)];
+        let p = [
+            text("$", Sep::None),
+            text("12", Sep::None),
+            text(".99", Sep::None),
+        ];
         assert_eq!(join_line(&p), "$12.99");
         let p = [text("Pick ", Sep::None), text(" one", Sep::None)];
         assert_eq!(join_line(&p), "Pick one");
@@ -134,10 +152,22 @@ mod tests {
         let p = [text("line one", Sep::None), text("line two", Sep::Break)];
         assert_eq!(join_line(&p), "line one line two");
         assert_eq!(concat(&p, true), "line one\nline two");
-        let label = Piece { text: "link [3] 'x'".into(), kind: PieceKind::Label, sep: Sep::None, trailing_space: false };
-        let p = [text("see", Sep::None), label.clone(), text(", then", Sep::None)];
+        let label = Piece {
+            text: "link [3] 'x'".into(),
+            kind: PieceKind::Label,
+            sep: Sep::None,
+            trailing_space: false,
+        };
+        let p = [
+            text("see", Sep::None),
+            label.clone(),
+            text(", then", Sep::None),
+        ];
         assert_eq!(join_line(&p), "see link [3] 'x', then");
-        let spaced = Piece { trailing_space: true, ..label };
+        let spaced = Piece {
+            trailing_space: true,
+            ..label
+        };
         let p = [spaced, text("(11)", Sep::None)];
         assert_eq!(join_line(&p), "link [3] 'x' (11)");
     }

@@ -45,7 +45,11 @@ pub fn mask(tree: &AxTree, pivots: &[u32]) -> Vec<bool> {
         let slot = if parent == NONE { n } else { parent as usize };
         if !siblings_done[slot] {
             siblings_done[slot] = true;
-            let siblings = if parent == NONE { &tree.s_roots[..] } else { tree.s_children(parent) };
+            let siblings = if parent == NONE {
+                &tree.s_roots[..]
+            } else {
+                tree.s_children(parent)
+            };
             for &s in siblings {
                 if !tree.node(s).norm_name().is_empty() {
                     mask[s as usize] = true;
@@ -68,11 +72,27 @@ pub fn pivotal(tree: &AxTree, ids: &[i64], max_nodes: Option<usize>) -> Pivotal 
         }
     }
     let m = mask(tree, &pivots);
-    let included: Vec<i64> =
-        tree.s_order.iter().filter(|&&i| m[i as usize]).map(|&i| tree.node(i).element_id).collect();
+    let included: Vec<i64> = tree
+        .s_order
+        .iter()
+        .filter(|&&i| m[i as usize])
+        .map(|&i| tree.node(i).element_id)
+        .collect();
     if max_nodes.is_some_and(|cap| included.len() > cap) {
-        return Pivotal { rendered: None, unknown, included };
+        return Pivotal {
+            rendered: None,
+            unknown,
+            included,
+        };
     }
-    let opts = OccamOptions { show_ids: false, show_urls: false, mask: Some(&m) };
-    Pivotal { rendered: Some(occam::render(tree, opts)), unknown, included }
+    let opts = OccamOptions {
+        show_ids: false,
+        show_urls: false,
+        mask: Some(&m),
+    };
+    Pivotal {
+        rendered: Some(occam::render(tree, opts)),
+        unknown,
+        included,
+    }
 }

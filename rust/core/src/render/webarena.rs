@@ -12,7 +12,10 @@ pub fn render(tree: &AxTree) -> Rendered {
     while let Some((i, depth)) = stack.pop() {
         let node = tree.node(i);
         let props = tree.props(i);
-        let kept_props = props.iter().filter(|p| !webarena_hidden_prop(&p.name)).count();
+        let kept_props = props
+            .iter()
+            .filter(|p| !webarena_hidden_prop(&p.name))
+            .count();
         let blank = is_blank(&node.name);
         let dropped = (blank && kept_props == 0 && webarena_drop_role(&node.role))
             || (blank && node.class.has(RoleClass::LIST_ITEM));

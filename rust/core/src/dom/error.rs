@@ -1,0 +1,35 @@
+//! What a DOM query or cleaning request can get wrong (parsing HTML itself never fails).
+
+use std::fmt;
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum DomError {
+    /// A CSS selector that does not parse.
+    Selector { css: String, reason: String },
+    /// A node path that is not `/tag[index]/...`.
+    Path { path: String, reason: String },
+    /// A cleaning profile that does not exist.
+    UnknownProfile(String),
+    /// An id to keep through cleaning that names no element.
+    NoElement(u32),
+}
+
+impl fmt::Display for DomError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            DomError::Selector { css, reason } => {
+                write!(f, "invalid CSS selector {css:?}: {reason}")
+            }
+            DomError::Path { path, reason } => write!(f, "invalid node path {path:?}: {reason}"),
+            DomError::UnknownProfile(name) => {
+                write!(
+                    f,
+                    "unknown cleaning profile {name:?}; expected \"scribe\" or \"minimal\""
+                )
+            }
+            DomError::NoElement(id) => write!(f, "no element with node id {id} to keep"),
+        }
+    }
+}
+
+impl std::error::Error for DomError {}
