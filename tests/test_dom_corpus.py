@@ -109,8 +109,10 @@ def test_options_switch_rules_one_by_one():
     assert 'data-y="2"' in dom.clean(filter_attributes=False, drop_event_handlers=False).html()
     assert "<span" in dom.clean(remove_empty=False).html()
     assert "<span" not in dom.clean().html()
-    with pytest.raises(TypeError, match="unknown cleaning option"):
+    with pytest.raises(pagelens.DomError, match="frobnicate: unknown field"):
         dom.clean(frobnicate=True)
+    with pytest.raises(pagelens.DomError, match="remove_empty: invalid type"):
+        dom.clean(remove_empty="yes")
     with pytest.raises(ValueError, match="unknown cleaning profile"):
         dom.clean("aggressive")
 

@@ -9,8 +9,11 @@ with a typed API::
     print(obs.text, obs.token_count)
 """
 
+import os
+
 from pagelens._core import (
     DEFAULT_MAX_DEPTH,
+    DEFAULT_TOKENIZER,
     AXNode,
     AXTree,
     AXTreeError,
@@ -25,6 +28,14 @@ from pagelens._core import (
 )
 from pagelens.corpus import builtin_page
 from pagelens.errors import ArgumentError, ArgumentTypeError, NodeNotFoundError, PagelensError, TokenizerError
+
+
+def load_tokenizer(spec: "str | os.PathLike[str]") -> Tokenizer:
+    """A tokenizer by name (``gpt2``, ``cl100k_base``, ``o200k_base``: embedded, offline) or a
+    Hugging Face ``tokenizer.json`` by path."""
+    if os.fspath(spec).endswith(".json"):
+        return Tokenizer.from_file(spec)
+    return Tokenizer(os.fspath(spec))
 
 
 def find_chunk(chunks: "list[Chunk]", node_id: int) -> "int | None":
@@ -43,6 +54,7 @@ __all__ = [
     "AXTreeError",
     "Chunk",
     "DEFAULT_MAX_DEPTH",
+    "DEFAULT_TOKENIZER",
     "Dom",
     "DomError",
     "Element",
@@ -55,4 +67,5 @@ __all__ = [
     "chunk",
     "count_tokens",
     "find_chunk",
+    "load_tokenizer",
 ]

@@ -24,9 +24,11 @@ __all__ = [
     "AXNode",
     "count_tokens",
     "DEFAULT_MAX_DEPTH",
+    "DEFAULT_TOKENIZER",
 ]
 
 DEFAULT_MAX_DEPTH: int
+DEFAULT_TOKENIZER: str
 
 _Payload = bytes | bytearray | str | Mapping[str, Any] | Sequence[Mapping[str, Any]]
 _FrameSpec = tuple[int, _Payload] | tuple[int, _Payload, str | None] | Mapping[str, Any]

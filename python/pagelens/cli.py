@@ -9,7 +9,7 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from pagelens import AXTree, Dom, Tokenizer, chunk
+from pagelens import DEFAULT_TOKENIZER, AXTree, Dom, chunk, load_tokenizer
 from pagelens.corpus import BUILTIN_NAME, builtin_page
 from pagelens.errors import ArgumentError, PagelensError
 from pagelens.llm import LLMClient
@@ -117,7 +117,7 @@ def _clean(args: argparse.Namespace) -> int:
     data = path.read_bytes()
     if path.suffix == ".gz" or data[:2] == b"\x1f\x8b":
         data = gzip.decompress(data)
-    tokenizer = Tokenizer.from_file(args.tokenizer) if args.tokenizer.endswith(".json") else Tokenizer(args.tokenizer)
+    tokenizer = load_tokenizer(args.tokenizer)
     dom = Dom.parse(data, encoding=args.encoding)
     cleaned = dom.clean(args.profile, tokenizer=tokenizer)
     before = tokenizer.count(dom.html())
@@ -301,7 +301,7 @@ def build_parser() -> argparse.ArgumentParser:
     observe.add_argument("--mode", choices=["occam", "webarena"], default="occam")
     observe.add_argument("--stats", action="store_true", help="print node, line and token counts of both modes")
     observe.add_argument("--max-tokens", type=int, default=None, help="cut the text to this many tokens")
-    observe.add_argument("--tokenizer", default="gpt2", help="gpt2 (default), cl100k_base or o200k_base")
+    observe.add_argument("--tokenizer", default=DEFAULT_TOKENIZER, help="gpt2 (default), cl100k_base or o200k_base")
     observe.add_argument("--show-urls", action="store_true", help="print links' URLs in occam form")
     live = observe.add_argument_group("live pages (a URL or an .html file)")
     live.add_argument("--allow-host", action="append", default=[], metavar="HOST",
@@ -321,7 +321,8 @@ def build_parser() -> argparse.ArgumentParser:
     clean.add_argument("--profile", choices=["scribe", "minimal"], default="scribe")
     clean.add_argument("--max-tokens", type=int, default=None, help="print chunks of at most this many tokens")
     clean.add_argument("--from-end", action="store_true", help="pack chunks from the end of the page")
-    clean.add_argument("--tokenizer", default="gpt2", help="gpt2, cl100k_base, o200k_base or a tokenizer.json")
+    clean.add_argument("--tokenizer", default=DEFAULT_TOKENIZER,
+                       help="gpt2, cl100k_base, o200k_base or a tokenizer.json")
     clean.add_argument("--encoding", default=None, help="override the page's declared encoding")
     clean.set_defaults(func=_clean)
     ev = sub.add_parser(
@@ -382,7 +383,8 @@ def build_parser() -> argparse.ArgumentParser:
     prep.add_argument("--engine", choices=["local", "ray"], default="local")
     prep.add_argument("--workers", type=int, default=os.cpu_count() or 1, help="threads (local) or Ray actors")
     prep.add_argument("--address", help="Ray cluster to join ('auto', 'ray://host:10001'); default: start a local one")
-    prep.add_argument("--tokenizer", default="gpt2", help="gpt2, cl100k_base, o200k_base or a tokenizer.json")
+    prep.add_argument("--tokenizer", default=DEFAULT_TOKENIZER,
+                      help="gpt2, cl100k_base, o200k_base or a tokenizer.json")
     prep.add_argument("--max-tokens", type=int, default=4096, help="token budget of the observation (DOM chunk)")
     prep.add_argument("--profile", choices=["scribe", "minimal"], default="scribe")
     prep.add_argument("--chunks", choices=["target", "all", "last"], default="target",

@@ -12,6 +12,7 @@ import hashlib
 from dataclasses import asdict, dataclass
 from typing import Any
 
+from pagelens._core import DEFAULT_TOKENIZER
 from pagelens.actions import ACTION_SPACES, PLANNING, Action, ActionError, describe_actions, parse_action
 from pagelens.agents.base import Decision, Internal, ask_for_action, load_prompt
 from pagelens.agents.memory import Notes, StepMemory
@@ -37,7 +38,7 @@ class OccamConfig:
     max_invalid: int = 3  # invalid actions shown back to the model before the step fails
     judge: bool = False
     candidates: int = 3  # with a judge: how many actions the model may propose
-    tokenizer: str = "gpt2"
+    tokenizer: str = DEFAULT_TOKENIZER
 
     def allowed(self) -> frozenset[str]:
         space = set(ACTION_SPACES[self.action_space])

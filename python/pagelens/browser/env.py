@@ -20,6 +20,7 @@ from playwright.async_api import (
     async_playwright,
 )
 
+from pagelens._core import DEFAULT_TOKENIZER
 from pagelens.actions import ACTION_SPACES, Action, ActionError, parse_action
 from pagelens.browser._util import quietly
 from pagelens.browser.allowlist import HostAllowList
@@ -52,7 +53,7 @@ class BrowserConfig:
     launch: LaunchOptions = field(default_factory=LaunchOptions)
     mode: RenderMode = "occam"
     max_tokens: int | None = None
-    tokenizer: str = "gpt2"
+    tokenizer: str = DEFAULT_TOKENIZER
     show_urls: bool = False
     action_space: str | frozenset[str] = "all"
     # Hosts a run may navigate to; None: the host of each reset()'s URL.
@@ -404,7 +405,7 @@ class AsyncBrowserEnv:
     async def navigate(self, url: str) -> None:
         """Open ``url`` in the active tab, on the allow-list's terms (for agents returning to
         a page they were on, e.g. after pruning a plan)."""
-        await self._executor._navigate(url)
+        await self._executor.navigate(url)
         await self._settle()
 
     def set_active_page(self, page: Page) -> None:

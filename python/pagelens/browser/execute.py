@@ -12,7 +12,7 @@ from __future__ import annotations
 import asyncio
 import secrets
 from collections.abc import Awaitable, Callable
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 from playwright.async_api import ElementHandle, Frame
 from playwright.async_api import Error as PlaywrightError
@@ -23,8 +23,31 @@ from pagelens.browser._util import quietly
 from pagelens.browser.frames import FrameRecord, cdp
 
 if TYPE_CHECKING:
-    from pagelens.browser.env import AsyncBrowserEnv
-    from pagelens.browser.records import StepResult
+    from playwright.async_api import BrowserContext, Page
+
+    from pagelens.browser.allowlist import HostAllowList
+    from pagelens.browser.env import BrowserConfig
+    from pagelens.browser.frames import FrameSessions
+    from pagelens.browser.records import PageObservation, StepResult
+
+
+class ActionTarget(Protocol):
+    """What the executor needs of the environment it acts in (``AsyncBrowserEnv`` is one):
+    the active tab and its context, the last observation's frames, the allow-list."""
+
+    config: BrowserConfig
+    allow: HostAllowList | None
+    start_url: str | None
+
+    @property
+    def page(self) -> Page: ...
+    @property
+    def context(self) -> BrowserContext: ...
+    @property
+    def last_observation(self) -> PageObservation | None: ...
+    def frame_record(self, frame_id: str | None) -> FrameRecord: ...
+    def sessions_for(self, page: Page) -> FrameSessions: ...
+    def set_active_page(self, page: Page) -> None: ...
 
 # Model-written key names to Playwright's.
 _KEY_NAMES = {
@@ -66,7 +89,7 @@ def normalize_keys(keys: str) -> str:
 
 
 class Executor:
-    def __init__(self, env: AsyncBrowserEnv):
+    def __init__(self, env: ActionTarget):
         self.env = env
         self._key = "__pagelens_" + secrets.token_hex(8)
 
@@ -223,9 +246,9 @@ class Executor:
         url = (action.text or "").strip()
         if "://" not in url and not url.startswith("about:"):
             url = "http://" + url
-        await self._navigate(url)
+        await self.navigate(url)
 
-    async def _navigate(self, url: str) -> None:
+    async def navigate(self, url: str) -> None:
         allow = self.env.allow
         if allow is not None and not allow.allows(url):
             raise ActionError(
@@ -238,7 +261,7 @@ class Executor:
         home = self.env.config.home_url or self.env.start_url
         if not home:
             raise ActionError("no home page is configured for this run")
-        await self._navigate(home)
+        await self.navigate(home)
 
     async def _go_back(self, action: Action, result: StepResult) -> None:
         entries, current = await self._history()

@@ -11,10 +11,11 @@ from pagelens.datasets.cluster import run_ray
 from pagelens.datasets.local import ManifestMismatch, run_local
 from pagelens.datasets.output import SCHEMA, read_output, read_rejects
 from pagelens.datasets.readers import input_files, read_workflows
-from pagelens.datasets.records import ACTIONS, Reject, Step, Workflow, canonical_action
+from pagelens.datasets.records import ACTIONS, Example, Reject, Step, Workflow, canonical_action
 from pagelens.datasets.transform import PrepConfig, Transformer, step_lines
 
 __all__ = [
+    "Example",
     "ACTIONS",
     "ManifestMismatch",
     "PrepConfig",

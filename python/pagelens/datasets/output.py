@@ -13,6 +13,7 @@ from __future__ import annotations
 import io
 import json
 import os
+from dataclasses import fields
 from pathlib import Path
 from typing import Any
 
@@ -23,36 +24,21 @@ except ImportError as e:  # pragma: no cover - the base install has no Parquet s
     raise ImportError("pagelens.datasets needs pyarrow: pip install 'pagelens[datasets]'") from e
 
 from pagelens._io import write_atomically
+from pagelens.datasets.records import Example
 
-# One row per example. Token counts are under the run's tokenizer.
-SCHEMA = pa.schema(
-    [
-        pa.field("workflow_id", pa.string(), nullable=False),
-        pa.field("step", pa.int64(), nullable=False),  # the step's index in its workflow
-        pa.field("source", pa.string(), nullable=False),  # input record, e.g. "steps.jsonl:12"
-        pa.field("objective", pa.string(), nullable=False),
-        pa.field("url", pa.string(), nullable=False),
-        pa.field("action", pa.string(), nullable=False),  # ScribeAgent's action name
-        pa.field("text", pa.string(), nullable=False),  # typed / pressed / chosen text
-        pa.field("prompt", pa.string(), nullable=False),  # objective, URL, observation, previous steps
-        pa.field("label", pa.string(), nullable=False),  # the next step, five lines
-        pa.field("target_node", pa.int64(), nullable=False),  # node="N" of the target
-        pa.field("target_tag", pa.string(), nullable=False),  # its start tag in the observation
-        pa.field("target_rescued", pa.bool_(), nullable=False),  # cleaning would have removed it
-        pa.field("chunk_index", pa.int32(), nullable=False),
-        pa.field("chunk_count", pa.int32(), nullable=False),
-        pa.field("contains_target", pa.bool_(), nullable=False),  # always true with chunks="target"
-        pa.field("oversized", pa.bool_(), nullable=False),  # a single unit over the budget, cut
-        pa.field("html_bytes", pa.int64(), nullable=False),  # raw HTML size (UTF-8)
-        pa.field("raw_tokens", pa.int64(), nullable=False),  # tokens of the raw HTML
-        pa.field("clean_tokens", pa.int64(), nullable=False),  # tokens of the cleaned DOM (sum over its chunks)
-        pa.field("observation_tokens", pa.int64(), nullable=False),  # tokens of this chunk (≤ max_tokens)
-        pa.field("prompt_tokens", pa.int64(), nullable=False),
-        pa.field("label_tokens", pa.int64(), nullable=False),
-        pa.field("tokenizer", pa.string(), nullable=False),
-        pa.field("profile", pa.string(), nullable=False),
-    ]
-)
+
+def _schema() -> pa.Schema:
+    """The output's columns: :class:`Example`'s fields, in order, none nullable."""
+    python_types = {"str": pa.string(), "int": pa.int64(), "bool": pa.bool_()}
+    return pa.schema([
+        pa.field(f.name, getattr(pa, f.metadata["arrow"])() if "arrow" in f.metadata else python_types[str(f.type)],
+                 nullable=False)
+        for f in fields(Example)
+    ])
+
+
+# One row per example (see Example for what each column holds).
+SCHEMA = _schema()
 OUTPUT_FORMATS = ("parquet", "jsonl")
 
 

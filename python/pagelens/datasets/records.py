@@ -166,3 +166,41 @@ class WorkflowBuilder:
                 kept.append(s)
             workflows.append(Workflow(wid, tuple(kept)))
         return workflows
+
+
+@dataclass(frozen=True)
+class Example:
+    """One training example: a step's prompt (objective, URL, an observation chunk, the
+    previous steps) and its label (the next step). Its fields, in order, are the columns of
+    the output (``pagelens.datasets.SCHEMA`` is made from them). Token counts are under the
+    run's tokenizer."""
+
+    workflow_id: str
+    step: int  # the step's index in its workflow
+    source: str  # input record, e.g. "steps.jsonl:12"
+    objective: str
+    url: str
+    action: str  # ScribeAgent's action name
+    text: str  # typed / pressed / chosen text
+    prompt: str  # objective, URL, observation, previous steps
+    label: str  # the next step, five lines
+    target_node: int  # node="N" of the target
+    target_tag: str  # its start tag in the observation
+    target_rescued: bool  # cleaning would have removed it
+    # "arrow": stored as this Arrow type rather than the Python type's default (int64).
+    chunk_index: int = field(metadata={"arrow": "int32"})
+    chunk_count: int = field(metadata={"arrow": "int32"})
+    contains_target: bool  # always true with chunks="target"
+    oversized: bool  # a single unit over the budget, cut
+    html_bytes: int  # raw HTML size (UTF-8)
+    raw_tokens: int  # tokens of the raw HTML
+    clean_tokens: int  # tokens of the cleaned DOM (sum over its chunks)
+    observation_tokens: int  # tokens of this chunk (at most max_tokens)
+    prompt_tokens: int
+    label_tokens: int
+    tokenizer: str
+    profile: str
+
+    def as_row(self) -> dict[str, Any]:
+        return asdict(self)
+

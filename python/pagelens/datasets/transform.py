@@ -12,8 +12,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from pagelens import Dom, DomError, Tokenizer, chunk
-from pagelens.datasets.records import Reject, Step, Workflow
+from pagelens import DEFAULT_TOKENIZER, Dom, DomError, chunk, load_tokenizer
+from pagelens.datasets.records import Example, Reject, Step, Workflow
 from pagelens.errors import ArgumentError
 
 CHUNK_MODES = ("target", "all", "last")
@@ -25,7 +25,7 @@ class PrepConfig:
     ``chunks``: "target" emits the chunk holding the target (training), "all" one example
     per chunk and "last" the last chunk (evaluation)."""
 
-    tokenizer: str = "gpt2"
+    tokenizer: str = DEFAULT_TOKENIZER
     max_tokens: int = 4096
     profile: Literal["scribe", "minimal"] = "scribe"
     chunks: str = "target"
@@ -94,8 +94,7 @@ class Transformer:
 
     def __init__(self, config: PrepConfig):
         self.config = config
-        self.tokenizer = (Tokenizer.from_file(config.tokenizer) if config.tokenizer.endswith(".json")
-                          else Tokenizer(config.tokenizer))
+        self.tokenizer = load_tokenizer(config.tokenizer)
 
     def _resolve(self, dom: Dom, step: Step) -> tuple[int | None, Reject | None]:
         def reject(field: str, reason: str) -> tuple[None, Reject]:
@@ -178,32 +177,13 @@ class Transformer:
         for k in chosen:
             c = chunks[k]
             prompt = f"{head}Observation: {c.text}\nStep-by-step guide:\n" + (guide + "\n" if guide else "")
-            examples.append(
-                {
-                    "workflow_id": step.workflow_id,
-                    "step": step.step,
-                    "source": step.source,
-                    "objective": step.objective,
-                    "url": step.url,
-                    "action": step.action,
-                    "text": step.text,
-                    "prompt": prompt,
-                    "label": lines,
-                    "target_node": node,
-                    "target_tag": target_tag,
-                    "target_rescued": node in cleaned.rescued_ids,
-                    "chunk_index": k,
-                    "chunk_count": len(chunks),
-                    "contains_target": node in c.node_ids,
-                    "oversized": c.oversized,
-                    "html_bytes": len(step.html.encode()),
-                    "raw_tokens": raw_tokens,
-                    "clean_tokens": clean_tokens,
-                    "observation_tokens": c.token_count,
-                    "prompt_tokens": tok.count(prompt),
-                    "label_tokens": tok.count(lines),
-                    "tokenizer": tok.name,
-                    "profile": cfg.profile,
-                }
-            )
+            examples.append(Example(
+                workflow_id=step.workflow_id, step=step.step, source=step.source, objective=step.objective,
+                url=step.url, action=step.action, text=step.text, prompt=prompt, label=lines, target_node=node,
+                target_tag=target_tag, target_rescued=node in cleaned.rescued_ids, chunk_index=k,
+                chunk_count=len(chunks), contains_target=node in c.node_ids, oversized=c.oversized,
+                html_bytes=len(step.html.encode()), raw_tokens=raw_tokens, clean_tokens=clean_tokens,
+                observation_tokens=c.token_count, prompt_tokens=tok.count(prompt), label_tokens=tok.count(lines),
+                tokenizer=tok.name, profile=cfg.profile,
+            ).as_row())
         return examples, None, _Done(number, lines)

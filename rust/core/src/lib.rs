@@ -20,7 +20,7 @@ pub mod tokenizer;
 pub use axtree::{AxTree, FrameInput};
 pub use error::AxError;
 pub use render::{Mode, Observation};
-pub use tokenizer::{Encoding, Tokenizer, TokenizerError};
+pub use tokenizer::{Encoding, Tokenizer, TokenizerError, DEFAULT_TOKENIZER};
 
 /// Renders a whole tree in `mode` (`occam` options apply to the occam form); with
 /// `budget`, cuts it to that many tokens.

@@ -8,6 +8,10 @@ use rustc_hash::FxHashMap;
 use base64::prelude::{Engine as _, BASE64_STANDARD};
 use tiktoken_rs::CoreBPE;
 
+/// The tokenizer budgets and counts use unless told otherwise: GPT-2's, as AgentOccam's
+/// Table 4 counts.
+pub const DEFAULT_TOKENIZER: &str = "gpt2";
+
 /// A tokenizer that cannot be had.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum TokenizerError {

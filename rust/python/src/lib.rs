@@ -16,7 +16,7 @@ use pagelens_core::dom::{clean::clean_keeping, CleanOptions, Dom, Kind, Selector
 use pagelens_core::render::subtree::pivotal;
 use pagelens_core::render::{occam, Mode};
 use pagelens_core::Encoding;
-use pagelens_core::Tokenizer;
+use pagelens_core::{Tokenizer, DEFAULT_TOKENIZER};
 
 mod errors;
 use errors::{err, py_err, ErrorKind};
@@ -220,7 +220,7 @@ impl PyAxTree {
     }
 
     /// Renders the whole page as `occam` (default) or `webarena` text.
-    #[pyo3(signature = (mode="occam", max_tokens=None, tokenizer="gpt2", show_urls=false))]
+    #[pyo3(signature = (mode="occam", max_tokens=None, tokenizer=DEFAULT_TOKENIZER, show_urls=false))]
     fn render(
         &self,
         py: Python<'_>,
@@ -265,7 +265,7 @@ impl PyAxTree {
 
     /// The pivotal subtree of `ids` (history replay): each node with its subtree, its
     /// ancestors and its named siblings, in occam form without ids.
-    #[pyo3(signature = (ids, max_nodes=None, tokenizer="gpt2"))]
+    #[pyo3(signature = (ids, max_nodes=None, tokenizer=DEFAULT_TOKENIZER))]
     fn subtree(
         &self,
         py: Python<'_>,
@@ -573,7 +573,7 @@ impl PyAxNode {
 
 /// Token count of `text` under an offline tokenizer (gpt2, cl100k_base, o200k_base).
 #[pyfunction]
-#[pyo3(signature = (text, tokenizer="gpt2"))]
+#[pyo3(signature = (text, tokenizer=DEFAULT_TOKENIZER))]
 fn count_tokens(py: Python<'_>, text: &str, tokenizer: &str) -> PyResult<usize> {
     let enc = Encoding::from_name(tokenizer).map_err(py_err)?;
     Ok(py.detach(|| enc.count(text)))
@@ -590,7 +590,7 @@ struct PyTokenizer {
 #[pymethods]
 impl PyTokenizer {
     #[new]
-    #[pyo3(signature = (name="gpt2"))]
+    #[pyo3(signature = (name=DEFAULT_TOKENIZER))]
     fn new(name: &str) -> PyResult<Self> {
         Ok(PyTokenizer {
             inner: Tokenizer::named(name).map_err(py_err)?,
@@ -663,30 +663,6 @@ fn html_bytes(obj: &Bound<'_, PyAny>) -> PyResult<(Vec<u8>, bool)> {
     ))
 }
 
-fn set_option(o: &mut CleanOptions, key: &str, v: &Bound<'_, PyAny>) -> PyResult<()> {
-    match key {
-        "remove_scripts" => o.remove_scripts = v.extract()?,
-        "remove_comments" => o.remove_comments = v.extract()?,
-        "strip_head" => o.strip_head = v.extract()?,
-        "unwrap_tags" => o.unwrap_tags = v.extract()?,
-        "filter_attributes" => o.filter_attributes = v.extract()?,
-        "prune_random" => o.prune_random = v.extract()?,
-        "random_min_length" => o.random_min_length = v.extract()?,
-        "random_min_ratio" => o.random_min_ratio = v.extract()?,
-        "max_value_length" => o.max_value_length = v.extract()?,
-        "drop_event_handlers" => o.drop_event_handlers = v.extract()?,
-        "collapse_whitespace" => o.collapse_whitespace = v.extract()?,
-        "remove_empty" => o.remove_empty = v.extract()?,
-        other => {
-            return Err(err(
-                ErrorKind::ArgumentType,
-                format!("unknown cleaning option {other:?}"),
-            ))
-        }
-    }
-    Ok(())
-}
-
 #[pymethods]
 impl PyDom {
     /// Parses HTML as a browser would; never fails. `encoding` (a WHATWG label) overrides
@@ -726,14 +702,18 @@ impl PyDom {
         options: Option<&Bound<'_, PyDict>>,
     ) -> PyResult<Self> {
         let mut o = CleanOptions::profile(profile).map_err(py_err)?;
-        if let Some(options) = options {
-            for (k, v) in options.iter() {
-                set_option(&mut o, &k.extract::<String>()?, &v)?;
-            }
+        if let Some(options) = options.filter(|d| !d.is_empty()) {
+            let json = payload_bytes(options.as_any()).map_err(|_| {
+                err(
+                    ErrorKind::ArgumentType,
+                    "cleaning options are booleans and numbers",
+                )
+            })?;
+            o = o.with(&json).map_err(py_err)?;
         }
         let tok = match tokenizer {
             Some(t) => tokenizer_arg(t)?,
-            None => Tokenizer::named("gpt2").map_err(py_err)?,
+            None => Tokenizer::named(DEFAULT_TOKENIZER).map_err(py_err)?,
         };
         let dom = &self.dom;
         let keep = keep.unwrap_or_default();
@@ -923,7 +903,7 @@ fn chunk(
     let kind: ChunkKind = kind.parse().map_err(py_err)?;
     let tok = match tokenizer {
         Some(t) => tokenizer_arg(t)?,
-        None => Tokenizer::named("gpt2").map_err(py_err)?,
+        None => Tokenizer::named(DEFAULT_TOKENIZER).map_err(py_err)?,
     };
     let chunks = py
         .detach(|| chunk_text(text, max_tokens, &tok, kind, from_end))
@@ -988,5 +968,6 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<PyAxNode>()?;
     m.add_function(wrap_pyfunction!(count_tokens, m)?)?;
     m.add("DEFAULT_MAX_DEPTH", DEFAULT_MAX_DEPTH)?;
+    m.add("DEFAULT_TOKENIZER", DEFAULT_TOKENIZER)?;
     Ok(())
 }

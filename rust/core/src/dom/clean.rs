@@ -9,8 +9,10 @@ use super::tree::{Dom, DomNode, Kind, NONE};
 use crate::dom::DomError;
 use crate::tokenizer::Tokenizer;
 
-/// The rules of spec section 3, each switchable, with their parameters.
-#[derive(Debug, Clone)]
+/// The rules of spec section 3, each switchable, with their parameters. The field names are
+/// the option names callers use (`Dom.clean(remove_empty=False)`): see [`Self::with`].
+#[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct CleanOptions {
     /// Rule 1: script, style, noscript and template elements with their contents.
     pub remove_scripts: bool,
@@ -37,6 +39,27 @@ pub struct CleanOptions {
 }
 
 impl CleanOptions {
+    /// These options with some changed: `overrides` is a JSON object of option names and
+    /// values (`{"remove_empty": false}`); an unknown name or a value of the wrong type is
+    /// an error that names it.
+    pub fn with(&self, overrides: &[u8]) -> Result<CleanOptions, DomError> {
+        let bad = |e: serde_json::Error| DomError::Option(e.to_string());
+        let changes: serde_json::Map<String, serde_json::Value> =
+            serde_json::from_slice(overrides).map_err(bad)?;
+        let mut merged = serde_json::to_value(self).map_err(bad)?;
+        let mut options = self.clone();
+        for (name, value) in changes {
+            let fields = merged
+                .as_object_mut()
+                .expect("a struct serialises as an object");
+            fields.insert(name.clone(), value);
+            // One change at a time, so that an error names the option it is about.
+            options = serde_json::from_value(merged.clone())
+                .map_err(|e| DomError::Option(format!("{name}: {e}")))?;
+        }
+        Ok(options)
+    }
+
     pub fn profile(name: &str) -> Result<CleanOptions, DomError> {
         match name {
             "scribe" => Ok(CleanOptions {
@@ -501,6 +524,33 @@ fn remove_empty(dom: &mut Dom, keep: &[u32]) -> Vec<u32> {
 
 #[cfg(test)]
 mod tests {
+
+    #[test]
+    fn options_change_by_name_and_errors_name_the_option() {
+        let scribe = CleanOptions::profile("scribe").unwrap();
+        let o = scribe
+            .with(br#"{"remove_empty": false, "max_value_length": 8}"#)
+            .unwrap();
+        assert!(!o.remove_empty && o.max_value_length == 8 && o.remove_scripts);
+        let e = scribe
+            .with(br#"{"remove_empty": "no"}"#)
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.contains("remove_empty") && e.contains("invalid type"),
+            "{e}"
+        );
+        let e = scribe
+            .with(br#"{"frobnicate": true}"#)
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.contains("frobnicate") && e.contains("unknown field"),
+            "{e}"
+        );
+        assert!(scribe.with(b"[1]").is_err());
+    }
+
     use super::*;
     use crate::dom::Dom;
 

@@ -12,6 +12,8 @@ pub enum DomError {
     UnknownProfile(String),
     /// An id to keep through cleaning that names no element.
     NoElement(u32),
+    /// A cleaning option that does not exist or has a value of the wrong type.
+    Option(String),
 }
 
 impl fmt::Display for DomError {
@@ -28,6 +30,7 @@ impl fmt::Display for DomError {
                 )
             }
             DomError::NoElement(id) => write!(f, "no element with node id {id} to keep"),
+            DomError::Option(why) => write!(f, "cleaning option: {why}"),
         }
     }
 }
