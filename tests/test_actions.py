@@ -174,3 +174,36 @@ def test_prompts_list_exactly_the_allowed_actions():
         for name in ACTIONS.keys() - allowed:
             with pytest.raises(ActionError):
                 parse_action(example(ACTIONS[name]), allowed)
+
+
+# -- hostile text: any string is an Action or an ActionError, in linear time ---------------------
+
+PARTS = ["click", "type", "stop", "hover", "tab_focus", "branch", "Action:", "**", "[", "]", "[12", "12]", " ",
+         "\n", "```", "'", '"', "press_enter_after=", "0", "1", "x", "  ", "\t", "-", ":", "next action"]
+
+
+@settings(max_examples=500, deadline=None)
+@given(st.lists(st.sampled_from(PARTS), max_size=40))
+def test_any_text_is_an_action_or_an_action_error(parts):
+    try:
+        action = parse_action("".join(parts), "all")
+    except ActionError:
+        return
+    assert isinstance(action, Action)
+    assert parse_action(str(action), "all") == action
+
+
+@pytest.mark.parametrize("raw", [
+    "click [", "Action: hover [12", "tab_focus [", "click [" + "9" * 5000 + "]", "type [3] [x" + "] [" * 5000,
+    "action" + " " * 50_000 + "x", "type [1] [a] [" + " " * 50_000 + "x]", "```" * 20_000,
+    "[" * 50_000, "stop [" + "]" * 50_000, "Action:" + " " * 50_000,
+])
+def test_hostile_text_is_refused_quickly(raw):
+    import time
+
+    started = time.perf_counter()
+    try:
+        parse_action(raw, "all")
+    except ActionError:
+        pass
+    assert time.perf_counter() - started < 1.0, raw[:40]

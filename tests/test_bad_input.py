@@ -132,3 +132,27 @@ def test_unknown_mode_and_tokenizer():
         tree.render(max_tokens=0)
     with pytest.raises(KeyError, match="no node with id 77"):
         tree.node(77)
+
+
+# -- deep trees: the text stays linear in the payload (indentation stops at 64 levels) ------------
+
+def chain(depth: int) -> bytes:
+    """A chain of nested links, each the only child of the one before."""
+    nodes = [{"nodeId": str(i), "role": {"value": "link"}, "name": {"value": f"l{i}"}, "backendDOMNodeId": i + 1,
+              "childIds": [str(i + 1)] if i + 1 < depth else []} for i in range(depth)]
+    return json.dumps({"nodes": nodes}).encode()
+
+
+@pytest.mark.parametrize("depth,max_depth", [(10_000, None), (100_000, 200_000)])
+def test_deep_chains_render_in_linear_size(depth, max_depth):
+    payload = chain(depth)
+    kwargs = {} if max_depth is None else {"max_depth": max_depth}
+    tree = pagelens.AXTree.from_cdp(payload, **kwargs)
+    for mode in ("occam", "webarena"):
+        text = tree.render(mode).text
+        assert len(text) < 2 * len(payload), (mode, len(text), len(payload))
+        lines = text.split("\n")
+        assert lines[64].startswith("\t" * 64 + "link") and lines[65].startswith("\t" * 64 + "(depth 65) link")
+        assert lines[-1].endswith(f"'l{depth - 1}'")
+    cut = tree.render(max_tokens=50)
+    assert cut.truncated and cut.token_count <= 50 and cut.omitted_lines > depth - 20

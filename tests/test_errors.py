@@ -62,7 +62,28 @@ BAD_CALLS = [
     (lambda: get_variant("papers"), Exception, "papers"),
     (lambda: load_tasks("/no/such/tasks.json"), ValueError, "no such task file"),
     (lambda: Harness({}, combine="median"), ValueError, "median"),
+    # Integers out of range are the family's, not OverflowError (issue 17).
+    (lambda: tree().render(max_tokens=-1), ValueError, "max_tokens must be 0 or more"),
+    (lambda: tree().subtree([2**63]), ValueError, "out of range"),
+    (lambda: tree().subtree([1], max_nodes=-1), ValueError, "max_nodes"),
+    (lambda: tree().node(10**30), KeyError, "out of range"),
+    (lambda: tree().node("1"), TypeError, "node id must be an int"),
+    (lambda: AXTree.from_cdp(PAYLOAD, max_depth=-1), ValueError, "max_depth"),
+    (lambda: AXTree.from_cdp(PAYLOAD, frames=[(2**70, PAYLOAD)]), ValueError, "frame owner"),
+    (lambda: dom().element(-1), KeyError, "-1"),
+    (lambda: dom().start_tag(2**40), KeyError, str(2**40)),
+    (lambda: dom().clean(keep=[-1]), ValueError, "no element with node id -1"),
+    (lambda: dom().clean(max_value_length=-1), ValueError, "max_value_length"),
+    (lambda: chunk("<p>x</p>", -1), ValueError, "max_tokens"),
+    (lambda: Dom.parse(b"x", encoding="klingon"), ValueError, "unknown encoding"),
+    (lambda: parse_action("click ["), ValueError, "closing bracket"),
+    (lambda: parse_action("Action: hover [12"), ValueError, "closing bracket"),
+    (lambda: parse_action("click [" + "9" * 5000 + "]"), ValueError, "not one of the page's"),
 ]
+
+
+def test_membership_of_impossible_ids_is_false():
+    assert -1 not in dom() and 2**40 not in dom() and 10**30 not in tree()
 
 
 @pytest.mark.parametrize("call,builtin,words", BAD_CALLS, ids=range(len(BAD_CALLS)))
@@ -87,13 +108,37 @@ def test_every_exception_class_of_the_package_is_in_the_family():
     assert not outside
 
 
-def test_the_cli_reports_the_family_in_one_line(tmp_path: Path):
+def cli(*args: str):
     import subprocess
     import sys
 
+    return subprocess.run([sys.executable, "-m", "pagelens", *args], capture_output=True, text=True, timeout=60)
+
+
+def test_the_cli_reports_the_family_in_one_line(tmp_path: Path):
+    import gzip
+
     bad = tmp_path / "tree.json"
     bad.write_text("{")
-    out = subprocess.run([sys.executable, "-m", "pagelens", "observe", str(bad)], capture_output=True, text=True,
-                         timeout=60)
-    assert out.returncode == 2 and out.stderr.startswith("pagelens: error: malformed accessibility-tree JSON")
-    assert "Traceback" not in out.stderr
+    page = tmp_path / "page.html"
+    page.write_text("<p>hello</p>")
+    truncated = tmp_path / "page.html.gz"
+    truncated.write_bytes(gzip.compress(b"<p>hello</p>" * 100)[:40])
+    cases = [
+        (["observe", str(bad)], "malformed accessibility-tree JSON"),
+        (["observe", str(truncated)], "not a complete gzip file"),
+        (["clean", str(truncated)], "not a complete gzip file"),
+        (["clean", str(page), "--max-tokens", "0"], "max_tokens must be at least 1"),
+        (["clean", str(page), "--max-tokens", "-5"], "max_tokens must be 0 or more"),
+        (["clean", str(page), "--encoding", "klingon"], "unknown encoding"),
+        (["observe", "--max-tokens", "-1"], "max_tokens must be 0 or more"),
+        (["clean", str(page), "--tokenizer", "o200k_base", "--max-tokens", "10"], None),
+    ]
+    for args, message in cases:
+        out = cli(*args)
+        assert "Traceback" not in out.stderr, (args, out.stderr[-300:])
+        if message is None:
+            assert out.returncode == 0, out.stderr
+        else:
+            assert out.returncode == 2 and out.stderr.startswith("pagelens: error: ") and message in out.stderr, (
+                args, out.stderr)

@@ -6,6 +6,8 @@ import hashlib
 import json
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import pagelens
 from conftest import PAGES, ax_bytes, html_bytes
@@ -114,3 +116,31 @@ def test_bad_tokenizers(tmp_path):
         pagelens.Tokenizer.from_file(bad)
     with pytest.raises(OSError):
         pagelens.Tokenizer.from_file(tmp_path / "missing.json")
+
+
+# -- linear time, no panic: the pre-tokenizers run on the linear-time regex engine -------------------
+
+PIECES = [" ", "  ", "\t", "\n", "\r\n", "\u00a0", "\u3000", "a", "Hello", "WORLD", "camelCase", "x1", "12345", "'s",
+          "'LL", "don't", ".", "!!", "/", "...\n", "<div class=\"a\">", "中文", "テキスト", "🙂", "é", "\u0301", "ǅ",
+          "\u0085", "\u2028", "$", "\n\n"]
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.tuples(st.sampled_from(PIECES), st.integers(1, 200)), max_size=30))
+def test_generated_text_agrees_with_tiktoken(tiktoken_offline, parts):
+    text = "".join(piece * (n if n > 150 else 1) for piece, n in parts)
+    for name in ("r50k_base", "cl100k_base", "o200k_base"):
+        assert pagelens.Tokenizer(name).encode(text) == tiktoken_offline.get_encoding(name).encode_ordinary(text)
+
+
+@pytest.mark.parametrize("name", ["gpt2", "cl100k_base", "o200k_base"])
+def test_long_whitespace_runs_count_without_a_panic(name):
+    # tiktoken-rs's backtracking pre-tokenizer overflowed its stack here and panicked across
+    # the FFI boundary (a BaseException that escaped every `except Exception`).
+    for run in (" " * 999_999, "\u3000" * 300_000, " \n" * 300_000):
+        tok = pagelens.Tokenizer(name)
+        assert tok.count(run) == pagelens.count_tokens(run, name) > 0
+    chunks = pagelens.chunk(" " * 999_999, 4096, name, kind="text")
+    assert "".join(c.text for c in chunks) == " " * 999_999
+    html = "<p>" + " " * 500_000 + "x</p>"
+    assert "x" in pagelens.Dom.parse(html).clean(tokenizer=name).html()

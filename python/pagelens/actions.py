@@ -148,7 +148,8 @@ class Action:
 
 
 _FENCE = re.compile(r"```(?:[a-zA-Z]+[ \t]*\n)?\s*(.*?)```", re.S)
-_LABEL = re.compile(r"^\s*(?:[-*>]\s*)?(?:\*\*)?(?:next\s+)?action\s*(?:\*\*)?\s*[:：]\s*(?:\*\*)?\s*", re.I)
+# No two unbounded repeats can share the same characters: a model's text is parsed in linear time.
+_LABEL = re.compile(r"^\s*(?:[-*>]\s*)?(?:\*\*)?(?:next\s+)?action\s*(?:\*\*\s*)?[:：]\s*(?:\*\*)?\s*", re.I)
 _NAME = re.compile(r"^\s*([A-Za-z_]+)")
 _QUOTES = ("\"\"", "''", "``", "“”", "‘’")
 
@@ -230,7 +231,9 @@ def _parse_int(name: str, what: str, s: str) -> int:
     s = _strip_quotes(s)
     s = re.sub(r"^(?:id|element_id|tab_index|plan_id|parent_id)\s*=\s*", "", s.strip(), flags=re.I).strip()
     if not re.fullmatch(r"\d+", s):
-        raise ActionError(f"`{name}` needs a numeric {what} in brackets, got [{s}]")
+        raise ActionError(f"`{name}` needs a numeric {what} in brackets, got [{s[:40]}]")
+    if len(s) > 18:  # no page has that many elements, and int() of 4,300 digits refuses
+        raise ActionError(f"`{name}`: {what} {s[:20]}... is not one of the page's")
     return int(s)
 
 
@@ -246,6 +249,8 @@ def _parse_args(name: str, rest: str) -> Action:
             "branch": "parent plan id", "prune": "plan id", "tab_focus": "tab index"}
     if sig == ("id",) or sig == ("int",):
         spans = _brackets(rest)
+        if not spans:
+            raise ActionError(f"`{name}` needs a closing bracket: `{name} [{what[name]}]`")
         return Action(name, target=_parse_int(name, what[name], rest[spans[0][0]:spans[0][1]]))
     if sig in (("text",), ("keys",), ("dir",)):
         # Free text runs to the last closing bracket: `stop [a [b] c]` answers "a [b] c".
@@ -281,12 +286,13 @@ def _parse_args(name: str, rest: str) -> Action:
         raise ActionError(f"`{name}` needs a closing bracket after the text")
     body = after[1:end]
     if name == "type":
-        flag = re.search(r"\]\s*\[\s*(press_enter_after\s*=\s*)?([^\[\]]*?)\s*$", body, flags=re.I)
-        if flag and flag.group(2).lower() in ("0", "1", "true", "false"):
-            press_enter = flag.group(2).lower() in ("1", "true")
+        flag = re.search(r"\]\s*\[\s*(press_enter_after\s*=\s*)?([^\[\]]*)$", body, flags=re.I)
+        value = flag.group(2).strip().lower() if flag else ""
+        if flag and value in ("0", "1", "true", "false"):
+            press_enter = value in ("1", "true")
             body = body[: flag.start()]
         elif flag and flag.group(1):
-            raise ActionError(f"`type`'s press_enter_after is 0 or 1, got [{flag.group(2)}]")
+            raise ActionError(f"`type`'s press_enter_after is 0 or 1, got [{value[:20]}]")
     text = _strip_quotes(body)
     if name in ("branch", "prune") and not text.strip():
         raise ActionError(f"`{name}` needs a non-empty {'intent' if name == 'branch' else 'reason'}")

@@ -6,6 +6,7 @@ import argparse
 import gzip
 import os
 import sys
+import zlib
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -20,16 +21,23 @@ if TYPE_CHECKING:
     from pagelens.agents.runner import Agent, RunResult
 
 
+def _read_file(path: Path) -> bytes:
+    """A file's bytes, gunzipped when it is gzip (by name or by its magic bytes)."""
+    if not path.is_file():
+        raise FileNotFoundError(f"no such file: {path}")
+    data = path.read_bytes()
+    if path.suffix == ".gz" or data[:2] == b"\x1f\x8b":
+        try:
+            data = gzip.decompress(data)
+        except (EOFError, OSError, zlib.error) as e:
+            raise ArgumentError(f"{path}: not a complete gzip file ({e})") from None
+    return data
+
+
 def _read_source(source: str | None) -> tuple[bytes, str]:
     if source is None:
         return builtin_page(), f"built-in page {BUILTIN_NAME!r}"
-    path = Path(source)
-    if not path.is_file():
-        raise FileNotFoundError(f"no such file: {source}")
-    data = path.read_bytes()
-    if path.suffix == ".gz" or data[:2] == b"\x1f\x8b":
-        data = gzip.decompress(data)
-    return data, str(path)
+    return _read_file(Path(source)), source
 
 
 def _stats(tree: AXTree, label: str, tokenizer: str) -> str:
@@ -114,16 +122,14 @@ def _observe(args: argparse.Namespace) -> int:
 
 def _clean(args: argparse.Namespace) -> int:
     path = Path(args.file)
-    data = path.read_bytes()
-    if path.suffix == ".gz" or data[:2] == b"\x1f\x8b":
-        data = gzip.decompress(data)
+    data = _read_file(path)
     tokenizer = load_tokenizer(args.tokenizer)
     dom = Dom.parse(data, encoding=args.encoding)
     cleaned = dom.clean(args.profile, tokenizer=tokenizer)
     before = tokenizer.count(dom.html())
     html = cleaned.html()
     after = tokenizer.count(html)
-    if args.max_tokens:
+    if args.max_tokens is not None:
         chunks = chunk(html, args.max_tokens, tokenizer=tokenizer, kind="dom", from_end=args.from_end)
         for i, c in enumerate(chunks):
             flag = ", oversized" if c.oversized else ""

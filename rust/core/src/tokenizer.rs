@@ -72,10 +72,7 @@ impl Encoding {
 
     /// Token ids of `text`, special-token text treated as ordinary text.
     pub fn encode(self, text: &str) -> Vec<u32> {
-        match self {
-            Encoding::R50k => r50k_encode(text),
-            _ => self.bpe().encode_ordinary(text),
-        }
+        fast_encode(self, text)
     }
 
     pub fn count(self, text: &str) -> usize {
@@ -107,40 +104,56 @@ impl Encoding {
     }
 }
 
-/// GPT-2's pre-tokenizer without its one look-ahead (`\s+(?!\S)`), which needs
-/// fancy-regex's backtracking engine; that engine is three quarters of tiktoken's time on
-/// HTML. The look-ahead is applied by hand in [`r50k_encode`]. Possessive `++` in the
-/// original changes nothing here: no alternative can backtrack into another.
+/// Each encoding's pre-tokenizer without its one look-ahead (`\s+(?!\S)`), which needs
+/// fancy-regex's backtracking engine: on HTML that engine is three quarters of tiktoken's
+/// time, and on a long whitespace run it overflows its stack (tiktoken-rs then panics). The
+/// look-ahead is applied by hand in [`Encoding::encode`]. Possessive quantifiers in the
+/// originals change nothing here (no alternative can backtrack into another), and `\s++$`
+/// is `\s+$`.
 const R50K_SPLIT: &str = r"'(?:[sdmt]|ll|ve|re)| ?\p{L}+| ?\p{N}+| ?[^\s\p{L}\p{N}]+|\s+";
+const CL100K_SPLIT: &str = r"'(?i:[sdmt]|ll|ve|re)|[^\r\n\p{L}\p{N}]?\p{L}+|\p{N}{1,3}| ?[^\s\p{L}\p{N}]+[\r\n]*|\s+$|\s*[\r\n]|\s+";
+const O200K_SPLIT: &str = concat!(
+    r"[^\r\n\p{L}\p{N}]?[\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]*[\p{Ll}\p{Lm}\p{Lo}\p{M}]+(?i:'s|'t|'re|'ve|'m|'ll|'d)?",
+    r"|[^\r\n\p{L}\p{N}]?[\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]+[\p{Ll}\p{Lm}\p{Lo}\p{M}]*(?i:'s|'t|'re|'ve|'m|'ll|'d)?",
+    r"|\p{N}{1,3}| ?[^\s\p{L}\p{N}]+[\r\n/]*|\s*[\r\n]+|\s+",
+);
 
-struct R50kParts {
+struct Splitter {
     split: regex::Regex,
-    /// Bytes of each mergeable token → its rank: a whole piece is often one token.
+    /// cl100k and o200k match whitespace up to a line break as a piece of its own
+    /// (`\s*[\r\n]`): such a piece keeps its last character.
+    break_pieces: bool,
+    /// Bytes of each mergeable token → its rank.
     ranks: FxHashMap<Vec<u8>, u32>,
 }
 
-fn r50k_parts() -> &'static R50kParts {
-    static PARTS: OnceLock<R50kParts> = OnceLock::new();
-    PARTS.get_or_init(|| {
-        let bpe = Encoding::R50k.bpe();
-        let ranks = (0..Encoding::R50k.mergeable_ranks())
+fn splitter(enc: Encoding) -> &'static Splitter {
+    static PARTS: [OnceLock<Splitter>; 3] = [OnceLock::new(), OnceLock::new(), OnceLock::new()];
+    let (slot, pattern) = match enc {
+        Encoding::R50k => (&PARTS[0], R50K_SPLIT),
+        Encoding::Cl100k => (&PARTS[1], CL100K_SPLIT),
+        Encoding::O200k => (&PARTS[2], O200K_SPLIT),
+    };
+    slot.get_or_init(|| {
+        let bpe = enc.bpe();
+        let ranks = (0..enc.mergeable_ranks())
             .filter_map(|r| bpe.decode_bytes(&[r]).ok().map(|b| (b, r)))
             .collect();
-        R50kParts {
-            split: regex::Regex::new(R50K_SPLIT).expect("valid pattern"),
+        Splitter {
+            split: regex::Regex::new(pattern).expect("valid pattern"),
+            break_pieces: enc != Encoding::R50k,
             ranks,
         }
     })
 }
 
-/// tiktoken's `r50k_base` encoding, identical ids (tested against tiktoken on the corpus
-/// and generated text), about three times faster on HTML. Pieces are split with the
-/// linear-time `regex` engine; a whitespace run followed by a non-space leaves its last
-/// character to the next piece, which is what `\s+(?!\S)` does. Pieces that are not one
-/// token go through tiktoken's own BPE, cached per distinct piece within the call.
-fn r50k_encode(text: &str) -> Vec<u32> {
-    let parts = r50k_parts();
-    let bpe = Encoding::R50k.bpe();
+/// tiktoken's encodings, identical ids (tested against tiktoken on the corpus and on
+/// generated text), in time linear in the text. Pieces are split with the linear-time
+/// `regex` engine; a whitespace run that is not the text's end and not a line break's leaves
+/// its last character to the next piece, which is what `\s+(?!\S)` does. Pieces that are
+/// not one token are merged by [`byte_pair_encode`], cached per distinct piece in the call.
+fn fast_encode(enc: Encoding, text: &str) -> Vec<u32> {
+    let parts = splitter(enc);
     let mut out = Vec::with_capacity(text.len() / 3);
     let mut merged: FxHashMap<&str, (usize, usize)> = FxHashMap::default();
     let mut pos = 0;
@@ -150,8 +163,11 @@ fn r50k_encode(text: &str) -> Vec<u32> {
         };
         let mut end = m.end();
         let piece = m.as_str();
-        if end < text.len() && piece.chars().next_back().is_some_and(char::is_whitespace) {
-            // A whitespace run (the only alternative ending in whitespace), not at the end.
+        let breaks = |c: char| c == '\r' || c == '\n';
+        if end < text.len()
+            && piece.chars().all(char::is_whitespace)
+            && !(parts.break_pieces && piece.ends_with(breaks))
+        {
             if let Some((last, _)) = piece.char_indices().next_back().filter(|&(i, _)| i > 0) {
                 end = m.start() + last;
             }
@@ -162,11 +178,78 @@ fn r50k_encode(text: &str) -> Vec<u32> {
         } else if let Some(&(from, len)) = merged.get(piece) {
             out.extend_from_within(from..from + len);
         } else {
-            let ids = bpe.encode_ordinary(piece);
+            let ids = byte_pair_encode(piece.as_bytes(), &parts.ranks);
             merged.insert(piece, (out.len(), ids.len()));
             out.extend_from_slice(&ids);
         }
         pos = end;
+    }
+    out
+}
+
+/// Byte-pair merging of one piece, as tiktoken does it: repeatedly join the adjacent pair
+/// whose bytes have the lowest rank (the leftmost on a tie) until no pair is a token. Short
+/// pieces go to tiktoken-rs's own routine; long ones (a run of thousands of spaces) use a
+/// heap, O(n log n), where that routine is quadratic (tiktoken-rs does not export its own
+/// heap version).
+fn byte_pair_encode(piece: &[u8], ranks: &FxHashMap<Vec<u8>, u32>) -> Vec<u32> {
+    use std::cmp::Reverse;
+    use std::collections::BinaryHeap;
+
+    if piece.len() == 1 {
+        return vec![ranks[piece]];
+    }
+    if piece.len() < 128 {
+        return tiktoken_rs::byte_pair_split(piece, ranks)
+            .into_iter()
+            .map(|p| ranks[p])
+            .collect();
+    }
+    // Parts as a linked list over byte positions: part i spans start[i]..start[next[i]].
+    let n = piece.len();
+    let mut next: Vec<usize> = (1..=n).collect();
+    let mut prev: Vec<usize> = (0..n).map(|i| i.wrapping_sub(1)).collect();
+    let mut alive = vec![true; n];
+    let pair_rank = |i: usize, next: &[usize]| -> Option<u32> {
+        let j = next[i];
+        if j >= n {
+            return None;
+        }
+        ranks.get(&piece[i..next[j]]).copied()
+    };
+    let mut heap: BinaryHeap<Reverse<(u32, usize, usize)>> = BinaryHeap::new();
+    for i in 0..n {
+        if let Some(r) = pair_rank(i, &next) {
+            heap.push(Reverse((r, i, next[next[i]])));
+        }
+    }
+    while let Some(Reverse((rank, i, end))) = heap.pop() {
+        // Stale entries: a part merged away, or the pair's extent changed since.
+        if !alive[i] || next[i] >= n || next[next[i]] != end {
+            continue;
+        }
+        let j = next[i];
+        alive[j] = false;
+        next[i] = next[j];
+        if next[i] < n {
+            prev[next[i]] = i;
+        }
+        debug_assert_eq!(ranks.get(&piece[i..next[i]]).copied(), Some(rank));
+        if let Some(r) = pair_rank(i, &next) {
+            heap.push(Reverse((r, i, next[next[i]])));
+        }
+        let p = prev[i];
+        if p < n {
+            if let Some(r) = pair_rank(p, &next) {
+                heap.push(Reverse((r, p, next[next[p]])));
+            }
+        }
+    }
+    let mut out = Vec::new();
+    let mut i = 0;
+    while i < n {
+        out.push(ranks[&piece[i..next[i]]]);
+        i = next[i];
     }
     out
 }
@@ -268,6 +351,96 @@ mod tests {
         assert_eq!(Encoding::Cl100k.count(""), 0);
     }
 
+    /// Texts that exercise every alternative of the three pre-tokenizers and long pieces
+    /// (the heap merge): whitespace runs of every kind, line breaks, case changes, digits,
+    /// contractions, punctuation before line breaks and slashes, scripts without spaces.
+    fn generated(seed: u64, count: usize) -> Vec<String> {
+        let atoms = [
+            " ",
+            "  ",
+            "\t",
+            "\n",
+            "\r\n",
+            "\u{a0}",
+            "\u{3000}",
+            "a",
+            "Hello",
+            "WORLD",
+            "camelCase",
+            "x1",
+            "12345",
+            "'s",
+            "'LL",
+            "don't",
+            ".",
+            "!!",
+            "/",
+            "...\n",
+            "<div class=\"a\">",
+            "中文",
+            "テキスト",
+            "🙂",
+            "é",
+            "\u{301}",
+            "Ǆ",
+            "ǅ",
+            "\u{85}",
+            "\u{2028}",
+            "$",
+            "--",
+            "\n\n",
+        ];
+        let mut x = seed;
+        (0..count)
+            .map(|_| {
+                let mut t = String::new();
+                x ^= x << 13;
+                x ^= x >> 7;
+                x ^= x << 17;
+                let len = (x % 60) as usize;
+                for _ in 0..len {
+                    x ^= x << 13;
+                    x ^= x >> 7;
+                    x ^= x << 17;
+                    let atom = atoms[(x % atoms.len() as u64) as usize];
+                    let times = if x % 11 == 0 {
+                        1 + (x % 300) as usize
+                    } else {
+                        1
+                    };
+                    t.push_str(&atom.repeat(times));
+                }
+                t
+            })
+            .collect()
+    }
+
+    #[test]
+    fn fast_encodings_are_tiktoken() {
+        for enc in [Encoding::R50k, Encoding::Cl100k, Encoding::O200k] {
+            let bpe = enc.bpe();
+            for text in generated(0x9e37_79b9_7f4a_7c15 ^ enc as u64, 400) {
+                assert_eq!(
+                    fast_encode(enc, &text),
+                    bpe.encode_ordinary(&text),
+                    "{enc:?} {text:?}"
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn long_whitespace_runs_are_linear_and_do_not_panic() {
+        for enc in [Encoding::R50k, Encoding::Cl100k, Encoding::O200k] {
+            for run in [" ", "\t", " \n", "\u{3000}"] {
+                let text = format!("a{}b", run.repeat(200_000));
+                let ids = enc.encode(&text);
+                let bpe = enc.bpe();
+                assert_eq!(bpe.decode_bytes(&ids).unwrap(), text.as_bytes());
+            }
+        }
+    }
+
     #[test]
     fn fast_r50k_is_tiktoken() {
         let bpe = Encoding::R50k.bpe();
@@ -291,7 +464,11 @@ mod tests {
             "\u{85}x \u{85} y",
         ];
         for c in cases {
-            assert_eq!(r50k_encode(c), bpe.encode_ordinary(c), "{c:?}");
+            assert_eq!(
+                fast_encode(Encoding::R50k, c),
+                bpe.encode_ordinary(c),
+                "{c:?}"
+            );
         }
     }
 }

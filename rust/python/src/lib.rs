@@ -18,6 +18,7 @@ use pagelens_core::render::{occam, Mode};
 use pagelens_core::Encoding;
 use pagelens_core::{Tokenizer, DEFAULT_TOKENIZER};
 
+mod args;
 mod errors;
 use errors::{err, py_err, ErrorKind};
 
@@ -108,15 +109,13 @@ fn clickable_arg(obj: &Bound<'_, PyAny>) -> PyResult<Clickables> {
 
 fn frame_arg(item: &Bound<'_, PyAny>) -> PyResult<FrameArg> {
     if let Ok(d) = item.cast::<PyDict>() {
-        let owner = d
-            .get_item("owner")?
-            .ok_or_else(|| {
-                err(
-                    ErrorKind::Argument,
-                    "frame dict needs an \"owner\" backendDOMNodeId",
-                )
-            })?
-            .extract()?;
+        let owner = d.get_item("owner")?.ok_or_else(|| {
+            err(
+                ErrorKind::Argument,
+                "frame dict needs an \"owner\" backendDOMNodeId",
+            )
+        })?;
+        let owner = args::owner(&owner)?;
         let payload = d
             .get_item("payload")?
             .ok_or_else(|| err(ErrorKind::Argument, "frame dict needs a \"payload\""))?;
@@ -151,7 +150,7 @@ fn frame_arg(item: &Bound<'_, PyAny>) -> PyResult<FrameArg> {
         None
     };
     Ok(FrameArg {
-        owner: t.get_item(0)?.extract()?,
+        owner: args::owner(&t.get_item(0)?)?,
         payload: payload_bytes(&t.get_item(1)?)?,
         frame_id,
         clickable: None,
@@ -184,7 +183,7 @@ impl PyAxTree {
         py: Python<'_>,
         payload: &Bound<'_, PyAny>,
         frames: Option<&Bound<'_, PyAny>>,
-        max_depth: usize,
+        #[pyo3(from_py_with = args::max_depth)] max_depth: usize,
         skip_orphan_frames: bool,
         clickable: Option<&Bound<'_, PyAny>>,
     ) -> PyResult<Self> {
@@ -225,7 +224,7 @@ impl PyAxTree {
         &self,
         py: Python<'_>,
         mode: &str,
-        max_tokens: Option<usize>,
+        #[pyo3(from_py_with = args::max_tokens)] max_tokens: Option<usize>,
         tokenizer: &str,
         show_urls: bool,
     ) -> PyResult<PyObservation> {
@@ -269,8 +268,8 @@ impl PyAxTree {
     fn subtree(
         &self,
         py: Python<'_>,
-        ids: Vec<i64>,
-        max_nodes: Option<usize>,
+        #[pyo3(from_py_with = args::node_ids)] ids: Vec<i64>,
+        #[pyo3(from_py_with = args::max_nodes)] max_nodes: Option<usize>,
         tokenizer: &str,
     ) -> PyResult<PyObservation> {
         let enc = Encoding::from_name(tokenizer).map_err(py_err)?;
@@ -310,11 +309,13 @@ impl PyAxTree {
     }
 
     /// The node shown with element id `id`.
-    fn node(&self, id: i64) -> PyResult<PyAxNode> {
-        let idx = self
-            .tree
-            .index_of(id)
-            .ok_or_else(|| err(ErrorKind::NodeNotFound, format!("no node with id {id}")))?;
+    fn node(&self, #[pyo3(from_py_with = args::lookup_id)] id: Option<i64>) -> PyResult<PyAxNode> {
+        let idx = id.and_then(|id| self.tree.index_of(id)).ok_or_else(|| {
+            err(
+                ErrorKind::NodeNotFound,
+                format!("no node with id {}", shown_id(id)),
+            )
+        })?;
         Ok(PyAxNode {
             tree: self.tree.clone(),
             idx,
@@ -364,8 +365,8 @@ impl PyAxTree {
         self.tree.len()
     }
 
-    fn __contains__(&self, id: i64) -> bool {
-        self.tree.index_of(id).is_some()
+    fn __contains__(&self, #[pyo3(from_py_with = args::lookup_id)] id: Option<i64>) -> bool {
+        id.and_then(|id| self.tree.index_of(id)).is_some()
     }
 
     fn __repr__(&self) -> String {
@@ -663,6 +664,19 @@ fn html_bytes(obj: &Bound<'_, PyAny>) -> PyResult<(Vec<u8>, bool)> {
     ))
 }
 
+/// An id for a message: the number, or "out of range".
+fn shown_id(id: Option<i64>) -> String {
+    id.map_or_else(|| "out of range".to_owned(), |i| i.to_string())
+}
+
+impl PyDom {
+    /// The arena index and node id of the element `node="id"`, if there is one.
+    fn element_index(&self, id: Option<i64>) -> Option<(u32, u32)> {
+        let id = u32::try_from(id?).ok()?;
+        self.dom.element(id).map(|idx| (idx, id))
+    }
+}
+
 #[pymethods]
 impl PyDom {
     /// Parses HTML as a browser would; never fails. `encoding` (a WHATWG label) overrides
@@ -676,6 +690,9 @@ impl PyDom {
         keep_ids: bool,
     ) -> PyResult<Self> {
         let (bytes, is_str) = html_bytes(html)?;
+        if let Some(label) = &encoding {
+            pagelens_core::dom::encoding_for_label(label).map_err(py_err)?;
+        }
         let label = if is_str {
             Some("utf-8".to_owned())
         } else {
@@ -698,7 +715,7 @@ impl PyDom {
         py: Python<'_>,
         profile: &str,
         tokenizer: Option<&Bound<'_, PyAny>>,
-        keep: Option<Vec<u32>>,
+        #[pyo3(from_py_with = args::dom_ids)] keep: Option<Vec<u32>>,
         options: Option<&Bound<'_, PyDict>>,
     ) -> PyResult<Self> {
         let mut o = CleanOptions::profile(profile).map_err(py_err)?;
@@ -752,11 +769,14 @@ impl PyDom {
     }
 
     /// The element's start tag exactly as `html()` writes it, e.g. `<a href="/" node="7">`.
-    fn start_tag(&self, node_id: u32) -> PyResult<String> {
-        let idx = self.dom.element(node_id).ok_or_else(|| {
+    fn start_tag(
+        &self,
+        #[pyo3(from_py_with = args::lookup_id)] node_id: Option<i64>,
+    ) -> PyResult<String> {
+        let (idx, _) = self.element_index(node_id).ok_or_else(|| {
             err(
                 ErrorKind::NodeNotFound,
-                format!("no element with node id {node_id}"),
+                format!("no element with node id {}", shown_id(node_id)),
             )
         })?;
         Ok(self.dom.start_tag(idx).unwrap_or_default())
@@ -768,11 +788,14 @@ impl PyDom {
     }
 
     /// The element with id `node_id`: tag, attributes and text.
-    fn element(&self, node_id: u32) -> PyResult<PyElement> {
-        let idx = self.dom.element(node_id).ok_or_else(|| {
+    fn element(
+        &self,
+        #[pyo3(from_py_with = args::lookup_id)] node_id: Option<i64>,
+    ) -> PyResult<PyElement> {
+        let (idx, node_id) = self.element_index(node_id).ok_or_else(|| {
             err(
                 ErrorKind::NodeNotFound,
-                format!("no element with node id {node_id}"),
+                format!("no element with node id {}", shown_id(node_id)),
             )
         })?;
         Ok(PyElement {
@@ -801,8 +824,8 @@ impl PyDom {
         self.dom.element_count()
     }
 
-    fn __contains__(&self, node_id: u32) -> bool {
-        self.dom.element(node_id).is_some()
+    fn __contains__(&self, #[pyo3(from_py_with = args::lookup_id)] node_id: Option<i64>) -> bool {
+        self.element_index(node_id).is_some()
     }
 
     fn __repr__(&self) -> String {
@@ -895,7 +918,7 @@ impl PyChunk {
 fn chunk(
     py: Python<'_>,
     text: &str,
-    max_tokens: usize,
+    #[pyo3(from_py_with = args::budget)] max_tokens: usize,
     tokenizer: Option<&Bound<'_, PyAny>>,
     kind: &str,
     from_end: bool,

@@ -4,6 +4,14 @@ use std::borrow::Cow;
 
 use encoding_rs::{Encoding, UTF_8};
 
+use crate::dom::DomError;
+
+/// The encoding a WHATWG label names (`"latin1"`, `"shift_jis"`...), or an error.
+pub fn encoding_for_label(label: &str) -> Result<&'static Encoding, DomError> {
+    Encoding::for_label(label.trim().as_bytes())
+        .ok_or_else(|| DomError::UnknownEncoding(label.to_owned()))
+}
+
 /// The caller's label wins, then a byte-order mark, then a `<meta charset>` (or
 /// `http-equiv` content) in the first 1024 bytes, then UTF-8.
 pub fn sniff(bytes: &[u8], label: Option<&str>) -> &'static Encoding {

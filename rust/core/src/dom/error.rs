@@ -14,6 +14,8 @@ pub enum DomError {
     NoElement(u32),
     /// A cleaning option that does not exist or has a value of the wrong type.
     Option(String),
+    /// A character-encoding label that names no encoding.
+    UnknownEncoding(String),
 }
 
 impl fmt::Display for DomError {
@@ -31,6 +33,10 @@ impl fmt::Display for DomError {
             }
             DomError::NoElement(id) => write!(f, "no element with node id {id} to keep"),
             DomError::Option(why) => write!(f, "cleaning option: {why}"),
+            DomError::UnknownEncoding(label) => write!(
+                f,
+                "unknown encoding {label:?}: not a WHATWG label (utf-8, windows-1252, shift_jis, ...)"
+            ),
         }
     }
 }

@@ -7,7 +7,7 @@ pub mod select;
 pub mod tree;
 
 pub use clean::{clean, CleanOptions};
-pub use encoding::{decode, sniff};
+pub use encoding::{decode, encoding_for_label, sniff};
 pub use error::DomError;
 pub use select::Selector;
 pub use tree::{Dom, Kind};

@@ -1,6 +1,6 @@
 //! Spec 3.12: no silent caps. A budget cuts at a line boundary and says what it cut.
 
-use super::{push_line_text, Observation, Rendered};
+use super::{line_len, push_line_text, Line, Observation, Rendered};
 use crate::tokenizer::Encoding;
 
 fn truncation_line(omitted: usize, max_tokens: usize) -> String {
@@ -30,19 +30,20 @@ pub fn fit_to_budget(r: Rendered, enc: Encoding, max_tokens: usize) -> Observati
     }
     // Per-line counts give a close first guess; the exact count of the candidate text
     // decides, since BPE merges across line ends can shift a few tokens.
-    let per_line: Vec<usize> = r
-        .lines
-        .iter()
-        .map(|l| {
-            let mut s = String::with_capacity(l.depth as usize + l.text.len() + 1);
-            push_line_text(&mut s, l);
-            s.push('\n');
-            enc.count(&s)
-        })
-        .collect();
+    // Counted only as far as the budget reaches: a cut near the top of a huge page does not
+    // count the lines below it.
+    let line_tokens = |l: &Line| {
+        let mut s = String::with_capacity(line_len(l) + 1);
+        push_line_text(&mut s, l);
+        s.push('\n');
+        enc.count(&s)
+    };
+    let mut per_line: Vec<usize> = Vec::new();
     let mut keep = 0usize;
     let mut used = 0usize;
-    for (i, &c) in per_line.iter().enumerate() {
+    for (i, l) in r.lines.iter().enumerate() {
+        let c = line_tokens(l);
+        per_line.push(c);
         let tail = enc.count(&truncation_line(r.lines.len() - i - 1, max_tokens));
         if used + c + tail > max_tokens {
             break;

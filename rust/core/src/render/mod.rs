@@ -69,10 +69,7 @@ impl Rendered {
 
     /// Joins lines with one TAB per level.
     pub fn text_of(lines: &[Line]) -> String {
-        let size: usize = lines
-            .iter()
-            .map(|l| l.depth as usize + l.text.len() + 1)
-            .sum();
+        let size: usize = lines.iter().map(|l| line_len(l) + 1).sum();
         let mut out = String::with_capacity(size);
         for (i, l) in lines.iter().enumerate() {
             if i > 0 {
@@ -84,11 +81,28 @@ impl Rendered {
     }
 }
 
+/// Deepest indentation printed (spec section 2): past it a line says its depth in words, so
+/// the text stays linear in the size of the tree.
+pub const MAX_INDENT: u32 = 64;
+
 pub(crate) fn push_line_text(out: &mut String, l: &Line) {
-    for _ in 0..l.depth {
+    for _ in 0..l.depth.min(MAX_INDENT) {
         out.push('\t');
     }
+    if l.depth > MAX_INDENT {
+        out.push_str(&format!("(depth {}) ", l.depth));
+    }
     out.push_str(&l.text);
+}
+
+/// Bytes a line takes in the text, its line break not counted.
+pub(crate) fn line_len(l: &Line) -> usize {
+    let marker = if l.depth > MAX_INDENT {
+        10 + l.depth.to_string().len()
+    } else {
+        0
+    };
+    l.depth.min(MAX_INDENT) as usize + marker + l.text.len()
 }
 
 /// What the model reads, and what was left out.

@@ -1,0 +1,109 @@
+//! Integer arguments, converted so that a value out of range or of the wrong type is one of
+//! pagelens' own errors naming the argument (pyo3's default is a bare `OverflowError`).
+//! Used through `#[pyo3(from_py_with = ...)]`.
+
+use pyo3::exceptions::PyOverflowError;
+use pyo3::prelude::*;
+
+use crate::errors::{err, ErrorKind};
+
+/// An int that fits 64 bits.
+fn int(obj: &Bound<'_, PyAny>, what: &str) -> PyResult<i64> {
+    obj.extract::<i64>().map_err(|e| {
+        if e.is_instance_of::<PyOverflowError>(obj.py()) {
+            err(ErrorKind::Argument, format!("{what} {obj} is out of range"))
+        } else {
+            let kind = obj
+                .get_type()
+                .name()
+                .map(|n| n.to_string())
+                .unwrap_or_default();
+            err(
+                ErrorKind::ArgumentType,
+                format!("{what} must be an int, not {kind}"),
+            )
+        }
+    })
+}
+
+/// An int that is zero or more.
+fn non_negative(obj: &Bound<'_, PyAny>, what: &str) -> PyResult<usize> {
+    let v = int(obj, what)?;
+    usize::try_from(v).map_err(|_| {
+        err(
+            ErrorKind::Argument,
+            format!("{what} must be 0 or more, not {v}"),
+        )
+    })
+}
+
+fn optional(obj: &Bound<'_, PyAny>, what: &str) -> PyResult<Option<usize>> {
+    if obj.is_none() {
+        return Ok(None);
+    }
+    non_negative(obj, what).map(Some)
+}
+
+pub fn max_tokens(obj: &Bound<'_, PyAny>) -> PyResult<Option<usize>> {
+    optional(obj, "max_tokens")
+}
+
+pub fn max_nodes(obj: &Bound<'_, PyAny>) -> PyResult<Option<usize>> {
+    optional(obj, "max_nodes")
+}
+
+pub fn max_depth(obj: &Bound<'_, PyAny>) -> PyResult<usize> {
+    non_negative(obj, "max_depth")
+}
+
+pub fn budget(obj: &Bound<'_, PyAny>) -> PyResult<usize> {
+    non_negative(obj, "max_tokens")
+}
+
+/// A node id to look up: `None` when no node can have it (an int out of every id's range).
+pub fn lookup_id(obj: &Bound<'_, PyAny>) -> PyResult<Option<i64>> {
+    match obj.extract::<i64>() {
+        Ok(v) => Ok(Some(v)),
+        Err(e) if e.is_instance_of::<PyOverflowError>(obj.py()) => Ok(None),
+        Err(_) => int(obj, "node id").map(Some),
+    }
+}
+
+/// A frame's owner (a backendDOMNodeId).
+pub fn owner(obj: &Bound<'_, PyAny>) -> PyResult<i64> {
+    int(obj, "frame owner")
+}
+
+/// Accessibility-tree node ids.
+pub fn node_ids(obj: &Bound<'_, PyAny>) -> PyResult<Vec<i64>> {
+    obj.try_iter()
+        .map_err(|_| err(ErrorKind::ArgumentType, "ids must be an iterable of ints"))?
+        .map(|item| int(&item?, "node id"))
+        .collect()
+}
+
+/// DOM node ids (`node="N"`): an id no element can have is reported as missing.
+pub fn dom_ids(obj: &Bound<'_, PyAny>) -> PyResult<Option<Vec<u32>>> {
+    if obj.is_none() {
+        return Ok(None);
+    }
+    obj.try_iter()
+        .map_err(|_| {
+            err(
+                ErrorKind::ArgumentType,
+                "keep must be an iterable of node ids",
+            )
+        })?
+        .map(|item| {
+            let item = item?;
+            let v = int(&item, "node id")?;
+            u32::try_from(v).map_err(|_| {
+                err(
+                    ErrorKind::Dom,
+                    format!("no element with node id {v} to keep"),
+                )
+            })
+        })
+        .collect::<PyResult<Vec<u32>>>()
+        .map(Some)
+}
