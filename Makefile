@@ -17,7 +17,7 @@ PIP := $(PYTHON) -m pip --disable-pip-version-check
 # less per build); wheels and benchmarks use `release`.
 FAST := MATURIN_PEP517_ARGS="--profile fast"
 
-.PHONY: setup demo test test-rust test-python lint bench
+.PHONY: setup demo test test-rust test-python lint bench fuzz
 
 .venv/bin/python:
 	@python3 -c 'import ensurepip' 2>/dev/null || { \
@@ -68,3 +68,15 @@ bench: setup
 	$(PYTHON) benches/report_dom.py
 	$(PYTHON) benches/report_browser.py
 	$(PYTHON) benches/report_prep.py
+
+# Fuzz the core (nightly toolchain, `cargo install cargo-fuzz`): every target, FUZZ_SECONDS each,
+# two at a time; new inputs go to target/fuzz-corpus, findings to rust/fuzz/artifacts.
+FUZZ_SECONDS ?= 1800
+FUZZ_TARGETS := axtree dom tokenizer chunk
+fuzz:
+	cd rust && cargo +nightly fuzz build -O --fuzz-dir fuzz
+	for t in $(FUZZ_TARGETS); do mkdir -p target/fuzz-corpus/$$t; done
+	printf '%s\n' $(FUZZ_TARGETS) | xargs -P 2 -I{} sh -c 'cd rust && cargo +nightly fuzz run -O --fuzz-dir fuzz {} \
+	  ../target/fuzz-corpus/{} fuzz/seeds/{} -- -max_total_time=$(FUZZ_SECONDS) -max_len=65536 -timeout=30 \
+	  -rss_limit_mb=4096 -print_final_stats=1 > ../target/fuzz-{}.log 2>&1 && echo "{}: no finding" || \
+	  { echo "{}: FINDING, see target/fuzz-{}.log"; exit 1; }'

@@ -58,3 +58,36 @@ def test_generated_html_invariants(html):
         assert clean.element(i).tag == dom.element(i).tag
     out = clean.html()
     assert pagelens.Dom.parse(out, keep_ids=True).clean().html() == out
+
+
+# -- issue 17: forged ids, oversized start tags, foreign void names, given ids ---------------------
+
+def test_page_text_cannot_forge_node_ids_in_chunks():
+    html = ('<div><!-- <p node="99"> --><iframe srcdoc="x">&lt;a node="98"&gt;</iframe>'
+            '<noscript><b node="97">no</b></noscript><p>ok</p></div>')
+    dom = pagelens.Dom.parse(html)
+    real = set(dom.node_ids())
+    for c in pagelens.chunk(dom.html(), 8, kind="dom"):
+        assert set(c.node_ids) <= real, c.node_ids
+    assert pagelens.find_chunk(pagelens.chunk(dom.html(), 8), 99) is None
+
+
+def test_a_start_tag_over_the_budget_keeps_its_id():
+    html = '<div><a title="' + "word " * 600 + '">go</a></div>'
+    dom = pagelens.Dom.parse(html)
+    target = dom.select("a")[0]
+    chunks = pagelens.chunk(dom.html(), 30)
+    index = pagelens.find_chunk(chunks, target)
+    assert index is not None and chunks[index].oversized
+
+
+def test_foreign_elements_named_like_void_ones_keep_their_children():
+    out = pagelens.Dom.parse("<svg><input><a>link</a></input></svg>").html()
+    assert ">link</a></input></svg>" in out
+
+
+def test_given_ids_stay_unique():
+    for html in ('<p node="5">a</p><p node="5">b</p><p node="5">c</p>',
+                 '<p node="4294967295">a</p><p>b</p>', '<p node="0">a</p><p node="0">b</p>'):
+        ids = pagelens.Dom.parse(html, keep_ids=True).node_ids()
+        assert len(ids) == len(set(ids)), (html, ids)

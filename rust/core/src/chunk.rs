@@ -25,6 +25,7 @@ impl std::fmt::Display for ChunkError {
 }
 
 impl std::error::Error for ChunkError {}
+use crate::dom::tree::RAW_TEXT_ELEMENTS;
 use crate::tokenizer::Tokenizer;
 
 /// What the text is, which decides where it may be cut.
@@ -59,18 +60,73 @@ pub struct Chunk {
     pub oversized: bool,
 }
 
+/// Start tags of HTML text as a parser sees them: `(start, end)` byte spans of each `<name
+/// ...>`, skipping comments and the contents of raw-text elements, so that text (a comment, an
+/// iframe's source) cannot pass for a tag or forge a `node="N"` id.
+fn start_tags(text: &str) -> Vec<(usize, usize)> {
+    let b = text.as_bytes();
+    let mut tags = Vec::new();
+    let mut i = 0;
+    while i < b.len() {
+        if b[i] != b'<' {
+            i += 1;
+            continue;
+        }
+        if b[i..].starts_with(b"<!--") {
+            i = find(b, i + 4, b"-->").map_or(b.len(), |e| e + 3);
+            continue;
+        }
+        if !b.get(i + 1).is_some_and(u8::is_ascii_alphabetic) {
+            i += 1;
+            continue;
+        }
+        let end = b[i..]
+            .iter()
+            .position(|&c| c == b'>')
+            .map_or(b.len(), |e| i + e + 1);
+        tags.push((i, end));
+        let name_end = b[i + 1..end]
+            .iter()
+            .position(|c| !c.is_ascii_alphanumeric())
+            .map_or(end, |p| i + 1 + p);
+        let name = text[i + 1..name_end].to_ascii_lowercase();
+        i = end;
+        if RAW_TEXT_ELEMENTS.contains(&name.as_str()) {
+            if name == "plaintext" {
+                break; // everything after it is text
+            }
+            let close = format!("</{name}");
+            i = find_ignore_case(b, i, close.as_bytes()).unwrap_or(b.len());
+        }
+    }
+    tags
+}
+
+fn find(hay: &[u8], from: usize, needle: &[u8]) -> Option<usize> {
+    hay.get(from..)?
+        .windows(needle.len())
+        .position(|w| w == needle)
+        .map(|p| from + p)
+}
+
+fn find_ignore_case(hay: &[u8], from: usize, needle: &[u8]) -> Option<usize> {
+    hay.get(from..)?
+        .windows(needle.len())
+        .position(|w| w.eq_ignore_ascii_case(needle))
+        .map(|p| from + p)
+}
+
 /// Offsets where a cut is allowed, always including 0 and `text.len()`.
 fn boundaries(text: &str, kind: ChunkKind) -> Vec<usize> {
     let b = text.as_bytes();
     let mut out = vec![0];
     match kind {
-        ChunkKind::Dom => {
-            for i in 1..b.len() {
-                if b[i] == b'<' && b.get(i + 1).is_some_and(u8::is_ascii_alphabetic) {
-                    out.push(i);
-                }
-            }
-        }
+        ChunkKind::Dom => out.extend(
+            start_tags(text)
+                .into_iter()
+                .map(|(s, _)| s)
+                .filter(|&s| s > 0),
+        ),
         ChunkKind::Text => {
             let body = &b[..b.len().saturating_sub(1)];
             out.extend(
@@ -88,32 +144,28 @@ fn boundaries(text: &str, kind: ChunkKind) -> Vec<usize> {
     out
 }
 
+/// The `node="N"` id of a start tag: the serializer writes it as the tag's last attribute,
+/// and attribute values cannot hold a bare `"`, so only the real one ends the tag so.
+fn node_id_of(tag: &str) -> Option<i64> {
+    let body = tag.strip_suffix('>').unwrap_or(tag).trim_end_matches('/');
+    let value = body.strip_suffix('"')?;
+    let at = value.rfind(" node=\"")?;
+    let digits = &value[at + 7..];
+    if digits.is_empty() || !digits.bytes().all(|c| c.is_ascii_digit()) {
+        return None;
+    }
+    digits.parse().ok()
+}
+
 /// Ids named in a piece of text.
 pub fn ids_in(text: &str, kind: ChunkKind) -> Vec<i64> {
     let b = text.as_bytes();
     let mut ids = Vec::new();
     match kind {
         ChunkKind::Dom => {
-            let mut i = 0;
-            while i < b.len() {
-                if b[i] == b'<' && b.get(i + 1).is_some_and(u8::is_ascii_alphabetic) {
-                    let end = b[i..]
-                        .iter()
-                        .position(|&c| c == b'>')
-                        .map_or(b.len(), |e| i + e);
-                    let tag = &text[i..end];
-                    if let Some(p) = tag.find(" node=\"") {
-                        let digits: String = tag[p + 7..]
-                            .chars()
-                            .take_while(char::is_ascii_digit)
-                            .collect();
-                        if let Ok(id) = digits.parse() {
-                            ids.push(id);
-                        }
-                    }
-                    i = end;
-                } else {
-                    i += 1;
+            for (start, end) in start_tags(text) {
+                if let Some(id) = node_id_of(&text[start..end]) {
+                    ids.push(id);
                 }
             }
         }
@@ -169,6 +221,7 @@ pub fn chunk(
     } else {
         (0..n).collect()
     };
+    let mut unit_ids: rustc_hash::FxHashMap<usize, Vec<i64>> = rustc_hash::FxHashMap::default();
     let mut k = 0;
     while k < n {
         let u = order[k];
@@ -178,6 +231,9 @@ pub fn chunk(
             if from_end {
                 pieces.reverse();
             }
+            // A start tag cut across pieces still names its element: the unit's ids go with
+            // the piece that holds the tag's beginning.
+            unit_ids.insert(a, ids_in(&text[a..b], kind));
             ranges.extend(pieces.into_iter().map(|(s, e, c)| (s, e, c, true)));
             k += 1;
             continue;
@@ -212,7 +268,12 @@ pub fn chunk(
             start,
             end,
             token_count,
-            node_ids: ids_in(&text[start..end], kind),
+            node_ids: if oversized {
+                // Pieces of a unit: the first carries the unit's ids, the others none.
+                unit_ids.remove(&start).unwrap_or_default()
+            } else {
+                ids_in(&text[start..end], kind)
+            },
             oversized,
         })
         .collect())
@@ -259,7 +320,8 @@ fn split_unit(
         let mut count = tok.count(&unit[start..end]);
         // Re-tokenising a slice can yield more tokens than it held: step back a token.
         while count > max_tokens {
-            let prev = ends.iter().rev().find(|&&e| e < end && e > start).copied();
+            let below = ends.partition_point(|&e| e < end);
+            let prev = ends[..below].last().copied().filter(|&e| e > start);
             match prev {
                 Some(p) => {
                     end = p;
@@ -285,6 +347,70 @@ fn split_unit(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn text_cannot_forge_ids() {
+        let html = concat!(
+            "<div node=\"1\"><!-- <p node=\"99\"> --><iframe node=\"2\"><a node=\"98\"></iframe>",
+            "<script node=\"3\">x = '<b node=\"97\">'</script><p node=\"4\">ok</p></div>"
+        );
+        assert_eq!(ids_in(html, ChunkKind::Dom), vec![1, 2, 3, 4]);
+        for c in chunk(
+            html,
+            5,
+            &Tokenizer::named("gpt2").unwrap(),
+            ChunkKind::Dom,
+            false,
+        )
+        .unwrap()
+        {
+            assert!(c.node_ids.iter().all(|id| *id < 90), "{:?}", c.node_ids);
+        }
+        // An attribute value cannot end a tag with a node id of its own.
+        assert_eq!(
+            ids_in(
+                "<a title=\"x node=&quot;5&quot;\" node=\"6\">",
+                ChunkKind::Dom
+            ),
+            vec![6]
+        );
+    }
+
+    #[test]
+    fn a_start_tag_longer_than_the_budget_keeps_its_id() {
+        let long = "x".repeat(3000);
+        let html = format!("<div node=\"1\"><a title=\"{long}\" node=\"7\">go</a></div>");
+        let chunks = chunk(
+            &html,
+            20,
+            &Tokenizer::named("gpt2").unwrap(),
+            ChunkKind::Dom,
+            false,
+        )
+        .unwrap();
+        let holding: Vec<_> = chunks.iter().filter(|c| c.node_ids.contains(&7)).collect();
+        assert_eq!(holding.len(), 1);
+        assert!(holding[0].oversized && html[holding[0].start..].starts_with("<a title"));
+    }
+
+    #[test]
+    fn splitting_mixed_scripts_is_fast() {
+        let text: String = (0..5000)
+            .map(|i| if i % 3 == 0 { "中文" } else { "ab " })
+            .collect();
+        let started = std::time::Instant::now();
+        let chunks = chunk(
+            &text,
+            7,
+            &Tokenizer::named("gpt2").unwrap(),
+            ChunkKind::Text,
+            false,
+        )
+        .unwrap();
+        assert!(started.elapsed().as_secs() < 5, "{:?}", started.elapsed());
+        let joined: String = chunks.iter().map(|c| &text[c.start..c.end]).collect();
+        assert_eq!(joined, text);
+    }
 
     fn gpt2() -> Tokenizer {
         Tokenizer::named("gpt2").unwrap()

@@ -417,6 +417,7 @@ pub fn clean_keeping(
                         },
                         node.id,
                     );
+                    out.nodes[e as usize].foreign = node.foreign;
                     if is_target {
                         kept_out.push(e);
                     }
@@ -447,6 +448,7 @@ fn append(out: &mut Dom, parent: u32, kind: Kind, id: Option<u32>) -> u32 {
         parent,
         children: Vec::new(),
         id,
+        foreign: false,
     });
     out.nodes[parent as usize].children.push(n);
     n

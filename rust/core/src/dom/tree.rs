@@ -36,6 +36,8 @@ pub struct DomNode {
     pub children: Vec<u32>,
     /// The `node="N"` id of an element (None for other nodes).
     pub id: Option<u32>,
+    /// An element outside the HTML namespace (SVG, MathML): never void, whatever its name.
+    pub foreign: bool,
 }
 
 /// A parsed (or cleaned) document.
@@ -129,6 +131,20 @@ impl<S: TreeSink<Handle = u32>> TokenSink for NestingLimit<S> {
 }
 
 /// Elements that never have an end tag.
+/// Elements whose text is serialized as it is, not escaped (the HTML serialization
+/// algorithm; a parser reads their contents as text): what looks like a tag inside them is
+/// text. The chunker skips their contents for the same reason.
+pub const RAW_TEXT_ELEMENTS: [&str; 8] = [
+    "script",
+    "style",
+    "xmp",
+    "iframe",
+    "noembed",
+    "noframes",
+    "plaintext",
+    "noscript",
+];
+
 pub fn is_void(tag: &str) -> bool {
     matches!(
         tag,
@@ -182,6 +198,7 @@ impl Dom {
                 parent: NONE,
                 children: Vec::new(),
                 id: None,
+                foreign: false,
             }],
             root: 0,
             by_id: FxHashMap::default(),
@@ -220,18 +237,29 @@ impl Dom {
                 }
             }
         }
-        let base = kept.iter().flatten().max().map_or(0, |m| m + 1);
-        let fresh = kept.iter().filter(|k| k.is_none()).count() as u32;
+        // An id given twice is kept by its first element; the others get fresh ids, above
+        // every kept one (so none can collide), decreasing in document order.
+        let mut seen = rustc_hash::FxHashSet::default();
+        for k in kept.iter_mut() {
+            if k.is_some_and(|id| !seen.insert(id)) {
+                *k = None;
+            }
+        }
+        let mut base = kept.iter().flatten().max().map_or(0, |&m| u64::from(m) + 1);
+        let mut fresh = kept.iter().filter(|k| k.is_none()).count() as u64;
+        if base + fresh > u64::from(u32::MAX) {
+            // Given ids so large that fresh ones would not fit: number everything afresh.
+            kept.iter_mut().for_each(|k| *k = None);
+            base = 0;
+            fresh = kept.len() as u64;
+        }
         let mut next = base + fresh;
         self.by_id.clear();
         for (k, &n) in elements.iter().enumerate() {
-            let id = match kept[k] {
-                Some(id) if !self.by_id.contains_key(&id) => id,
-                _ => {
-                    next -= 1;
-                    next
-                }
-            };
+            let id = kept[k].unwrap_or_else(|| {
+                next -= 1;
+                next as u32
+            });
             self.nodes[n as usize].id = Some(id);
             self.by_id.insert(id, n);
         }
@@ -320,19 +348,9 @@ impl Dom {
                 }
                 Kind::Text(t) => {
                     let raw = node.parent != NONE
-                        && matches!(
-                            self.tag(node.parent),
-                            Some(
-                                "script"
-                                    | "style"
-                                    | "xmp"
-                                    | "iframe"
-                                    | "noembed"
-                                    | "noframes"
-                                    | "plaintext"
-                                    | "noscript"
-                            )
-                        );
+                        && self
+                            .tag(node.parent)
+                            .is_some_and(|t| RAW_TEXT_ELEMENTS.contains(&t));
                     if raw {
                         out.push_str(t)
                     } else {
@@ -350,7 +368,7 @@ impl Dom {
                         tags.push((out.len(), id));
                     }
                     write_start_tag(&mut out, tag, attrs, node.id);
-                    if !is_void(tag) {
+                    if node.foreign || !is_void(tag) {
                         stack.push((n, true));
                         stack.extend(node.children.iter().rev().map(|&c| (c, false)));
                     }
@@ -502,6 +520,8 @@ impl TreeSink for Sink {
             nodes: nodes
                 .into_iter()
                 .map(|n| DomNode {
+                    foreign: matches!(n.kind, Kind::Element { .. })
+                        && n.name.ns != html5ever::ns!(html),
                     kind: n.kind,
                     parent: n.parent,
                     children: n.children,
@@ -633,5 +653,44 @@ impl TreeSink for Sink {
             nodes[k as usize].parent = *new_parent;
         }
         nodes[*new_parent as usize].children.extend(kids);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn foreign_elements_named_like_void_ones_keep_their_children() {
+        let dom = Dom::parse(
+            b"<svg><input><a>link</a></input></svg><p><input>x</p>",
+            None,
+            false,
+        );
+        let html = dom.serialize().0;
+        assert!(html.contains(">link</a></input></svg>"), "{html}");
+        assert!(
+            !html.contains("</input></p>"),
+            "an HTML input stays void: {html}"
+        );
+        let again = Dom::parse(html.as_bytes(), Some("utf-8"), true);
+        assert_eq!(again.serialize().0, html);
+    }
+
+    #[test]
+    fn kept_ids_never_collide_or_wrap() {
+        let ids = |html: &str| {
+            let dom = Dom::parse(html.as_bytes(), None, true);
+            let mut ids: Vec<u32> = dom.nodes.iter().filter_map(|n| n.id).collect();
+            let all = ids.len();
+            ids.sort_unstable();
+            ids.dedup();
+            assert_eq!(ids.len(), all, "duplicate ids in {html}");
+            (dom, ids)
+        };
+        let (dom, _) = ids(r#"<p node="5">a</p><p node="5">b</p><p node="5">c</p>"#);
+        assert!(dom.element(5).is_some());
+        ids(r#"<p node="4294967295">a</p><p>b</p><p node="4294967294">c</p>"#);
+        ids(r#"<p node="0">a</p><p node="0">b</p><p node="1">c</p>"#);
     }
 }
