@@ -137,6 +137,10 @@ def build_dataset(folder: Path, n_pages: int = 12, steps: int = 3, seed: int = 7
         add({**good, "workflow_id": "cut-short", "step": 1, "target_selector": "#nope"}, "target_selector")
         add({**good, "workflow_id": "cut-short", "step": 2}, "workflow")
         broken_records["_cut_short_ok_line"] = str(expected_cut)
+        # The same when the second record is refused while reading (no HTML): the third follows.
+        lines.append(json.dumps({**good, "workflow_id": "cut-at-read", "step": 0}))
+        add({**good, "workflow_id": "cut-at-read", "step": 1, "html": None}, "html")
+        add({**good, "workflow_id": "cut-at-read", "step": 2}, "workflow")
     folder.mkdir(parents=True, exist_ok=True)
     (folder / "steps.jsonl").write_text("\n".join(lines) + "\n")
     return {"expected": expected, "broken": broken_records, "pages": chosen}

@@ -147,7 +147,7 @@ def read_workflows(name: str, data: bytes) -> tuple[list[Workflow], list[Reject]
             if is_mind2web(record):
                 for item in _mind2web_steps(record, source):
                     if isinstance(item, Reject):
-                        rejects.append(item)
+                        builder.reject(item)
                     else:
                         builder.add(item)
                 continue
@@ -156,8 +156,9 @@ def read_workflows(name: str, data: bytes) -> tuple[list[Workflow], list[Reject]
             try:
                 builder.add(step_from_record(record, source, position.get(key, 0)))
             except RecordError as e:
-                step = record.get("step") if isinstance(record, dict) and isinstance(record.get("step"), int) else None
-                rejects.append(Reject(source, e.reason, e.field, str(wid) if wid is not None else "", step))
+                given = record.get("step") if isinstance(record, dict) else None
+                step = given if isinstance(given, int) and not isinstance(given, bool) else position.get(key, 0)
+                builder.reject(Reject(source, e.reason, e.field, str(wid) if wid is not None else "", step))
             position[key] = position.get(key, 0) + 1
     except Exception as e:  # an unreadable file (bad Parquet, a JSON document cut short)
         rejects.append(Reject(name, f"unreadable file: {type(e).__name__}: {e}", ""))

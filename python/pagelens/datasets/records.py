@@ -146,16 +146,33 @@ class WorkflowBuilder:
 
     steps: dict[str, list[Step]] = field(default_factory=dict)
     rejects: list[Reject] = field(default_factory=list)
+    # Workflow id -> its earliest rejected step (number, source): the steps after it are
+    # rejected too, since their history would have a gap (docs/datasets.md).
+    broken: dict[str, tuple[int, str]] = field(default_factory=dict)
 
     def add(self, step: Step) -> None:
         self.steps.setdefault(step.workflow_id, []).append(step)
+
+    def reject(self, reject: Reject) -> None:
+        """A record rejected before it became a step; it breaks its workflow from there on."""
+        self.rejects.append(reject)
+        if reject.workflow_id and reject.step is not None:
+            earliest = self.broken.get(reject.workflow_id)
+            if earliest is None or reject.step < earliest[0]:
+                self.broken[reject.workflow_id] = (reject.step, reject.source)
 
     def build(self) -> list[Workflow]:
         workflows = []
         for wid, steps in self.steps.items():
             steps.sort(key=lambda s: s.step)
             kept: list[Step] = []
+            broken = self.broken.get(wid)
             for s in steps:
+                if broken is not None and s.step > broken[0]:
+                    self.rejects.append(Reject(
+                        s.source, f"an earlier step ({broken[0]}, {broken[1]}) of the workflow was rejected",
+                        "workflow", wid, s.step))
+                    continue
                 if kept and kept[-1].step == s.step:
                     self.rejects.append(
                         Reject(s.source,
