@@ -156,3 +156,12 @@ def test_deep_chains_render_in_linear_size(depth, max_depth):
         assert lines[-1].endswith(f"'l{depth - 1}'")
     cut = tree.render(max_tokens=50)
     assert cut.truncated and cut.token_count <= 50 and cut.omitted_lines > depth - 20
+
+
+@pytest.mark.parametrize("budget", [1, 2, 3, 5, 8, 12, 16, 17, 30])
+def test_a_budget_is_never_exceeded(budget):
+    tree = pagelens.AXTree.from_cdp(chain(300))
+    for mode in ("occam", "webarena"):
+        obs = tree.render(mode, max_tokens=budget)
+        assert obs.truncated and obs.token_count <= budget
+        assert pagelens.count_tokens(obs.text) == obs.token_count

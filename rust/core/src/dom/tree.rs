@@ -368,6 +368,16 @@ impl Dom {
                         tags.push((out.len(), id));
                     }
                     write_start_tag(&mut out, tag, attrs, node.id);
+                    // A parser drops one line break right after these start tags: write one
+                    // more so that text beginning with a line break keeps it when re-read.
+                    if !node.foreign
+                        && matches!(tag.as_str(), "pre" | "textarea" | "listing")
+                        && node.children.first().is_some_and(|&c| {
+                            matches!(&self.nodes[c as usize].kind, Kind::Text(t) if t.starts_with('\n'))
+                        })
+                    {
+                        out.push('\n');
+                    }
                     if node.foreign || !is_void(tag) {
                         stack.push((n, true));
                         stack.extend(node.children.iter().rev().map(|&c| (c, false)));
@@ -692,5 +702,21 @@ mod tests {
         assert!(dom.element(5).is_some());
         ids(r#"<p node="4294967295">a</p><p>b</p><p node="4294967294">c</p>"#);
         ids(r#"<p node="0">a</p><p node="0">b</p><p node="1">c</p>"#);
+    }
+
+    #[test]
+    fn a_leading_line_break_in_pre_survives_a_round_trip() {
+        let dom = Dom::parse(
+            b"<pre>\n\nx</pre><textarea>\n\ny</textarea><pre>z</pre>",
+            None,
+            false,
+        );
+        let html = dom.serialize().0;
+        let again = Dom::parse(html.as_bytes(), Some("utf-8"), true);
+        assert_eq!(again.serialize().0, html);
+        assert!(
+            html.contains(">\n\nx</pre>") && html.contains(">z</pre>"),
+            "{html}"
+        );
     }
 }

@@ -19,7 +19,8 @@ fn text_with_cut(r: &Rendered, keep: usize, max_tokens: usize) -> String {
 
 /// Renders `r` whole when it fits in `max_tokens`, else the longest prefix of whole lines
 /// that fits together with the truncation line. When not even the truncation line fits,
-/// the text is that line alone (its count then exceeds the budget, which the caller sees).
+/// the text is the longest of its shorter forms that does (`[... N more lines]`, `[...]`),
+/// else empty: never more than `max_tokens` tokens.
 pub fn fit_to_budget(r: Rendered, enc: Encoding, max_tokens: usize) -> Observation {
     let text = Rendered::text_of(&r.lines);
     let total = enc.count(&text);
@@ -63,6 +64,23 @@ pub fn fit_to_budget(r: Rendered, enc: Encoding, max_tokens: usize) -> Observati
             keep -= 1;
             excess = excess.saturating_sub(per_line[keep].max(1));
         }
+    };
+    let (text, count) = if count > max_tokens {
+        let omitted = r.lines.len();
+        [
+            format!("[... {omitted} more lines]"),
+            "[...]".to_owned(),
+            String::new(),
+        ]
+        .into_iter()
+        .map(|t| {
+            let c = enc.count(&t);
+            (t, c)
+        })
+        .find(|&(_, c)| c <= max_tokens)
+        .unwrap_or_default()
+    } else {
+        (text, count)
     };
     let ids = r
         .ids
