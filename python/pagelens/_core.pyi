@@ -28,7 +28,7 @@ __all__ = [
 ]
 
 DEFAULT_MAX_DEPTH: int
-DEFAULT_TOKENIZER: str
+DEFAULT_TOKENIZER: str  # "gpt2": the default of every `tokenizer` parameter below
 
 _Payload = bytes | bytearray | str | Mapping[str, Any] | Sequence[Mapping[str, Any]]
 _FrameSpec = tuple[int, _Payload] | tuple[int, _Payload, str | None] | Mapping[str, Any]
@@ -148,10 +148,10 @@ class AXTree:
         self,
         mode: Literal["occam", "webarena"] = "occam",
         max_tokens: int | None = None,
-        tokenizer: str = "gpt2",
+        tokenizer: str = ...,
         show_urls: bool = False,
     ) -> Observation: ...
-    def subtree(self, ids: Sequence[int], max_nodes: int | None = None, tokenizer: str = "gpt2") -> Observation:
+    def subtree(self, ids: Sequence[int], max_nodes: int | None = None, tokenizer: str = ...) -> Observation:
         """The pivotal subtree of ``ids`` in occam form without ids (history replay)."""
     def node(self, id: int) -> AXNode:
         """Raises KeyError for an unknown id."""
@@ -168,7 +168,7 @@ class AXTree:
     def __len__(self) -> int: ...
     def __contains__(self, id: int, /) -> bool: ...
 
-def count_tokens(text: str, tokenizer: str = "gpt2") -> int:
+def count_tokens(text: str, tokenizer: str = ...) -> int:
     """Token count under an offline tokenizer: gpt2/r50k_base, cl100k_base, o200k_base."""
 
 class DomError(PagelensError, ValueError):
@@ -180,7 +180,7 @@ class Tokenizer:
     """An offline tokenizer: gpt2/r50k_base, cl100k_base, o200k_base (embedded), or a
     Hugging Face tokenizer.json via ``from_file``."""
 
-    def __new__(cls, name: str = "gpt2") -> Tokenizer: ...
+    def __new__(cls, name: str = ...) -> Tokenizer: ...
     @staticmethod
     def from_file(path: str | os.PathLike[str]) -> Tokenizer: ...
     @property
