@@ -675,6 +675,16 @@ impl PyDom {
         let id = u32::try_from(id?).ok()?;
         self.dom.element(id).map(|idx| (idx, id))
     }
+
+    /// As [`Self::element_index`], or the error a lookup of a missing element raises.
+    fn found(&self, id: Option<i64>) -> PyResult<(u32, u32)> {
+        self.element_index(id).ok_or_else(|| {
+            err(
+                ErrorKind::NodeNotFound,
+                format!("no element with node id {}", shown_id(id)),
+            )
+        })
+    }
 }
 
 #[pymethods]
@@ -773,12 +783,7 @@ impl PyDom {
         &self,
         #[pyo3(from_py_with = args::lookup_id)] node_id: Option<i64>,
     ) -> PyResult<String> {
-        let (idx, _) = self.element_index(node_id).ok_or_else(|| {
-            err(
-                ErrorKind::NodeNotFound,
-                format!("no element with node id {}", shown_id(node_id)),
-            )
-        })?;
+        let (idx, _) = self.found(node_id)?;
         Ok(self.dom.start_tag(idx).unwrap_or_default())
     }
 
@@ -792,12 +797,7 @@ impl PyDom {
         &self,
         #[pyo3(from_py_with = args::lookup_id)] node_id: Option<i64>,
     ) -> PyResult<PyElement> {
-        let (idx, node_id) = self.element_index(node_id).ok_or_else(|| {
-            err(
-                ErrorKind::NodeNotFound,
-                format!("no element with node id {}", shown_id(node_id)),
-            )
-        })?;
+        let (idx, node_id) = self.found(node_id)?;
         Ok(PyElement {
             dom: self.dom.clone(),
             idx,
