@@ -5,6 +5,8 @@ from __future__ import annotations
 import json
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import pagelens
 from pagelens import AXTreeError
@@ -165,3 +167,39 @@ def test_a_budget_is_never_exceeded(budget):
         obs = tree.render(mode, max_tokens=budget)
         assert obs.truncated and obs.token_count <= budget
         assert pagelens.count_tokens(obs.text) == obs.token_count
+
+
+# -- output size: a fixed multiple of the payload, whatever the tree's shape ------------------------
+# A node's line is at most 64 tabs, a `(depth N) ` marker, its role, name and properties; the
+# smallest JSON that makes a node (here: no spaces, one-letter names) is still over 40 bytes.
+
+AX_GROWTH, AX_SLACK = 3, 1024
+
+
+@st.composite
+def compact_trees(draw) -> bytes:
+    """Trees of the smallest nodes JSON allows, in any shape: long chains, wide fans, text
+    runs; parents always come before their children."""
+    n = draw(st.integers(1, 1500))
+    reach = draw(st.sampled_from([1, 2, 8, 1500]))  # 1: a chain; 1500: any shape
+    parents = [draw(st.integers(max(0, i - reach), i - 1)) for i in range(1, n)]
+    roles = draw(st.lists(st.sampled_from(["link", "StaticText", "generic", "button", "ListMarker", "heading",
+                                           "paragraph", "LineBreak", "cell", "row", "table", "none"]),
+                          min_size=n, max_size=n))
+    names = draw(st.lists(st.sampled_from(["", "a", " ", "\n", "•", "1."]), min_size=n, max_size=n))
+    children: list[list[str]] = [[] for _ in range(n)]
+    for child, parent in enumerate(parents, start=1):
+        children[parent].append(str(child))
+    nodes = [{"nodeId": str(i), "role": {"value": "RootWebArea" if i == 0 else roles[i]},
+              "name": {"value": names[i]}, "childIds": children[i], "backendDOMNodeId": i + 1} for i in range(n)]
+    return json.dumps({"nodes": nodes}, separators=(",", ":")).encode()
+
+
+@settings(max_examples=100, deadline=None)
+@given(compact_trees(), st.sampled_from([None, 100_000]))
+def test_ax_output_stays_within_a_fixed_multiple_of_its_payload(data, max_depth):
+    tree = pagelens.AXTree.from_cdp(data) if max_depth is None else pagelens.AXTree.from_cdp(data, max_depth=max_depth)
+    bound = AX_GROWTH * len(data) + AX_SLACK
+    for mode in ("occam", "webarena"):
+        assert len(tree.render(mode).text.encode()) <= bound, mode
+        assert len(tree.render(mode, show_urls=True).text.encode()) <= bound, mode

@@ -135,6 +135,19 @@ def test_tabs_new_focus_close_and_popups(browser, form):
     assert not bad.ok and "no tab 7" in bad.error
 
 
+def test_every_tab_an_action_opens_is_the_observed_one(browser, form):
+    """A step waits until Playwright has announced every tab Chromium opened (its `page`
+    event can trail the click), so each observation is of the new tab, however busy the
+    machine: repeated, from a link and from a script."""
+    link, button = find(form, "link", "new tab"), find(form, "button", "window from script")
+    for opened in range(2, 8):
+        browser.step("tab_focus [0]")
+        step = browser.step(f"click [{link if opened % 2 else button}]")
+        assert step.ok, step.error
+        obs = step.observation
+        assert len(obs.tabs) == opened and obs.tabs[-1].active and obs.title == "Second page", obs.tabs
+
+
 def test_same_document_link_is_not_a_failed_go_back(browser, form):
     assert browser.step(f"click [{find(form, 'link', 'section B')}]").observation.url.endswith("#section-b")
     back = browser.step("go_back")

@@ -3,11 +3,15 @@ from the corpus, on both engines."""
 
 from __future__ import annotations
 
+import itertools
 import json
+import os
 import re
 import signal
+import socket
 import subprocess
 import sys
+import threading
 import time
 from pathlib import Path
 
@@ -19,12 +23,14 @@ import pagelens
 from pagelens.datasets import (
     ManifestMismatch,
     PrepConfig,
+    PrepStalled,
     Transformer,
     read_output,
     read_workflows,
     run_local,
     run_ray,
 )
+from pagelens.datasets.cluster import wait_with_watchdog
 from workflow_data import build_dataset
 
 BUDGET = 512
@@ -115,6 +121,108 @@ def test_ray_output_is_identical_record_for_record(dataset, local_run, tmp_path)
     assert read_output(tmp_path / "ray") == read_output(local_run[0])
     for key in ("records_in", "examples_out", "rejected", "tokens_before", "tokens_after", "targets_rescued"):
         assert summary[key] == local_run[1][key], key
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+@pytest.fixture
+def ray_cluster(tmp_path_factory):
+    """A Ray cluster started apart from the test (``ray start --head``, 2 CPUs), as a user's
+    would be; stopped by ending its own process group, not ``ray stop`` (which would stop
+    every cluster on the machine)."""
+    port = _free_port()
+    temp = tmp_path_factory.mktemp("ray")
+    cmd = ["ray", "start", "--head", "--block", "--num-cpus", "2", "--port", str(port), "--include-dashboard=false",
+           "--disable-usage-stats", "--temp-dir", str(temp)]
+    # Without token authentication, like the driver here (Ray's default for drivers that name
+    # an address; a token cluster needs RAY_AUTH_MODE=token on both sides).
+    env = {**os.environ, "RAY_AUTH_MODE": "disabled"}
+    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, start_new_session=True,
+                            env=env)
+    assert proc.stdout is not None
+    seen = []
+    for line in proc.stdout:  # wait for the line that says it is up
+        seen.append(line)
+        if "Ray runtime started" in line:
+            break
+    else:
+        pytest.fail("ray start --head failed:\n" + "".join(seen))
+    threading.Thread(target=proc.stdout.read, daemon=True).start()  # keep its pipe drained
+    try:
+        yield f"127.0.0.1:{port}"
+    finally:
+        os.killpg(proc.pid, signal.SIGTERM)
+        try:
+            proc.wait(60)
+        except subprocess.TimeoutExpired:
+            os.killpg(proc.pid, signal.SIGKILL)
+            proc.wait()
+
+
+# Drivers run in their own processes, as a user's would: Ray Data keeps per-process state
+# that a second Ray session in one interpreter trips over.
+_HOGGED_RUN = """
+import sys, ray
+from pagelens.datasets import PrepConfig, run_ray
+ray.init(address=sys.argv[1], log_to_driver=False)
+
+@ray.remote(num_cpus=2)
+class Hog:
+    def ready(self):
+        return True
+
+hog = Hog.remote()
+ray.get(hog.ready.remote(), timeout=120)
+try:
+    run_ray([sys.argv[2]], sys.argv[3], PrepConfig(max_tokens=512), workers=2)
+except Exception as e:
+    print(type(e).__name__, e)
+"""
+
+
+def test_ray_on_a_separately_started_cluster(dataset, local_run, tmp_path, ray_cluster):
+    """Actors are sized from the cluster's free CPUs: with 2 CPUs and 2 workers the reads
+    still run (the pool used to take every CPU and wait forever); a cluster with no free CPU
+    is a clear error, not a hang."""
+    folder, _ = dataset
+    env = {**os.environ, "RAY_AUTH_MODE": "disabled"}
+    joined = tmp_path / "joined"
+    cmd = [sys.executable, "-m", "pagelens", "prep", str(folder), str(joined), "--engine", "ray", "--address",
+           ray_cluster, "--workers", "2", "--max-tokens", str(BUDGET), "--stall-seconds", "120"]
+    run = subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=600)
+    assert run.returncode == 0, run.stderr[-3000:]
+    assert read_output(joined) == read_output(local_run[0])
+    hogged = subprocess.run([sys.executable, "-c", _HOGGED_RUN, ray_cluster, str(folder), str(tmp_path / "full")],
+                            env=env, capture_output=True, text=True, timeout=600)
+    assert "ArgumentError the Ray cluster has 0 free CPU of 2" in hogged.stdout, hogged.stderr[-3000:]
+
+
+def test_a_stalled_pipeline_is_reported_not_waited_on():
+    never = threading.Event()
+    with pytest.raises(PrepStalled, match=r"no progress for 0.3 s \(2 of 2 CPUs free\)"):
+        wait_with_watchdog(never.wait, lambda: 7, stall_seconds=0.3, describe=lambda: "2 of 2 CPUs free",
+                           poll_seconds=0.05)
+    # Slow but moving: every poll sees a new count, so no stall however long it takes.
+    ticks = itertools.count()
+    polls = threading.Event()
+
+    def progress() -> int:
+        n = next(ticks)
+        if n > 20:
+            polls.set()
+        return n
+
+    def work() -> str:
+        polls.wait()
+        return "done"
+
+    assert wait_with_watchdog(work, progress, stall_seconds=0.0, describe=str, poll_seconds=0.01) == "done"
+    with pytest.raises(KeyError):  # the work's own error reaches the caller
+        wait_with_watchdog(lambda: {}["x"], lambda: 0, stall_seconds=60, describe=str)
 
 
 def test_jsonl_output_and_worker_count_change_nothing(dataset, local_run, tmp_path):

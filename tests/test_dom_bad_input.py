@@ -91,3 +91,23 @@ def test_given_ids_stay_unique():
                  '<p node="4294967295">a</p><p>b</p>', '<p node="0">a</p><p node="0">b</p>'):
         ids = pagelens.Dom.parse(html, keep_ids=True).node_ids()
         assert len(ids) == len(set(ids)), (html, ids)
+
+
+# -- output size: a fixed multiple of the input, whatever the input -----------------------------
+# Each element costs at most `<tag node="4294967295"></tag>` in the output, and the parser adds
+# a bounded number of elements per input tag (html/head/body, tbody/tr around a stray cell),
+# so serializing is linear in the input; cleaning only removes.
+
+DOM_GROWTH, DOM_SLACK = 24, 256
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.sampled_from(["<td>", "<tr>", "<col>", "<p>", "<a>", "<svg>", "<math>", "<li>", "<option>",
+                                 "<frameset>", "<select>", "<table>", "<i>", "<b>", "</b>", "x", "<pre>\n", "&amp;"]),
+                max_size=400).map("".join))
+def test_dom_output_stays_within_a_fixed_multiple_of_its_input(html):
+    dom = pagelens.Dom.parse(html)
+    bound = DOM_GROWTH * len(html.encode()) + DOM_SLACK
+    assert len(dom.html().encode()) <= bound
+    for profile in ("scribe", "minimal"):
+        assert len(dom.clean(profile=profile).html().encode()) <= bound

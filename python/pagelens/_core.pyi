@@ -207,6 +207,10 @@ class Dom:
 
     @staticmethod
     def parse(html: str | bytes | bytearray, encoding: str | None = None, keep_ids: bool = False) -> Dom: ...
+    @staticmethod
+    def parse_marked(html: str | bytes | bytearray, attribute: str) -> tuple[Dom, list[tuple[int, str]]]:
+        """Parses HTML (UTF-8) whose elements carry marks in ``attribute``, written by the
+        caller; returns the document without them and each marked element's (id, mark)."""
     def clean(
         self,
         profile: Literal["scribe", "minimal"] = "scribe",

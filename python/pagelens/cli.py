@@ -268,7 +268,8 @@ def _prep(args: argparse.Namespace) -> int:
     config = PrepConfig(tokenizer=args.tokenizer, max_tokens=args.max_tokens, profile=args.profile, chunks=args.chunks)
     console = Console(stderr=True)
     if args.engine == "ray":
-        summary = run_ray(inputs, out, config, address=args.address, workers=args.workers, fmt=args.format)
+        summary = run_ray(inputs, out, config, address=args.address, workers=args.workers, fmt=args.format,
+                          stall_seconds=args.stall_seconds)
     else:
         columns = (TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn())
         with Progress(*columns, console=console, disable=not console.is_terminal) as bar:
@@ -389,6 +390,8 @@ def build_parser() -> argparse.ArgumentParser:
     prep.add_argument("--engine", choices=["local", "ray"], default="local")
     prep.add_argument("--workers", type=int, default=os.cpu_count() or 1, help="threads (local) or Ray actors")
     prep.add_argument("--address", help="Ray cluster to join ('auto', 'ray://host:10001'); default: start a local one")
+    prep.add_argument("--stall-seconds", type=float, default=600.0,
+                      help="Ray: stop with an error after this long without progress (default 600)")
     prep.add_argument("--tokenizer", default=DEFAULT_TOKENIZER,
                       help="gpt2, cl100k_base, o200k_base or a tokenizer.json")
     prep.add_argument("--max-tokens", type=int, default=4096, help="token budget of the observation (DOM chunk)")

@@ -7,7 +7,7 @@ and actions carried out through the element an id names.
 from pagelens.browser.allowlist import HostAllowList
 from pagelens.browser.env import AsyncBrowserEnv, BrowserConfig
 from pagelens.browser.launch import CHROMIUM_FLAGS, LaunchOptions, find_chromium
-from pagelens.browser.records import PageObservation, StepResult, Tab
+from pagelens.browser.records import HtmlObservation, PageObservation, StepResult, Tab
 from pagelens.browser.sync import BrowserEnv
 
 __all__ = [
@@ -17,6 +17,7 @@ __all__ = [
     "BrowserEnv",
     "HostAllowList",
     "LaunchOptions",
+    "HtmlObservation",
     "PageObservation",
     "StepResult",
     "Tab",

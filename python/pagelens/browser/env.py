@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import time
 import warnings
 from dataclasses import dataclass, field
@@ -11,6 +12,7 @@ from typing import Any
 from playwright.async_api import (
     Browser,
     BrowserContext,
+    CDPSession,
     Dialog,
     Frame,
     Page,
@@ -27,8 +29,9 @@ from pagelens.browser.allowlist import HostAllowList
 from pagelens.browser.devtools import DevToolsSocket, free_port
 from pagelens.browser.execute import Executor
 from pagelens.browser.frames import FrameRecord, FrameSessions, fetch_tree
+from pagelens.browser.html import fetch_html
 from pagelens.browser.launch import LaunchOptions
-from pagelens.browser.records import PageObservation, RenderMode, StepResult, Tab
+from pagelens.browser.records import HtmlObservation, PageObservation, RenderMode, StepResult, Tab
 from pagelens.errors import ArgumentTypeError, PagelensError
 
 # Resolves after the next rendering update (or 100 ms, for a tab that does not render).
@@ -98,6 +101,7 @@ class AsyncBrowserEnv:
         self._sessions: dict[Page, FrameSessions] = {}
         self._frames: dict[str, FrameRecord] = {}
         self._last: PageObservation | None = None
+        self._last_html: HtmlObservation | None = None  # the last observation, when it was HTML
         self._dialogs: list[str] = []
         self._refused: list[str] = []
         # Main-frame navigations requested but not yet answered, per page: an action that
@@ -106,6 +110,11 @@ class AsyncBrowserEnv:
         self._navigations: dict[Page, set[Request]] = {}
         # Main-frame documents committed per page: tells a wait that a new document came.
         self._commits: dict[Page, int] = {}
+        # Set whenever Playwright announces a page; with the context's id in Chromium, tells
+        # a step that every tab its action opened is adopted (see _adopt_opened_pages).
+        self._page_announced = asyncio.Event()
+        self._context_id: str | None = None
+        self._browser_cdp: CDPSession | None = None
         self.allow: HostAllowList | None = None
         self.start_url: str | None = None
         self._executor = Executor(self)
@@ -150,6 +159,7 @@ class AsyncBrowserEnv:
         if self._browser is not None:
             await quietly(self._browser.close())
             self._browser = None
+            self._browser_cdp = None
         if self._playwright is not None:
             await quietly(self._playwright.stop())
             self._playwright = None
@@ -167,6 +177,7 @@ class AsyncBrowserEnv:
         self._commits.clear()
         self._frames = {}
         self._last = None
+        self._last_html = None
         self._dialogs = []
         self._refused = []
         self.start_url = url
@@ -192,6 +203,11 @@ class AsyncBrowserEnv:
         self._context.on("page", self._adopt_page)
         page = await self._context.new_page()
         self._page = page
+        session = await self._context.new_cdp_session(page)
+        try:
+            self._context_id = (await session.send("Target.getTargetInfo"))["targetInfo"]["browserContextId"]
+        finally:
+            await quietly(session.detach())
         await page.goto(url, wait_until="load", timeout=self.config.navigation_timeout_ms)
         await self._settle()
         return await self.observe() if observe else None
@@ -216,6 +232,7 @@ class AsyncBrowserEnv:
 
     def _adopt_page(self, page: Page) -> None:
         # A popup or a new tab becomes the active tab, as in WebArena.
+        self._page_announced.set()
         page.on("dialog", self._on_dialog)
         pending = self._navigations.setdefault(page, set())
 
@@ -324,8 +341,53 @@ class AsyncBrowserEnv:
                         "total": (time.perf_counter() - t0) * 1e3},
             screenshot=screenshot,
         )
-        self._last = obs
+        self._last, self._last_html = obs, None
         return obs
+
+    async def observe_html(self) -> HtmlObservation:
+        """The active tab as HTML: every frame's document, one ``DOM.getDocument`` per
+        renderer session, parsed into a :class:`pagelens.Dom`. Actions then name its ids."""
+        page = self.page
+        cfg = self.config
+        t0 = time.perf_counter()
+        tabs_task = asyncio.ensure_future(self._tabs())
+        try:
+            capture = await fetch_html(self.sessions_for(page), include_frames=cfg.include_frames,
+                                       timeout=cfg.cdp_timeout_s)
+        except BaseException:
+            tabs_task.cancel()
+            raise
+        tabs = await tabs_task
+        self._frames = capture.frames
+        dialogs, self._dialogs = self._dialogs, []
+        obs = HtmlObservation(
+            url=page.url, title=next((t.title for t in tabs if t.active), ""), tabs=tabs, dom=capture.dom,
+            targets=capture.targets, dialogs=dialogs,
+            frame_count=len({r.frame_id for r in capture.frames.values()}), frame_errors=capture.frame_errors,
+            timings_ms={"get_document": capture.cdp_ms, "parse": capture.parse_ms,
+                        "total": (time.perf_counter() - t0) * 1e3},
+        )
+        self._last_html, self._last = obs, None
+        return obs
+
+    def element_ref(self, element_id: int | None) -> tuple[int, str | None, str]:
+        """(backendDOMNodeId, CDP frame id, a short description) of an id of the last
+        observation, AX or HTML; an :class:`ActionError` says why there is none."""
+        if self._last_html is not None:
+            html = self._last_html
+            if element_id is None or element_id not in html.targets:
+                raise ActionError(f"there is no element [{element_id}] in the current observation")
+            backend, frame_id = html.targets[element_id]
+            return backend, frame_id, html.dom.start_tag(element_id)
+        obs = self._last
+        if obs is None:
+            raise ActionError("no observation yet: observe the page before acting on its elements")
+        if element_id is None or element_id not in obs.tree:
+            raise ActionError(f"there is no element [{element_id}] in the current observation")
+        node = obs.tree.node(element_id)
+        if node.backend_dom_node_id is None:
+            raise ActionError(f"element [{element_id}] ({node.role}) has no DOM node to act on")
+        return node.backend_dom_node_id, node.frame_id, f"{node.role} {node.name!r}"
 
     async def _tabs(self) -> list[Tab]:
         tabs = []
@@ -352,6 +414,7 @@ class AsyncBrowserEnv:
             result = StepResult(action=parsed, ok=True)
             try:
                 await self._executor.run(parsed, result)
+                await self._adopt_opened_pages()
                 await self._settle()
             except ActionError as e:
                 result.ok, result.error = False, str(e)
@@ -366,6 +429,26 @@ class AsyncBrowserEnv:
             result.observation = await self.observe()
         result.elapsed_ms = (time.perf_counter() - t0) * 1e3
         return result
+
+    async def _adopt_opened_pages(self) -> None:
+        """Returns once Playwright has announced every tab Chromium has open in this context.
+        An action's input is acknowledged after the page ran its handlers, so a tab the action
+        opened (a `target=_blank` link, `window.open`) already exists in Chromium; Playwright's
+        `page` event for it can come later, and the step must observe the new tab."""
+        if self._browser is None or self._context is None or self._context_id is None:
+            return
+        if self._browser_cdp is None:
+            self._browser_cdp = await self._browser.new_browser_cdp_session()
+        deadline = time.monotonic() + self.config.action_timeout_ms / 1e3
+        while time.monotonic() < deadline:
+            self._page_announced.clear()  # before counting, so that no announcement is missed
+            targets = (await self._browser_cdp.send("Target.getTargets"))["targetInfos"]
+            opened = sum(1 for t in targets if t["type"] == "page" and t.get("browserContextId") == self._context_id)
+            if len(self._context.pages) >= opened:
+                return
+            # A closing tab can stay listed a moment after Playwright dropped it: count again.
+            with contextlib.suppress(asyncio.TimeoutError):
+                await asyncio.wait_for(self._page_announced.wait(), 1.0)
 
     def _space(self) -> frozenset[str]:
         space = self.config.action_space

@@ -46,6 +46,7 @@ class ActionTarget(Protocol):
     @property
     def last_observation(self) -> PageObservation | None: ...
     def frame_record(self, frame_id: str | None) -> FrameRecord: ...
+    def element_ref(self, element_id: int | None) -> tuple[int, str | None, str]: ...
     def sessions_for(self, page: Page) -> FrameSessions: ...
     def set_active_page(self, page: Page) -> None: ...
 
@@ -124,19 +125,12 @@ class Executor:
     # -- resolving an id to an element ------------------------------------------------------
 
     async def element(self, element_id: int | None) -> ElementHandle:
-        obs = self.env.last_observation
-        if obs is None:
-            raise ActionError("no observation yet: observe the page before acting on its elements")
-        if element_id is None or element_id not in obs.tree:
-            raise ActionError(f"there is no element [{element_id}] in the current observation")
-        node = obs.tree.node(element_id)
-        if node.backend_dom_node_id is None:
-            raise ActionError(f"element [{element_id}] ({node.role}) has no DOM node to act on")
-        record = self.env.frame_record(node.frame_id)
+        backend_id, frame_id, described = self.env.element_ref(element_id)
+        record = self.env.frame_record(frame_id)
         frame = await self._playwright_frame(record)
-        handle = await self._handle(record.session, node.backend_dom_node_id, frame)
+        handle = await self._handle(record.session, backend_id, frame)
         if handle is None:
-            raise ActionError(f"element [{element_id}] ({node.role} {node.name!r}) is no longer on the page")
+            raise ActionError(f"element [{element_id}] ({described}) is no longer on the page")
         return handle
 
     async def _handle(self, session: Any, backend_id: int, frame: Frame) -> ElementHandle | None:

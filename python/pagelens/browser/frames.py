@@ -160,6 +160,39 @@ async def _timed(awaitable: Any) -> tuple[Any, float]:
     return await awaitable, (time.perf_counter() - t0) * 1e3
 
 
+async def list_frames(sessions: FrameSessions, main: CDPSession, include_frames: bool,
+                      timeout: float) -> tuple[str, dict[str, FrameRecord], dict[str, CDPSession]]:
+    """The page's frames: (main frame id, a record per frame by id, the root frame id of
+    each out-of-process session). One ``Page.getFrameTree`` per session; a child's
+    ``owner_session`` is the session of its parent's document."""
+    main_tree = await cdp(main, "Page.getFrameTree", timeout=timeout)
+    main_root = main_tree["frameTree"]["frame"]["id"]
+    records: dict[str, FrameRecord] = {}
+    if not include_frames:
+        url = main_tree["frameTree"]["frame"].get("url", "")
+        records[main_root] = FrameRecord(main_root, main, None, None, None, url)
+        return main_root, records, {}
+    oopif = await sessions.out_of_process()
+    trees = await asyncio.gather(*(cdp(s, "Page.getFrameTree", timeout=timeout) for s in oopif),
+                                 return_exceptions=True)
+    roots: dict[str, CDPSession] = {}
+    for session, tree in zip(oopif, trees, strict=True):
+        if not isinstance(tree, BaseException):
+            roots[tree["frameTree"]["frame"]["id"]] = session
+    listed = [(main, main_tree)] + [(roots[t["frameTree"]["frame"]["id"]], t) for t in trees
+                                    if not isinstance(t, BaseException) and t["frameTree"]["frame"]["id"] in roots]
+    for session, tree in listed:
+        for frame_id, parent, url in _walk(tree["frameTree"], set(roots)):
+            if frame_id not in records:
+                records[frame_id] = FrameRecord(frame_id, session, parent, None, None, url)
+    # An out-of-process root's parent lives in another session: the one that owns its parent.
+    for record in records.values():
+        if record.parent_id is not None:
+            parent_record = records.get(record.parent_id)
+            record.owner_session = parent_record.session if parent_record else None
+    return main_root, records, roots
+
+
 async def fetch_tree(
     sessions: FrameSessions,
     include_frames: bool = True,
@@ -184,41 +217,16 @@ async def fetch_tree(
     main_ax = asyncio.ensure_future(full_ax_tree(sessions, main, {}, timeout, devtools))
     snapshot_of(main)
     try:
-        main_tree = await cdp(main, "Page.getFrameTree", timeout=timeout)
-        oopif = await sessions.out_of_process() if include_frames else []
-        for session in oopif:
-            snapshot_of(session)
-        trees = await asyncio.gather(*(cdp(s, "Page.getFrameTree", timeout=timeout) for s in oopif),
-                                     return_exceptions=True)
+        main_root, records, roots = await list_frames(sessions, main, include_frames, timeout)
     except BaseException:
         main_ax.cancel()
         for f in snapshots.values():
             f.cancel()
         raise
-    main_root = main_tree["frameTree"]["frame"]["id"]
-    records: dict[str, FrameRecord] = {}
+    for session in roots.values():
+        snapshot_of(session)
     errors: list[str] = []
-    children: list[FrameRecord] = []
-    if include_frames:
-        roots: dict[str, CDPSession] = {}
-        for session, tree in zip(oopif, trees, strict=True):
-            if not isinstance(tree, BaseException):
-                roots[tree["frameTree"]["frame"]["id"]] = session
-        listed = [(main, main_tree)] + [(roots[t["frameTree"]["frame"]["id"]], t) for t in trees
-                                        if not isinstance(t, BaseException) and t["frameTree"]["frame"]["id"] in roots]
-        for session, tree in listed:
-            for frame_id, parent, url in _walk(tree["frameTree"], set(roots)):
-                if frame_id not in records:
-                    records[frame_id] = FrameRecord(frame_id, session, parent, None, None, url)
-        # An out-of-process root's parent lives in another session: the one that owns its parent.
-        for record in records.values():
-            if record.parent_id is not None:
-                parent_record = records.get(record.parent_id)
-                record.owner_session = parent_record.session if parent_record else None
-        children = [r for r in records.values() if r.parent_id is not None and r.owner_session is not None]
-    else:
-        main_url = main_tree["frameTree"]["frame"].get("url", "")
-        records[main_root] = FrameRecord(main_root, main, None, None, None, main_url)
+    children = [r for r in records.values() if r.parent_id is not None and r.owner_session is not None]
 
     async def owner(record: FrameRecord) -> None:
         assert record.owner_session is not None

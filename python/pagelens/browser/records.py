@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Literal
 
-from pagelens._core import AXTree, Observation
+from pagelens._core import AXTree, Dom, Observation
 from pagelens.actions import Action
 
 # How a page is shown to a model: the occam form, or WebArena's indented tree with ids everywhere.
@@ -61,6 +61,25 @@ class PageObservation:
                 f"{'*' if t.active else ''}[{t.index}] {t.title or t.url}" for t in self.tabs))
         lines.extend(f"Dialog (dismissed): {d}" for d in self.dialogs)
         return "\n".join(lines)
+
+
+@dataclass
+class HtmlObservation:
+    """One look at the active tab as HTML (every frame), for models that read HTML.
+
+    ``dom`` numbers its elements as ``pagelens prep`` numbers the same markup; ``targets``
+    says which live element each id is (``backendDOMNodeId`` and CDP frame), so actions on
+    these ids act on the page until the next observation of either kind."""
+
+    url: str
+    title: str
+    tabs: list[Tab]
+    dom: Dom
+    targets: dict[int, tuple[int, str]]
+    dialogs: list[str] = field(default_factory=list)
+    frame_count: int = 1
+    frame_errors: list[str] = field(default_factory=list)
+    timings_ms: dict[str, float] = field(default_factory=dict)
 
 
 @dataclass

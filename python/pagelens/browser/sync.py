@@ -13,7 +13,7 @@ from typing import Any, TypeVar
 
 from pagelens.actions import Action
 from pagelens.browser.env import AsyncBrowserEnv, BrowserConfig, BrowserStateError
-from pagelens.browser.records import PageObservation, StepResult
+from pagelens.browser.records import HtmlObservation, PageObservation, StepResult
 
 T = TypeVar("T")
 
@@ -41,6 +41,9 @@ class BrowserEnv:
 
     def observe(self) -> PageObservation:
         return self._run(self.aenv.observe())
+
+    def observe_html(self) -> HtmlObservation:
+        return self._run(self.aenv.observe_html())
 
     def step(self, action: Action | str, observe: bool = True) -> StepResult:
         return self._run(self.aenv.step(action, observe=observe))

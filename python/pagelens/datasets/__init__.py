@@ -7,7 +7,7 @@ ScribeAgent-style next-step examples, on threads locally or as a Ray Data pipeli
 See ``docs/datasets.md`` for the input layouts and the output schema.
 """
 
-from pagelens.datasets.cluster import run_ray
+from pagelens.datasets.cluster import PrepStalled, run_ray
 from pagelens.datasets.local import ManifestMismatch, run_local
 from pagelens.datasets.output import SCHEMA, read_output, read_rejects
 from pagelens.datasets.readers import input_files, read_workflows
@@ -18,6 +18,7 @@ __all__ = [
     "Example",
     "ACTIONS",
     "ManifestMismatch",
+    "PrepStalled",
     "PrepConfig",
     "Reject",
     "SCHEMA",

@@ -11,7 +11,9 @@ on a local Ray instance (``workers`` CPUs) or on an existing cluster (``address`
 from __future__ import annotations
 
 import json
+import threading
 import time
+from collections.abc import Callable
 from dataclasses import asdict
 from pathlib import Path
 from typing import Any
@@ -24,7 +26,7 @@ from pagelens.datasets.output import OUTPUT_FORMATS, SCHEMA, rejects_bytes, summ
 from pagelens.datasets.readers import input_files, read_workflows
 from pagelens.datasets.records import Step, Workflow
 from pagelens.datasets.transform import PrepConfig, Transformer
-from pagelens.errors import ArgumentError
+from pagelens.errors import ArgumentError, PagelensError
 
 # What flows between the stages: every example column (nullable), plus the row's kind and,
 # for a reject, its record as JSON.
@@ -33,8 +35,56 @@ _ROW_SCHEMA = pa.schema(
 )
 
 
-def _file_rows(row: dict[str, Any], names: dict[str, str]) -> list[dict[str, Any]]:
+class PrepStalled(PagelensError, RuntimeError):
+    """The Ray pipeline made no progress for the stall limit (the message says what the
+    cluster had free)."""
+
+
+class _Progress:
+    """A zero-CPU Ray actor the stages tick after each piece of work; the driver reads it to
+    tell a slow run from one that cannot go on."""
+
+    def __init__(self) -> None:
+        self.ticks = 0
+
+    def tick(self) -> None:
+        self.ticks += 1
+
+    def count(self) -> int:
+        return self.ticks
+
+
+def wait_with_watchdog(work: Callable[[], Any], progress: Callable[[], int], *, stall_seconds: float,
+                       describe: Callable[[], str], poll_seconds: float = 2.0) -> Any:
+    """Runs ``work`` on a thread and returns its result; raises :class:`PrepStalled` when
+    ``progress()`` has not moved for ``stall_seconds`` (``describe()`` says why it may be)."""
+    box: dict[str, Any] = {}
+
+    def run() -> None:
+        try:
+            box["result"] = work()
+        except BaseException as e:  # handed to the caller's thread
+            box["error"] = e
+
+    thread = threading.Thread(target=run, name="pagelens-ray-pipeline", daemon=True)
+    thread.start()
+    last, moved = progress(), time.monotonic()
+    while thread.is_alive():
+        thread.join(poll_seconds)
+        now = progress()
+        if now != last:
+            last, moved = now, time.monotonic()
+        elif thread.is_alive() and time.monotonic() - moved > stall_seconds:
+            raise PrepStalled(f"the Ray pipeline made no progress for {stall_seconds:g} s ({describe()})")
+    if "error" in box:
+        raise box["error"]
+    return box.get("result")
+
+
+def _file_rows(row: dict[str, Any], names: dict[str, str], progress: Any = None) -> list[dict[str, Any]]:
     """One input file → a row per workflow (its steps as JSON) and per rejected record."""
+    if progress is not None:
+        progress.tick.remote()
     path = str(Path(row["path"]).resolve())
     workflows, rejects = read_workflows(names.get(path, row["path"]), bytes(row["bytes"]))
     rows = [{"kind": "reject", "payload": json.dumps(r.to_dict())} for r in rejects]
@@ -46,10 +96,13 @@ def _file_rows(row: dict[str, Any], names: dict[str, str]) -> list[dict[str, Any
 class _PrepBatch:
     """A Ray actor's transform: built once (tokenizer loaded once), called per batch."""
 
-    def __init__(self, config: dict[str, Any]):
+    def __init__(self, config: dict[str, Any], progress: Any = None):
         self.transformer = Transformer(PrepConfig(**config))
+        self.progress = progress
 
     def __call__(self, batch: pa.Table) -> pa.Table:
+        if self.progress is not None:
+            self.progress.tick.remote()
         out: list[dict[str, Any]] = []
         for kind, payload in zip(batch.column("kind").to_pylist(), batch.column("payload").to_pylist(), strict=True):
             if kind == "reject":
@@ -63,6 +116,23 @@ class _PrepBatch:
         return pa.Table.from_pylist(out, schema=_ROW_SCHEMA)
 
 
+def _cpus(ray: Any) -> tuple[float, float]:
+    """(free, total) CPUs of the cluster ``ray`` is connected to."""
+    return float(ray.available_resources().get("CPU", 0.0)), float(ray.cluster_resources().get("CPU", 0.0))
+
+
+def _actor_cpus(ray: Any, workers: int) -> float:
+    """CPUs each of the ``workers`` actors asks for: what is free less one CPU for the
+    reading tasks (Ray Data's tasks ask for one each), split between the actors. Without
+    that CPU the actor pool can hold every CPU while the reads that feed it wait forever
+    (Ray schedules by these numbers only; an actor still uses a whole CPU when it runs)."""
+    free, total = _cpus(ray)
+    if free < 1:
+        raise ArgumentError(f"the Ray cluster has {free:g} free CPU of {total:g}: the pipeline needs at least one "
+                            "(free some, or add a node)")
+    return min(1.0, (free - 1) / workers)
+
+
 def run_ray(
     inputs: list[str],
     out: str,
@@ -73,10 +143,13 @@ def run_ray(
     batch_size: int = 4,
     fmt: str = "parquet",
     overwrite: bool = False,
+    stall_seconds: float = 600.0,
 ) -> dict[str, Any]:
     """Runs the pipeline on Ray; ``address`` joins an existing cluster ("auto" or
     "ray://host:10001"), otherwise a local instance with ``workers`` CPUs is started and
-    stopped. Returns the summary (also written to ``out/summary.json``)."""
+    stopped. Actors are sized from the cluster's free CPUs; a run with no progress for
+    ``stall_seconds`` raises :class:`PrepStalled`. Returns the summary (also written to
+    ``out/summary.json``)."""
     try:
         import ray
         from ray.data.expressions import col
@@ -101,18 +174,28 @@ def run_ray(
         ctx = ray.data.DataContext.get_current()
         ctx.enable_progress_bars = False
         started = time.perf_counter()
+        share = _actor_cpus(ray, workers)
         ds = ray.data.read_binary_files([str(f.resolve()) for f in files], include_paths=True)
         # A file's workflows leave flat_map as one block; split it so that every actor gets work.
         # (Ray's stubs do not know that fn_kwargs fills _file_rows' second parameter.)
-        ds = ds.flat_map(_file_rows, fn_kwargs={"names": names})  # type: ignore[arg-type]
+        progress: Any = ray.remote(num_cpus=0)(_Progress).remote()
+        ds = ds.flat_map(_file_rows, fn_kwargs={"names": names, "progress": progress})  # type: ignore[arg-type]
         ds = ds.repartition(target_num_rows_per_block=batch_size)
         ds = ds.map_batches(
             _PrepBatch,
-            fn_constructor_kwargs={"config": config.to_dict()},
+            fn_constructor_kwargs={"config": config.to_dict(), "progress": progress},
             batch_size=batch_size,
             batch_format="pyarrow",
             concurrency=workers,
-        ).materialize()
+            num_cpus=share,
+        )
+
+        def cluster_state() -> str:
+            free, total = _cpus(ray)
+            return f"{free:g} of {total:g} CPUs free; {workers} actors asked for {share:g} CPU each"
+
+        ds = wait_with_watchdog(ds.materialize, lambda: int(ray.get(progress.count.remote(), timeout=60)),
+                                stall_seconds=stall_seconds, describe=cluster_state)
         examples = ds.filter(expr=col("kind") == "example").drop_columns(["kind", "reject"])
         if examples.count():
             if fmt == "parquet":

@@ -1,7 +1,9 @@
 //! Any bytes as HTML: parse, clean with both profiles, serialize, select and find paths.
 //! Every element's id appears once in the serialization and survives a re-parse. (The text
 //! itself need not round-trip: a parser's repairs, such as a link inside a link, make trees
-//! that no markup reproduces.)
+//! that no markup reproduces. Nor can anything written after a `<plaintext>` start tag: a
+//! reader takes the rest of the file as its text, and the repairs can put elements after one;
+//! HTML's serialization algorithm has the same limit.)
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
@@ -12,11 +14,14 @@ fuzz_target!(|data: &[u8]| {
     let keep_ids = data.first().is_some_and(|b| b & 1 == 1);
     let dom = Dom::parse(data, None, keep_ids);
     let (html, tags) = dom.serialize();
-    let ids: Vec<u32> = dom.nodes.iter().filter_map(|n| n.id).collect();
-    assert_eq!(tags.len(), ids.len(), "every element's start tag is written once");
+    let ids = dom.nodes.iter().filter(|n| n.id.is_some()).count();
+    assert_eq!(tags.len(), ids, "every element's start tag is written once");
     let again = Dom::parse(html.as_bytes(), Some("utf-8"), true);
-    for id in ids {
-        assert!(again.element(id).is_some(), "node {id} lost in a re-parse of {html:?}");
+    let plaintext = html.find("<plaintext").unwrap_or(html.len());
+    for &(offset, id) in &tags {
+        if offset <= plaintext {
+            assert!(again.element(id).is_some(), "node {id} lost in a re-parse of {html:?}");
+        }
     }
     let tok = Tokenizer::named("gpt2").expect("embedded");
     for profile in ["scribe", "minimal"] {

@@ -715,6 +715,30 @@ impl PyDom {
         })
     }
 
+    /// Parses HTML that carries a mark in attribute `attribute` on some elements (written by
+    /// the caller, e.g. a live page's backend node ids) and takes the marks out: returns the
+    /// document without them and each marked element's id with its mark.
+    #[staticmethod]
+    fn parse_marked(
+        py: Python<'_>,
+        html: &Bound<'_, PyAny>,
+        attribute: &str,
+    ) -> PyResult<(Self, Vec<(u32, String)>)> {
+        let (bytes, _) = html_bytes(html)?;
+        let (dom, marks) = py.detach(|| {
+            let mut dom = Dom::parse(&bytes, Some("utf-8"), false);
+            let marks = dom.take_attribute(attribute);
+            (dom, marks)
+        });
+        Ok((
+            PyDom {
+                dom: Arc::new(dom),
+                rescued: Vec::new(),
+            },
+            marks,
+        ))
+    }
+
     /// A cleaned copy: `profile` is "scribe" (all rules) or "minimal"; each rule of the
     /// spec can be switched with a keyword (`unwrap_tags=False`, `max_value_length=128`...).
     /// Elements with ids in `keep` (an action target) survive every rule; `rescued_ids` of

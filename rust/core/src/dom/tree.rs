@@ -21,7 +21,8 @@ pub const NONE: u32 = u32::MAX;
 pub enum Kind {
     Document,
     Element {
-        tag: String,
+        /// An interned name: tags the parser knows take no allocation of their own.
+        tag: LocalName,
         attrs: Vec<(String, String)>,
     },
     Text(String),
@@ -270,6 +271,22 @@ impl Dom {
         }
     }
 
+    /// Removes the attribute `name` from every element and returns, in document order, each
+    /// element's id with the value it had. For marks the caller wrote into the HTML itself
+    /// (a live page's backend node ids), which must not reach the model.
+    pub fn take_attribute(&mut self, name: &str) -> Vec<(u32, String)> {
+        let mut taken = Vec::new();
+        for n in self.preorder() {
+            let node = &mut self.nodes[n as usize];
+            if let (Kind::Element { attrs, .. }, Some(id)) = (&mut node.kind, node.id) {
+                if let Some(k) = attrs.iter().position(|(a, _)| a == name) {
+                    taken.push((id, attrs.remove(k).1));
+                }
+            }
+        }
+        taken
+    }
+
     /// Rebuilds the id index after a transform that carried ids over.
     pub fn index_ids(&mut self) {
         let order = self.preorder();
@@ -347,11 +364,19 @@ impl Dom {
                     out.push_str("-->");
                 }
                 Kind::Text(t) => {
-                    let raw = node.parent != NONE
-                        && self
-                            .tag(node.parent)
-                            .is_some_and(|t| RAW_TEXT_ELEMENTS.contains(&t));
-                    if raw {
+                    // Raw text is written as is, except in foreign content (an SVG
+                    // `<script>` is parsed like any element, entities and all).
+                    let parent = (node.parent != NONE).then(|| &self.nodes[node.parent as usize]);
+                    let raw_in = parent
+                        .filter(|p| !p.foreign)
+                        .and_then(|_| self.tag(node.parent))
+                        .filter(|t| RAW_TEXT_ELEMENTS.contains(t));
+                    if raw_in == Some("script") && script_text_swallows_end_tag(t) {
+                        // `<!--` then `<script` with no way back: a reader would take our
+                        // `</script>` as more script. `<\!--` reads the same inside a JS
+                        // string or regex and keeps the reader out of that state.
+                        out.push_str(&t.replace("<!--", "<\\!--"))
+                    } else if raw_in.is_some() {
                         out.push_str(t)
                     } else {
                         escape_text(&mut out, t)
@@ -387,6 +412,57 @@ impl Dom {
         }
         (out, tags)
     }
+}
+
+/// Whether an HTML tokenizer reading `text` as the contents of a `<script>` ends in the
+/// "script data double escaped" state, where the next `</script>` does not close the element
+/// (HTML's script data escape states; `text` holds no `</script` that ends the element, as
+/// it came from a parse).
+fn script_text_swallows_end_tag(text: &str) -> bool {
+    #[derive(PartialEq)]
+    enum State {
+        Data,
+        Escaped,
+        DoubleEscaped,
+    }
+    let b = text.as_bytes();
+    let script_at = |i: usize| -> bool {
+        b.len() >= i + 7
+            && b[i..i + 6].eq_ignore_ascii_case(b"script")
+            && matches!(
+                b[i + 6],
+                b'\t' | b'\n' | b'\x0c' | b'\r' | b' ' | b'/' | b'>'
+            )
+    };
+    let mut state = State::Data;
+    let mut i = 0;
+    while i < b.len() {
+        match state {
+            State::Data if b[i..].starts_with(b"<!--") => {
+                state = State::Escaped;
+                // The two dashes of `<!--` may also begin its `-->` (`<!-->`).
+                i += 2;
+                continue;
+            }
+            State::Escaped | State::DoubleEscaped if b[i..].starts_with(b"-->") => {
+                state = State::Data;
+                i += 3;
+                continue;
+            }
+            State::Escaped if b[i] == b'<' && script_at(i + 1) => {
+                state = State::DoubleEscaped;
+                i += 7;
+                continue;
+            }
+            State::DoubleEscaped if b[i..].starts_with(b"</") && script_at(i + 2) => {
+                state = State::Escaped;
+                i += 8;
+                continue;
+            }
+            _ => i += 1,
+        }
+    }
+    state == State::DoubleEscaped
 }
 
 /// `<tag a="v" node="N">`, as [`Dom::serialize`] writes it.
@@ -431,16 +507,13 @@ fn escape(out: &mut String, s: &str, quote: bool) {
 }
 
 /// html5ever's tree builder writes through `&self`, hence the RefCell.
+/// The nodes are built as they will be kept, their qualified names beside them (the tree
+/// builder asks for those; only the namespace outlives the parse), so that finishing moves
+/// nothing: the arena is never held twice.
 #[derive(Default)]
 struct Sink {
-    nodes: RefCell<Vec<SinkNode>>,
-}
-
-struct SinkNode {
-    kind: Kind,
-    name: QualName,
-    parent: u32,
-    children: Vec<u32>,
+    nodes: RefCell<Vec<DomNode>>,
+    names: RefCell<Vec<QualName>>,
 }
 
 fn blank_name() -> QualName {
@@ -458,12 +531,14 @@ impl Sink {
     fn push(&self, kind: Kind, name: QualName) -> u32 {
         self.ensure_document();
         let mut nodes = self.nodes.borrow_mut();
-        nodes.push(SinkNode {
+        nodes.push(DomNode {
+            foreign: matches!(kind, Kind::Element { .. }) && name.ns != html5ever::ns!(html),
             kind,
-            name,
             parent: NONE,
             children: Vec::new(),
+            id: None,
         });
+        self.names.borrow_mut().push(name);
         (nodes.len() - 1) as u32
     }
 
@@ -471,13 +546,8 @@ impl Sink {
     fn ensure_document(&self) {
         let mut nodes = self.nodes.borrow_mut();
         if nodes.is_empty() {
-            let doc = SinkNode {
-                kind: Kind::Document,
-                name: blank_name(),
-                parent: NONE,
-                children: Vec::new(),
-            };
-            nodes.push(doc);
+            nodes.push(Dom::new_empty().nodes.remove(0));
+            self.names.borrow_mut().push(blank_name());
         }
     }
 
@@ -525,19 +595,18 @@ impl TreeSink for Sink {
 
     fn finish(self) -> Dom {
         self.ensure_document();
-        let nodes = self.nodes.into_inner();
+        drop(self.names);
+        let mut nodes = self.nodes.into_inner();
+        // Growth left up to half of each vector unused; a page's arena is its largest object.
+        nodes.shrink_to_fit();
+        for n in &mut nodes {
+            n.children.shrink_to_fit();
+            if let Kind::Element { attrs, .. } = &mut n.kind {
+                attrs.shrink_to_fit();
+            }
+        }
         Dom {
-            nodes: nodes
-                .into_iter()
-                .map(|n| DomNode {
-                    foreign: matches!(n.kind, Kind::Element { .. })
-                        && n.name.ns != html5ever::ns!(html),
-                    kind: n.kind,
-                    parent: n.parent,
-                    children: n.children,
-                    id: None,
-                })
-                .collect(),
+            nodes,
             root: 0,
             by_id: FxHashMap::default(),
             flattened_tags: 0,
@@ -552,11 +621,11 @@ impl TreeSink for Sink {
     }
 
     fn elem_name<'a>(&'a self, target: &'a u32) -> Ref<'a, QualName> {
-        Ref::map(self.nodes.borrow(), |n| &n[*target as usize].name)
+        Ref::map(self.names.borrow(), |n| &n[*target as usize])
     }
 
     fn create_element(&self, name: QualName, attrs: Vec<Attribute>, _flags: ElementFlags) -> u32 {
-        let tag = name.local.to_string();
+        let tag = name.local.clone();
         let attrs = attrs
             .iter()
             .map(|a| (attr_name(a), a.value.to_string()))
@@ -716,6 +785,60 @@ mod tests {
         assert_eq!(again.serialize().0, html);
         assert!(
             html.contains(">\n\nx</pre>") && html.contains(">z</pre>"),
+            "{html}"
+        );
+    }
+
+    #[test]
+    fn a_script_left_double_escaped_still_ends_where_it_did() {
+        // Found by the `dom` fuzz target: the script runs to the end of the file.
+        let dom = Dom::parse(b"<p>a</p><script><!--<script>x", None, false);
+        let ids: Vec<u32> = dom.nodes.iter().filter_map(|n| n.id).collect();
+        let html = dom.serialize().0;
+        assert!(html.contains("<\\!--<script>x</script>"), "{html}");
+        let again = Dom::parse(
+            format!("{html}<b>after</b>").as_bytes(),
+            Some("utf-8"),
+            true,
+        );
+        for id in ids {
+            assert!(again.element(id).is_some(), "{id} lost in {html}");
+        }
+        assert!(again.serialize().0.contains("<b node="), "{html}");
+        // Scripts that close their comment, or never open one, are written as they are.
+        for text in [
+            "<!--<script>x</script>y-->z",
+            "<!-->  <script>x",
+            "if (a<!--b) {}",
+            "<!--<script",
+        ] {
+            assert!(!script_text_swallows_end_tag(text), "{text}");
+        }
+        assert!(script_text_swallows_end_tag("<!--<SCRIPT/x"));
+        // An SVG script's text is markup text: escaped like any other.
+        let svg = Dom::parse(b"<svg><script>&lt;b&gt;</script></svg>", None, false);
+        let svg_html = svg.serialize().0;
+        assert!(svg_html.contains("&lt;b&gt;</script>"), "{svg_html}");
+    }
+
+    #[test]
+    fn taken_attributes_leave_the_tree_and_keep_their_element() {
+        let mut dom = Dom::parse(
+            b"<p data-m=\"a\">x<b data-m=\"b\" class=\"k\">y</b></p><i>z</i>",
+            None,
+            false,
+        );
+        let taken = dom.take_attribute("data-m");
+        let p = dom
+            .nodes
+            .iter()
+            .find(|n| matches!(&n.kind, Kind::Element { tag, .. } if &**tag == "p"));
+        assert_eq!(taken.len(), 2);
+        assert_eq!(taken[0], (p.and_then(|n| n.id).unwrap(), "a".to_owned()));
+        assert_eq!(taken[1].1, "b");
+        let html = dom.serialize().0;
+        assert!(
+            !html.contains("data-m") && html.contains("class=\"k\""),
             "{html}"
         );
     }

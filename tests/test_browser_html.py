@@ -1,0 +1,119 @@
+"""The live page as HTML (issue: ScribeAgent on the live browser): every frame in one
+document, ids numbered as `pagelens prep` numbers the same markup, and actions on those ids
+carried out on the live element (same-process and cross-site frames, native selects)."""
+
+from __future__ import annotations
+
+import pagelens
+from pagelens.browser.html import MARK, write_markup
+
+
+def element(obs, tag: str, text: str = "", **attrs: str) -> int:
+    """The id of the element with this tag whose text holds ``text`` and with ``attrs``."""
+    for node_id in obs.dom.node_ids():
+        el = obs.dom.element(node_id)
+        if el.tag == tag and text in el.text and all(el.attributes.get(k) == v for k, v in attrs.items()):
+            return node_id
+    raise AssertionError(f"no <{tag}> with {text!r} {attrs} in:\n{obs.dom.html()}")
+
+
+def test_every_frame_is_in_the_one_document_with_live_targets(browser, site):
+    browser.reset(site.url("site/frames.html"))
+    obs = browser.observe_html()
+    html = obs.dom.html()
+    for text in ("Top document", "Text inside the same-origin frame", "Grandchild link",
+                 "Text inside the cross-site frame"):
+        assert text in html, text
+    assert obs.frame_count == 4 and not obs.frame_errors
+    assert MARK not in html
+    # Every element has a live target but the <div> that holds each frame's body; frames'
+    # elements name their own frame.
+    unmarked = set(obs.dom.node_ids()) - set(obs.targets)
+    assert len(unmarked) == 3 and {obs.dom.element(i).tag for i in unmarked} == {"div"}
+    frames = {obs.targets[element(obs, "button", b)][1] for b in ("Main button", "Child button", "Cross button")}
+    assert len(frames) == 3
+    # The ids are the ones `pagelens prep` gives the same markup.
+    again = pagelens.Dom.parse(html)
+    assert again.html() == html
+    assert obs.timings_ms["get_document"] > 0 and obs.timings_ms["total"] >= obs.timings_ms["parse"]
+
+
+def test_actions_on_html_ids_reach_elements_in_every_frame(browser, site):
+    browser.reset(site.url("site/frames.html"))
+    for button, title in (("Main button", "main clicked"), ("Child button", "child clicked")):
+        obs = browser.observe_html()
+        step = browser.step(f"click [{element(obs, 'button', button)}]", observe=False)
+        assert step.ok, step.error
+        assert browser.observe_html().title == title
+    obs = browser.observe_html()
+    assert browser.step(f"click [{element(obs, 'a', 'Grandchild link')}]", observe=False).ok
+    assert browser.observe_html().title == "grandchild clicked"
+    obs = browser.observe_html()
+    typed = browser.step(f"type [{element(obs, 'input', id='q')}] [hello] [0]", observe=False)
+    assert typed.ok, typed.error
+    assert "echo: hello" in browser.observe_html().dom.html()
+    obs = browser.observe_html()
+    assert browser.step(f"click [{element(obs, 'button', 'Cross button')}]", observe=False).ok
+    assert "cross clicked" in browser.observe_html().dom.html()
+
+
+def test_native_select_hover_and_press_by_html_id(browser, site):
+    browser.reset(site.url("site/form.html"))
+    obs = browser.observe_html()
+    assert browser.step(f"click [{element(obs, 'option', 'Blue')}]", observe=False).ok
+    assert "colour is blue" in browser.observe_html().dom.html()
+    obs = browser.observe_html()
+    assert browser.step(f"type [{element(obs, 'select', id='color')}] [Green] [0]", observe=False).ok
+    assert "colour is green" in browser.observe_html().dom.html()
+    obs = browser.observe_html()
+    assert browser.step(f"hover [{element(obs, 'div', id='hover-target')}]", observe=False).ok
+    assert "hovered" in browser.observe_html().dom.element(element(obs, "p", id="hover-echo")).text
+    obs = browser.observe_html()
+    assert browser.step(f"click [{element(obs, 'input', id='keys')}]", observe=False).ok
+    assert browser.step("press [Control+b]", observe=False).ok
+    assert "key Control+b" in browser.observe_html().dom.html()
+
+
+def test_ids_of_a_stale_or_other_observation_are_clear_errors(browser, site):
+    browser.reset(site.url("site/form.html"))
+    obs = browser.observe_html()
+    vanish = element(obs, "button", "Vanish")
+    assert browser.step(f"click [{vanish}]", observe=False).ok
+    again = browser.step(f"click [{vanish}]", observe=False)
+    assert not again.ok and "no longer on the page" in again.error
+    missing = browser.step("click [987654]", observe=False)
+    assert not missing.ok and "no element [987654]" in missing.error
+
+
+def test_markup_writer_on_cdp_shapes():
+    """Shadow roots, templates, raw text, void elements, comments and frames, as CDP gives them."""
+    def el(tag, backend, children=(), attrs=(), **extra):
+        return {"nodeType": 1, "localName": tag, "nodeName": tag.upper(), "backendNodeId": backend,
+                "attributes": list(attrs), "children": list(children), **extra}
+
+    def text(value):
+        return {"nodeType": 3, "nodeValue": value}
+
+    frame_doc = {"nodeType": 9, "children": [el("html", 50, [el("head", 51), el("body", 52, [el("b", 53, [text("in frame")])])])]}
+    doc = {"nodeType": 9, "children": [
+        {"nodeType": 10, "nodeName": "html"},
+        el("html", 1, [el("head", 2, [el("style", 3, [text("a</b>{}")])]), el("body", 4, [
+            el("x-host", 5, [text("light")], shadowRoots=[{"nodeType": 11, "children": [el("i", 6, [text("shadow")])]}]),
+            el("img", 7, attrs=["alt", 'say "hi" <now>']),
+            {"nodeType": 8, "nodeValue": "a -- comment"},
+            el("p", 8, [text("1 < 2 & 3")]),
+            el("iframe", 9, frameId="F2"),
+        ])]),
+    ]}
+    frame_ids, owners = ["F1"], {}
+    markup = write_markup(doc, frame_ids, {"F2": frame_doc}, owners)
+    assert frame_ids == ["F1", "F2"] and owners == {"F2": 9}
+    dom, marks = pagelens.Dom.parse_marked(markup, MARK)
+    by_mark = {m: i for i, m in marks}
+    assert set(by_mark) == {f"0.{b}" for b in range(1, 10)} | {"1.53"}
+    html = dom.html()
+    assert "<i" in html and "shadow" in html and "light" in html
+    assert "a&lt;\\/b&gt;{}" not in html and "a<\\/b>{}" in html  # raw text stays raw, unclosed
+    assert 'alt="say &quot;hi&quot; &lt;now&gt;"' in html and "1 &lt; 2 &amp; 3" in html
+    assert dom.element(by_mark["1.53"]).text == "in frame"
+    assert MARK not in html
