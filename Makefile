@@ -69,6 +69,7 @@ bench: setup
 	$(PYTHON) benches/report_browser.py
 	$(PYTHON) benches/report_prep.py
 	$(PYTHON) benches/report_memory.py
+	$(PYTHON) benches/report_study.py
 
 # Fuzz the core (nightly toolchain, `cargo install cargo-fuzz`): every target, FUZZ_SECONDS each,
 # two at a time; new inputs go to target/fuzz-corpus, findings to rust/fuzz/artifacts.

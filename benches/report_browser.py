@@ -93,6 +93,7 @@ async def measure(runs: int, bounds_pages: int) -> list[dict]:
             await env.observe()  # warm: sessions, caches
             target = await env.sessions_for(env.page).target_id(session)
             bare, raw, ours, plain, aria, snap, render = [], [], [], [], [], [], []
+            html, get_document, parse = [], [], []
             for _ in range(runs):
                 t = time.perf_counter()
                 payload = await cdp(session, "Accessibility.getFullAXTree")
@@ -113,11 +114,18 @@ async def measure(runs: int, bounds_pages: int) -> list[dict]:
                 t = time.perf_counter()
                 await env.page.locator("body").aria_snapshot(timeout=120_000)
                 aria.append(time.perf_counter() - t)
+                t = time.perf_counter()
+                hobs = await env.observe_html()
+                html.append(time.perf_counter() - t)
+                get_document.append(hobs.timings_ms["get_document"] / 1e3)
+                parse.append(hobs.timings_ms["parse"] / 1e3)
             row = {
                 "page": page, "nodes": len(payload["nodes"]), "frames": obs.frame_count,
                 "bare": stats(bare), "raw": stats(raw), "observe": stats(ours), "plain": stats(plain),
                 "snapshot": stats(snap), "render": stats(render), "aria": stats(aria), "bounds": None,
                 "tokens": obs.token_count, "clickable": len(obs.tree.clickable_ids),
+                "html": stats(html), "get_document": stats(get_document), "parse": stats(parse),
+                "elements": len(hobs.dom),
             }
             if page in big:
                 t = time.perf_counter()
@@ -156,6 +164,14 @@ def main() -> None:
               f"{vs_raw[-1]:.2f}× | {r['snapshot'][0]:,.1f} | {r['render'][0]:,.1f} | "
               f"{r['plain'][0]:,.1f} ({r['plain'][1]:,.1f}) | {plain_vs_raw[-1]:.2f}× | "
               f"{r['aria'][0]:,.1f} ({r['aria'][1]:,.1f}) | {bounds} | {speedup} |")
+    print("\nThe page as HTML (`observe_html()`: one DOM.getDocument per renderer session, markup written "
+          "with every element's backend node id, parsed by the Rust core), next to `observe()`:\n")
+    print("| page | DOM elements | observe() | observe_html() | html / observe | of which getDocument | "
+          "write + parse |")
+    print("| --- | ---: | ---: | ---: | ---: | ---: | ---: |")
+    for r in rows:
+        print(f"| {r['page']} | {r['elements']:,} | {r['observe'][0]:,.1f} | {r['html'][0]:,.1f} ({r['html'][1]:,.1f}) "
+              f"| {r['html'][0] / r['observe'][0]:.2f}× | {r['get_document'][0]:,.1f} | {r['parse'][0]:,.1f} |")
     big = [i for i, r in enumerate(rows) if r["nodes"] > 2000]
     print(f"\nobserve() / raw getFullAXTree: median {statistics.median(vs_raw):.2f}×, pages over 2,000 nodes "
           f"{min(vs_raw[i] for i in big):.2f}–{max(vs_raw[i] for i in big):.2f}× (without clickables "

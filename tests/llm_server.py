@@ -37,15 +37,17 @@ class LLMServer:
                     return self._send(status, {"error": {"message": f"scripted failure {status}", "type": "test"}})
                 if server.delay:
                     time.sleep(server.delay)
-                text = server.reply(body["messages"])
+                # `n` samples: the scripted model is asked once per sample.
+                texts = [server.reply(body["messages"]) for _ in range(int(body.get("n") or 1))]
+                text = "".join(texts)
                 prompt_tokens = sum(len(m.get("content") or "") for m in body["messages"]) // 4
                 self._send(200, {
                     "id": f"chatcmpl-{len(server.requests)}",
                     "object": "chat.completion",
                     "created": int(time.time()),
                     "model": body.get("model", "scripted"),
-                    "choices": [{"index": 0, "message": {"role": "assistant", "content": text},
-                                 "finish_reason": "stop"}],
+                    "choices": [{"index": k, "message": {"role": "assistant", "content": t},
+                                 "finish_reason": "stop"} for k, t in enumerate(texts)],
                     "usage": {"prompt_tokens": prompt_tokens, "completion_tokens": len(text) // 4,
                               "total_tokens": prompt_tokens + len(text) // 4},
                 })

@@ -19,6 +19,7 @@ if TYPE_CHECKING:
     from rich.progress import TaskID
 
     from pagelens.agents.runner import Agent, RunResult
+    from pagelens.agents.scribe import ScribeConfig
 
 
 def _read_file(path: Path) -> bytes:
@@ -202,9 +203,17 @@ def _eval(args: argparse.Namespace) -> int:
     return 0
 
 
-def make_agent(kind: str, llm: LLMClient, task: str, url: str, policies: str | None, max_invalid: int) -> Agent:
-    from pagelens.agents import OccamAgent, OccamConfig, StePAgent, StePConfig, load_policies
+def _model_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--model", help="model name (or PAGELENS_MODEL)")
+    parser.add_argument("--base-url", help="OpenAI-compatible endpoint (or OPENAI_BASE_URL)")
 
+
+def make_agent(kind: str, llm: LLMClient, task: str, url: str, policies: str | None, max_invalid: int,
+               scribe: ScribeConfig | None = None, planner: LLMClient | None = None) -> Agent:
+    from pagelens.agents import OccamAgent, OccamConfig, ScribeAgent, StePAgent, StePConfig, load_policies
+
+    if kind == "scribe":
+        return ScribeAgent(llm, task, scribe, planner=planner)
     if kind in ("occam", "occam-judge"):
         return OccamAgent(llm, task, url, OccamConfig(judge=kind == "occam-judge", max_invalid=max_invalid))
     if kind == "step":
@@ -222,8 +231,15 @@ def _run(args: argparse.Namespace) -> int:
     from pagelens.llm import LLMClient
 
     console = Console(stderr=True)
+    from pagelens.agents import ScribeConfig
+
     llm = LLMClient(model=args.model, base_url=args.base_url, cache_dir=args.cache)
-    agent = make_agent(args.agent, llm, args.task, args.url, args.policies, args.max_invalid)
+    planner = None
+    if args.planner_model:
+        planner = LLMClient(model=args.planner_model, base_url=args.planner_base_url or args.base_url,
+                            cache_dir=args.cache)
+    scribe = ScribeConfig(max_tokens=args.max_tokens, samples=args.samples, tokenizer=args.tokenizer)
+    agent = make_agent(args.agent, llm, args.task, args.url, args.policies, args.max_invalid, scribe, planner)
     hosts = tuple(args.allow_host) or None
 
     def progress(step: int, record: dict[str, Any]) -> None:
@@ -251,6 +267,120 @@ def _report(args: argparse.Namespace) -> int:
 
     out = write_report(args.trajectory, args.output or Path(args.trajectory).with_name("report.html"))
     print(out)
+    return 0
+
+
+def _predict_steps(args: argparse.Namespace) -> int:
+    from rich.console import Console
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+    from pagelens.datasets import read_output
+    from pagelens.datasets.steps import predict_steps
+
+    llm = LLMClient(model=args.model, base_url=args.base_url, cache_dir=args.cache, temperature=args.temperature)
+    console = Console(stderr=True)
+    total = len(read_output(args.prep_out)[0])
+    columns = (TextColumn("predicting"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn())
+    with Progress(*columns, console=console, disable=not console.is_terminal) as bar:
+        task = bar.add_task("", total=total)
+        counts = predict_steps(args.prep_out, args.predictions, llm, workers=args.workers,
+                               progress=lambda: bar.advance(task), max_tokens=args.max_answer_tokens)
+    console.print(f"{counts['predicted']} predicted, {counts['already_done']} already there; "
+                  f"{llm.usage.prompt_tokens + llm.usage.completion_tokens:,} tokens")
+    return 0
+
+
+def _score_steps(args: argparse.Namespace) -> int:
+    import json
+
+    from pagelens.datasets.steps import score_steps
+
+    scores = score_steps(args.prep_out, args.predictions)
+    if args.json:
+        print(json.dumps(scores if args.per_step else {k: v for k, v in scores.items() if k != "per_step"},
+                         indent=1))
+        return 0
+    print("| website | steps | element accuracy | operation F1 | step success |")
+    print("| --- | ---: | ---: | ---: | ---: |")
+    rows = [*scores["per_website"].items(), ("all", scores)]
+    for site, t in rows:
+        print(f"| {site} | {t['steps']} | {t['element_accuracy']:.1%} | {t['operation_f1']:.1%} | "
+              f"{t['step_success_rate']:.1%} |")
+    counts = scores["counts"]
+    problems = {k: v for k, v in counts.items() if k not in ("examples", "predictions") and v}
+    if problems:
+        print("not used: " + ", ".join(f"{k.replace('_', ' ')} {v}" for k, v in problems.items()), file=sys.stderr)
+    return 0
+
+
+def _study_tasks(args: argparse.Namespace) -> tuple[str, ...]:
+    if args.tasks:
+        return tuple(t.strip() for t in args.tasks.split(",") if t.strip())
+    if args.benchmark == "miniwob":
+        from pagelens.envs.miniwob import available_tasks
+
+        return tuple(available_tasks())
+    from pagelens.evaluation import load_tasks
+
+    tasks = load_tasks(args.task_file or args.benchmark)
+    sites = {s.strip() for s in args.sites.split(",")} if args.sites else None
+    return tuple(str(t.task_id) for t in tasks if sites is None or set(t.sites) & sites)
+
+
+def _study_run(args: argparse.Namespace) -> int:
+    from rich.console import Console
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
+
+    from pagelens.studies import RunOptions, StudySettings, parse_seeds, run_study
+
+    settings = StudySettings(
+        benchmark=args.benchmark, agent=args.agent, model=args.model or os.environ.get("PAGELENS_MODEL", ""),
+        tasks=_study_tasks(args), seeds=parse_seeds(args.seeds), max_steps=args.max_steps,
+        episode_seconds=args.episode_seconds, max_failed_decisions=args.max_failed_decisions,
+        base_url=args.base_url, sites_file=args.sites_file, reset_cmd=args.reset_cmd,
+        storage_dir=args.storage_dir, task_file=args.task_file)
+    if not settings.model:
+        raise ArgumentError("no model: give --model or set PAGELENS_MODEL")
+    prices = None
+    if args.prices:
+        try:
+            prompt_price, completion_price = (float(x) for x in args.prices.split(","))
+        except ValueError:
+            raise ArgumentError(f"--prices is two numbers such as 2.5,10, not {args.prices!r}") from None
+        prices = (prompt_price, completion_price)
+    options = RunOptions(workers=args.workers, engine=args.engine, address=args.address, budget_usd=args.budget_usd,
+                         prices=prices, max_infra_failures=args.max_infra_failures)
+    console = Console(stderr=True)
+    columns = (TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeRemainingColumn())
+    with Progress(*columns, console=console, disable=not console.is_terminal) as bar:
+        total = len(settings.episodes())
+        task = bar.add_task("episodes", total=total)
+
+        def on_result(raw: dict[str, Any], state: dict[str, Any]) -> None:
+            bar.update(task, completed=state["done"], description=(
+                f"running {state['running']} | success {state['successes']}/{state['done']} | "
+                f"${state['spent']:.4f}"))
+            if not console.is_terminal:
+                outcome = "success" if raw.get("success") else (raw.get("error_kind") or "failure")
+                console.print(f"{raw['id']}: {outcome} ({state['done']}/{total})", highlight=False)
+
+        summary = run_study(args.dir, settings, options, on_result=on_result)
+    console.print(f"{summary['finished']}/{summary['episodes']} episodes, success {summary['success_rate']:.1%}, "
+                  f"${summary['cost_usd']:.4f}")
+    return 0
+
+
+def _study_report(args: argparse.Namespace) -> int:
+    from pagelens.studies import write_report
+
+    print(write_report(args.dir))
+    return 0
+
+
+def _study_compare(args: argparse.Namespace) -> int:
+    from pagelens.studies import compare, format_comparison
+
+    print(format_comparison(compare(args.first, args.second), Path(args.first).name, Path(args.second).name))
     return 0
 
 
@@ -363,9 +493,9 @@ def build_parser() -> argparse.ArgumentParser:
     )
     run.add_argument("--url", required=True)
     run.add_argument("--task", required=True, help="the objective, in words")
-    run.add_argument("--agent", choices=["occam", "occam-judge", "step"], default="occam")
-    run.add_argument("--model", help="model name (or PAGELENS_MODEL)")
-    run.add_argument("--base-url", help="OpenAI-compatible endpoint (or OPENAI_BASE_URL)")
+    run.add_argument("--agent", choices=["occam", "occam-judge", "step", "scribe"], default="occam",
+                     help="scribe: a model fine-tuned on `pagelens prep` data, reading the page as HTML chunks")
+    _model_arguments(run)
     run.add_argument("--max-steps", type=int, default=20)
     run.add_argument("--out", default="run", help="folder for the trajectory and report")
     run.add_argument("--resume", action="store_true", help="continue the run in --out where it stopped")
@@ -377,6 +507,13 @@ def build_parser() -> argparse.ArgumentParser:
                      help="record the run's network traffic to OUT/network.har (WebArena-Verified checks it)")
     run.add_argument("--cache", help="folder caching the model's replies (reproducible reruns)")
     run.add_argument("--max-invalid", type=int, default=3, help="invalid actions shown back before a step fails")
+    scribe = run.add_argument_group("scribe agent")
+    scribe.add_argument("--max-tokens", type=int, default=4096,
+                        help="chunk budget: the `pagelens prep --max-tokens` the model was trained with")
+    scribe.add_argument("--tokenizer", default=DEFAULT_TOKENIZER, help="the tokenizer chunks are counted in")
+    scribe.add_argument("--samples", type=int, default=5, help="answers sampled per chunk, then voted")
+    scribe.add_argument("--planner-model", help="a general model that rewrites the objective and decides when to stop")
+    scribe.add_argument("--planner-base-url", help="its endpoint (default: --base-url)")
     run.set_defaults(func=_run)
     prep = sub.add_parser(
         "prep",
@@ -402,6 +539,71 @@ def build_parser() -> argparse.ArgumentParser:
     prep.add_argument("--format", choices=["parquet", "jsonl"], default="parquet")
     prep.add_argument("--overwrite", action="store_true", help="discard a previous run in OUTPUT")
     prep.set_defaults(func=_prep)
+
+    study = sub.add_parser("study", help="evaluate an agent on a whole benchmark: run, report, compare")
+    study_sub = study.add_subparsers(dest="study_command", required=True)
+    srun = study_sub.add_parser(
+        "run", help="run (or resume) a study in DIR",
+        description="Tasks x seeds, each an episode with its own trajectory and report under DIR/episodes; "
+        "DIR/results.jsonl gets a line per finished episode. Rerun the same command to resume.")
+    srun.add_argument("dir", metavar="DIR")
+    srun.add_argument("--benchmark", choices=["miniwob", "webarena", "webarena-verified"], required=True)
+    srun.add_argument("--agent", choices=["occam", "occam-judge", "step", "scribe"], default="occam")
+    _model_arguments(srun)
+    srun.add_argument("--tasks", help="comma-separated task names (MiniWoB++) or ids (WebArena); default: all")
+    srun.add_argument("--sites", help="WebArena: only tasks on these sites (comma-separated)")
+    srun.add_argument("--task-file", help="WebArena: tasks from this file instead of the packaged ones")
+    srun.add_argument("--seeds", default="0", help="e.g. 0-4 or 1,3 (default 0)")
+    srun.add_argument("--max-steps", type=int, default=20)
+    srun.add_argument("--episode-seconds", type=float, default=600.0, help="wall-clock limit per episode")
+    srun.add_argument("--max-failed-decisions", type=int, default=3,
+                      help="steps in a row without a valid action that end an episode")
+    srun.add_argument("--workers", type=int, default=1, help="browsers at once")
+    srun.add_argument("--engine", choices=["local", "ray"], default="local")
+    srun.add_argument("--address", help="Ray cluster to join (default: a local one)")
+    srun.add_argument("--sites-file", help="WebArena: site URLs (and accounts), as for `pagelens eval`")
+    srun.add_argument("--reset-cmd", help="WebArena: shell command run before a task that changes its site "
+                      "({site} is replaced by the site's name)")
+    srun.add_argument("--storage-dir", help="WebArena: <site>.json Playwright storage states (logins)")
+    srun.add_argument("--budget-usd", type=float, help="start no episode once the spend reaches this")
+    srun.add_argument("--prices", help="USD per 1M prompt and completion tokens, e.g. 2.5,10 (for the budget)")
+    srun.add_argument("--max-infra-failures", type=int, default=3,
+                      help="stop after this many episodes in a row lost to the endpoint or the browser")
+    srun.set_defaults(func=_study_run)
+    srep = study_sub.add_parser("report", help="write DIR/report.html")
+    srep.add_argument("dir", metavar="DIR")
+    srep.set_defaults(func=_study_report)
+    scmp = study_sub.add_parser("compare", help="paired per-task differences of two studies")
+    scmp.add_argument("first", metavar="DIR1")
+    scmp.add_argument("second", metavar="DIR2")
+    scmp.set_defaults(func=_study_compare)
+
+    predict = sub.add_parser(
+        "predict-steps",
+        help="ask a model for the next step of every example of a `pagelens prep` output (resumable)",
+        description="Writes PREDICTIONS (JSON lines: id, reply) with any OpenAI-compatible model; a rerun asks "
+        "only for the examples not yet there. Score them with `pagelens score-steps`.",
+    )
+    predict.add_argument("prep_out", metavar="PREP_OUT")
+    predict.add_argument("predictions", metavar="PREDICTIONS")
+    _model_arguments(predict)
+    predict.add_argument("--workers", type=int, default=4, help="requests in flight")
+    predict.add_argument("--temperature", type=float, default=0.0)
+    predict.add_argument("--max-answer-tokens", type=int, default=200)
+    predict.add_argument("--cache", help="folder caching the model's replies")
+    predict.set_defaults(func=_predict_steps)
+
+    score = sub.add_parser(
+        "score-steps",
+        help="Mind2Web's step metrics of predictions over a `pagelens prep` output",
+        description="Element accuracy, operation F1 and step success rate, overall and per website; predictions "
+        "with unknown ids or torn lines are counted and left out.",
+    )
+    score.add_argument("prep_out", metavar="PREP_OUT")
+    score.add_argument("predictions", metavar="PREDICTIONS")
+    score.add_argument("--json", action="store_true", help="print the scores as JSON")
+    score.add_argument("--per-step", action="store_true", help="with --json: every step's verdict too")
+    score.set_defaults(func=_score_steps)
     rep = sub.add_parser("report", help="write the HTML report of a trajectory")
     rep.add_argument("trajectory")
     rep.add_argument("-o", "--output")

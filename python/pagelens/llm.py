@@ -38,6 +38,7 @@ class LLMReply:
     cost: float = 0.0
     cached: bool = False
     seconds: float = 0.0
+    texts: list[str] = field(default_factory=list)  # every choice, when ``n`` asked for several
 
 
 @dataclass
@@ -123,7 +124,8 @@ class LLMClient:
         reply = self._call(request)
         if self.cache_dir is not None:
             write_atomically(self.cache_dir / key[:2] / f"{key}.json", json.dumps(
-                {k: getattr(reply, k) for k in ("text", "model", "prompt_tokens", "completion_tokens", "cost")}))
+                {k: getattr(reply, k) for k in ("text", "model", "prompt_tokens", "completion_tokens", "cost",
+                                                "texts")}))
         self.usage.add(reply)
         return reply
 
@@ -142,15 +144,15 @@ class LLMClient:
                 raise LLMError(f"{self.base_url}: {type(e).__name__}: {e}") from e
             if not response.choices:
                 raise LLMError(f"{self.base_url}: the answer has no choices")
-            text = response.choices[0].message.content or ""
+            texts = [c.message.content or "" for c in response.choices]
             usage = response.usage
             prompt = usage.prompt_tokens if usage else 0
             completion = usage.completion_tokens if usage else 0
             cost = 0.0
             if self.prices:
                 cost = (prompt * self.prices[0] + completion * self.prices[1]) / 1e6
-            return LLMReply(text, response.model or request["model"], prompt, completion, cost, False,
-                            time.perf_counter() - start)
+            return LLMReply(texts[0], response.model or request["model"], prompt, completion, cost, False,
+                            time.perf_counter() - start, texts)
 
     def complete(self, prompt: str, system: str | None = None, **params: Any) -> LLMReply:
         messages = [{"role": "system", "content": system}] if system else []

@@ -1,5 +1,6 @@
 """Agents over any OpenAI-compatible model: AgentOccam (planning tree, pivotal history), with
-an optional Judge, and SteP's stacked policies; :func:`run_agent` runs one on the live browser
+an optional Judge, SteP's stacked policies, and ScribeAgent (a fine-tuned model reading
+HTML); :func:`run_agent` runs one on the live browser
 and writes a resumable JSONL trajectory and an HTML report."""
 
 from pagelens.agents.base import Decision, Internal
@@ -7,6 +8,7 @@ from pagelens.agents.occam import OccamAgent, OccamConfig
 from pagelens.agents.planning import PlanTree
 from pagelens.agents.report import write_report
 from pagelens.agents.runner import RunResult, run_agent
+from pagelens.agents.scribe import ScribeAgent, ScribeConfig
 from pagelens.agents.step import Policy, PolicyCall, StePAgent, StePConfig, load_policies
 from pagelens.agents.trajectory import read_trajectory
 
@@ -19,6 +21,8 @@ __all__ = [
     "Policy",
     "PolicyCall",
     "RunResult",
+    "ScribeAgent",
+    "ScribeConfig",
     "StePAgent",
     "StePConfig",
     "load_policies",

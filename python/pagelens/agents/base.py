@@ -82,12 +82,21 @@ def ask_for_action(
             return extract(reply.text)
         except ActionError as e:
             decision.invalid.append(str(e))
-            messages = [*messages, {"role": "assistant", "content": reply.text}, {
+            # The bad reply goes back shortened: a runaway answer must not grow every retry's prompt.
+            messages = [*messages, {"role": "assistant", "content": shorten(reply.text)}, {
                 "role": "user",
                 "content": f"That action is not valid: {e}\nAnswer again in the same format with one valid action.",
             }]
     decision.error = f"no valid action after {max_invalid + 1} answers; last error: {decision.invalid[-1]}"
     return None
+
+
+def shorten(text: str, limit: int = 600) -> str:
+    """``text`` cut to ``limit`` characters, keeping its start and end (where the action is)."""
+    if len(text) <= limit:
+        return text
+    half = (limit - 40) // 2
+    return f"{text[:half]}\n[... {len(text) - 2 * half:,} characters left out ...]\n{text[-half:]}"
 
 
 def parse_allowed(text: str, space: frozenset[str]) -> Action:

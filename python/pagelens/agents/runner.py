@@ -15,16 +15,20 @@ from pagelens.actions import Action
 from pagelens.agents.base import Decision, Internal
 from pagelens.agents.trajectory import TrajectoryWriter, read_trajectory
 from pagelens.browser.env import AsyncBrowserEnv
-from pagelens.browser.records import PageObservation
+from pagelens.browser.records import HtmlObservation, PageObservation
 from pagelens.errors import TrajectoryError
 
 
 class Agent(Protocol):
+    """An agent reads a :class:`PageObservation` (the accessibility tree), or, with a class
+    attribute ``observation = "html"``, an :class:`HtmlObservation` (plus the tree's text in
+    ``ax_text`` when it has ``needs_ax = True``)."""
+
     name: str
 
-    def decide(self, obs: PageObservation, step: int) -> Decision: ...
+    def decide(self, obs: Any, step: int) -> Decision: ...
     def internal(self, decision: Decision, url: str) -> Internal | None: ...
-    def record(self, step: int, decision: Decision, obs: PageObservation, ok: bool, error: str | None) -> Any: ...
+    def record(self, step: int, decision: Decision, obs: Any, ok: bool, error: str | None) -> Any: ...
     def state(self) -> dict[str, Any]: ...
     def restore(self, state: dict[str, Any]) -> None: ...
     def config_json(self) -> dict[str, Any]: ...
@@ -54,18 +58,29 @@ async def run_agent(
     progress: Any = None,
     report: bool = True,
     reset: Callable[[], Awaitable[PageObservation]] | None = None,
+    max_failed_decisions: int | None = None,
+    header: dict[str, Any] | None = None,
 ) -> RunResult:
     """Run ``agent`` on ``task`` from ``url``; the trajectory is ``out_dir/trajectory.jsonl``.
     With ``resume``, a run that stopped (crash, kill) continues at its next step. ``reset``
-    replaces ``env.reset(url)`` where starting is more than opening a URL (a MiniWoB episode)."""
+    replaces ``env.reset(url)`` where starting is more than opening a URL (a MiniWoB episode).
+    ``max_failed_decisions``: after that many steps in a row with no valid action the run ends
+    (reason "no_valid_action"). ``header`` adds fields to the trajectory's first record."""
     out = Path(out_dir)
+    reads_html = getattr(agent, "observation", "ax") == "html"
 
-    async def first_observation() -> PageObservation:
-        if reset is not None:
-            return await reset()
-        first = await env.reset(url)
+    async def look() -> PageObservation | HtmlObservation:
+        if not reads_html:
+            return await env.observe()
+        ax_text = (await env.observe()).text if getattr(agent, "needs_ax", False) else None
+        html = await env.observe_html()  # last: actions then name its ids
+        html.ax_text = ax_text
+        return html
+
+    async def first_observation() -> PageObservation | HtmlObservation:
+        first = await reset() if reset is not None else await env.reset(url)
         assert first is not None  # env.reset observes unless told not to
-        return first
+        return await look() if reads_html else first
 
     llm = getattr(agent, "llm", None)
     model = model or getattr(llm, "model", None)
@@ -86,7 +101,8 @@ async def run_agent(
         if har and Path(har).parent.resolve() == out.resolve():
             har = Path(har).name  # beside the trajectory
         writer.append({"type": "run", "version": 1, "task": task, "task_id": task_id, "url": url, "har": har,
-                       "agent": agent.name, "model": model, "config": agent.config_json(), "started": time.time()})
+                       "agent": agent.name, "model": model, "config": agent.config_json(), "started": time.time(),
+                       **(header or {})})
         obs = await first_observation()
     else:
         header = records[0]
@@ -99,11 +115,12 @@ async def run_agent(
             last_url = steps[-1].get("final_url")
             if last_url and last_url != obs.url:
                 await env.navigate(last_url)
-                obs = await env.observe()
+                obs = await look()
     assert obs is not None
     answer = None
     reason = "max_steps"
     step = start
+    failed_in_a_row = 0
     for step in range(start, max_steps):
         t0 = time.perf_counter()
         decision = await asyncio.to_thread(agent.decide, obs, step)
@@ -124,11 +141,11 @@ async def run_agent(
                     except Exception as e:  # the plan changed all the same
                         error = f"could not return to {internal.navigate_to}: {e}"
                 if not done:
-                    obs = await env.observe()
+                    obs = await look()
             else:
-                result = await env.step(action if isinstance(action, Action) else str(action))
+                result = await env.step(action if isinstance(action, Action) else str(action), observe=not reads_html)
                 ok, error = result.ok, result.error
-                obs = result.observation or await env.observe()
+                obs = result.observation or await look()
         agent.record(step, decision, before, ok, error)
         record = {
             "type": "step", "step": step, "url": before.url, "title": before.title,
@@ -150,6 +167,10 @@ async def run_agent(
             progress(step, record)
         if done:
             reason = "stop"
+            break
+        failed_in_a_row = failed_in_a_row + 1 if decision.action is None else 0
+        if max_failed_decisions is not None and failed_in_a_row >= max_failed_decisions:
+            reason = "no_valid_action"
             break
     final_url = obs.url
     n = step + 1 if max_steps > start else start

@@ -80,6 +80,13 @@ class HtmlObservation:
     frame_count: int = 1
     frame_errors: list[str] = field(default_factory=list)
     timings_ms: dict[str, float] = field(default_factory=dict)
+    ax_text: str | None = None  # the accessibility tree's text too, when asked for (a planner reads it)
+    screenshot: bytes | None = None
+
+    @property
+    def text(self) -> str:
+        """The page as parsed (every element with its id), for trajectories."""
+        return self.dom.html()
 
 
 @dataclass

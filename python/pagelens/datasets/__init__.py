@@ -12,7 +12,8 @@ from pagelens.datasets.local import ManifestMismatch, run_local
 from pagelens.datasets.output import SCHEMA, read_output, read_rejects
 from pagelens.datasets.readers import input_files, read_workflows
 from pagelens.datasets.records import ACTIONS, Example, Reject, Step, Workflow, canonical_action
-from pagelens.datasets.transform import PrepConfig, Transformer, step_lines
+from pagelens.datasets.scribe_format import ParsedStep, parse_step, prompt_text, step_lines
+from pagelens.datasets.transform import PrepConfig, Transformer, page_chunks
 
 __all__ = [
     "Example",
@@ -33,4 +34,8 @@ __all__ = [
     "run_local",
     "run_ray",
     "step_lines",
+    "parse_step",
+    "ParsedStep",
+    "prompt_text",
+    "page_chunks",
 ]

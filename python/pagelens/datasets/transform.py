@@ -12,8 +12,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from pagelens import DEFAULT_TOKENIZER, Dom, DomError, chunk, load_tokenizer
+from pagelens import DEFAULT_TOKENIZER, Chunk, Dom, DomError, Tokenizer, chunk, load_tokenizer
 from pagelens.datasets.records import Example, Reject, Step, Workflow
+from pagelens.datasets.scribe_format import one_line, prompt_text, step_lines
 from pagelens.errors import ArgumentError
 
 CHUNK_MODES = ("target", "all", "last")
@@ -60,32 +61,31 @@ _VERBS = {
 }
 
 
-def _one_line(text: str) -> str:
-    return " ".join(text.split())
-
-
-def step_lines(number: int, description: str, action: str, text: str, node: int, target: str) -> str:
-    """The five-line step: number, description, action, node id, target start tag. Typed,
-    pressed or chosen text follows the action name in brackets, on the same line."""
-    action_line = f"{action} [{_one_line(text)}]" if text else action
-    return f"{number}.\nDescription: {_one_line(description)}\nAction: {action_line}\nNode: {node}\nTarget: {target}"
-
-
 def _describe(step: Step, dom: Dom, node: int) -> str:
     """A description for a step recorded without one, from the target's own words."""
     el = dom.element(node)
     attrs = el.attributes
     named_by = ("aria-label", "title", "alt", "placeholder", "value", "name")
     label = next((attrs[a] for a in named_by if attrs.get(a)), "") or el.text
-    label = _one_line(label)[:60] or el.tag
+    label = one_line(label)[:60] or el.tag
     verb = _VERBS[step.action]
     if step.action == "keyboard_sequence_action":
-        return f'Type "{_one_line(step.text)}" into "{label}"'
+        return f'Type "{one_line(step.text)}" into "{label}"'
     if step.action == "keyboard_combination_action":
         return f'Press {step.text} on "{label}"'
     if step.action == "select_action":
-        return f'Select "{_one_line(step.text)}" in "{label}"'
+        return f'Select "{one_line(step.text)}" in "{label}"'
     return f'{verb} "{label}"'
+
+
+def page_chunks(dom: Dom, config: PrepConfig, tokenizer: Tokenizer,
+                keep: list[int] | None = None) -> tuple[Dom, list[Chunk]]:
+    """A page as the model reads it: cleaned under ``config``'s profile (``keep``: ids that
+    survive every rule) and cut at start tags into chunks of at most ``max_tokens``. Shared
+    by `pagelens prep` and the ScribeAgent agent, so that what a model is trained on and what
+    it is shown at inference are made alike."""
+    cleaned = dom.clean(config.profile, tokenizer=tokenizer, keep=keep)
+    return cleaned, chunk(cleaned.html(), config.max_tokens, tokenizer, kind="dom")
 
 
 class Transformer:
@@ -150,12 +150,10 @@ class Transformer:
         if reject is not None:
             return [], reject, None
         assert node is not None  # _resolve gives a node or a reject
-        cleaned = dom.clean(cfg.profile, tokenizer=tok, keep=[node])
-        html = cleaned.html()
+        cleaned, chunks = page_chunks(dom, cfg, tok, keep=[node])
         target_tag = cleaned.start_tag(node)
         description = step.description or _describe(step, cleaned, node)
         lines = step_lines(number, description, step.action, step.text, node, target_tag)
-        chunks = chunk(html, cfg.max_tokens, tok, kind="dom")
         holding = next((i for i, c in enumerate(chunks) if node in c.node_ids), None)
         if cfg.chunks == "target":
             if holding is None:
@@ -168,7 +166,6 @@ class Transformer:
         else:
             chosen = list(range(len(chunks)))
         guide = "\n".join(h.lines for h in history)
-        head = f"Objective: {_one_line(step.objective)}\n" + (f"URL: {step.url}\n" if step.url else "")
         raw_tokens = tok.count(step.html)
         # The chunks are the cleaned DOM cut at start tags: their tokens are what feeding the
         # whole page costs (within a token or two per cut of counting it in one piece).
@@ -176,7 +173,7 @@ class Transformer:
         examples = []
         for k in chosen:
             c = chunks[k]
-            prompt = f"{head}Observation: {c.text}\nStep-by-step guide:\n" + (guide + "\n" if guide else "")
+            prompt = prompt_text(step.objective, step.url, c.text, guide)
             examples.append(Example(
                 workflow_id=step.workflow_id, step=step.step, source=step.source, objective=step.objective,
                 url=step.url, action=step.action, text=step.text, prompt=prompt, label=lines, target_node=node,

@@ -1,0 +1,199 @@
+"""One episode in a worker: the agent run on its benchmark's page with the worker's browser,
+under the episode's wall-clock limit, scored, and described as an :class:`EpisodeResult`.
+
+A worker keeps one browser for all its episodes. A browser that crashes or hangs is replaced
+and the episode begun once more on the fresh one; a second loss is recorded as the
+episode's error. Errors are sorted into kinds: ``model`` (the endpoint, after the client's
+retries) and ``browser_start`` (no browser to run on) are infrastructure failures: the
+episode is left for a rerun and several in a row stop the study; ``browser`` (lost twice),
+``timeout``, ``agent`` and ``setup`` are the episode's own outcome.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import shutil
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from pagelens.agents.runner import Agent, RunResult, run_agent
+from pagelens.agents.trajectory import read_trajectory
+from pagelens.browser.env import AsyncBrowserEnv, BrowserConfig
+from pagelens.errors import PagelensError
+from pagelens.llm import LLMClient, LLMError
+from pagelens.studies.settings import EpisodeSpec, StudySettings
+from pagelens.studies.store import EpisodeResult, episode_dir
+
+# Failures of what the study runs on, not of the episode: such an episode is not recorded as
+# finished (a rerun runs it), and several in a row stop the study.
+INFRASTRUCTURE = ("model", "browser_start", "worker")
+
+
+class BrowserLost(PagelensError, RuntimeError):
+    """The browser crashed or stopped answering during an episode."""
+
+
+def make_agent(settings: StudySettings, llm: LLMClient, task: str, url: str) -> Agent:
+    from pagelens.cli import make_agent as cli_agent
+
+    return cli_agent(settings.agent, llm, task, url, None, 3)
+
+
+@dataclass
+class Worker:
+    """A worker's browser and model client, kept across its episodes."""
+
+    settings: StudySettings
+    directory: Path
+    prices: tuple[float, float] | None = None
+    backoff: float = 1.0
+    browser: AsyncBrowserEnv | None = None
+    llm: LLMClient | None = None
+    notes: list[str] = field(default_factory=list)
+
+    def client(self) -> LLMClient:
+        if self.llm is None:
+            s = self.settings
+            self.llm = LLMClient(model=s.model, base_url=s.base_url, prices=self.prices, temperature=s.temperature,
+                                 backoff=self.backoff)
+        return self.llm
+
+    async def fresh_browser(self) -> AsyncBrowserEnv:
+        await self.close()
+        self.browser = AsyncBrowserEnv(BrowserConfig(settle_ms=50, block_other_hosts=True))
+        await self.browser.start()
+        return self.browser
+
+    async def close(self) -> None:
+        if self.browser is not None:
+            try:
+                await asyncio.wait_for(self.browser.close(), 30)
+            except Exception:  # a crashed browser may not close cleanly; its processes go with it
+                pass
+            self.browser = None
+
+    async def run(self, spec: EpisodeSpec) -> EpisodeResult:
+        """The episode, begun at most twice (a lost browser or a hang is retried once)."""
+        started = time.perf_counter()
+        out = episode_dir(self.directory, spec.id)
+        restarts = _begin(out)
+        result = EpisodeResult(spec.id, spec.benchmark, spec.task, spec.seed, spec.agent, self.settings.model,
+                               restarts=restarts)
+        for attempt in (0, 1):
+            llm = self.client()
+            before = (llm.usage.prompt_tokens, llm.usage.completion_tokens, llm.usage.cost)
+            if self.browser is None:
+                try:
+                    await asyncio.wait_for(self.fresh_browser(), 120)
+                except Exception as e:
+                    result.error_kind, result.error = "browser_start", f"the browser cannot start: {e}"
+                    self.browser = None
+                    break
+            try:
+                await asyncio.wait_for(self._episode(spec, out, result, restarts),
+                                       self.settings.episode_seconds)
+                result.error_kind = result.error = None
+                break
+            except asyncio.TimeoutError:
+                result.error_kind, result.error = "timeout", f"over the {self.settings.episode_seconds:g} s limit"
+                await self.close()  # a hung browser is not reused
+            except LLMError as e:
+                result.error_kind, result.error = "model", str(e)
+                break  # the client has retried already
+            except Exception as e:
+                from pagelens.studies.webarena import EpisodeSetupError
+
+                if isinstance(e, EpisodeSetupError):
+                    result.error_kind, result.error = "setup", str(e)
+                    break
+                lost = self.browser is None or not _alive(self.browser)
+                result.error_kind = "browser" if lost else "agent"
+                result.error = f"{type(e).__name__}: {e}"
+                await self.close()
+                if not lost:
+                    break
+            finally:
+                after = (llm.usage.prompt_tokens, llm.usage.completion_tokens, llm.usage.cost)
+                result.prompt_tokens += after[0] - before[0]
+                result.completion_tokens += after[1] - before[1]
+                result.cost += after[2] - before[2]
+            if attempt == 0:
+                restarts += 1
+                result.restarts = restarts
+                _begin(out)  # from scratch, on a fresh browser
+        if result.error_kind is not None:
+            result.reason = "error"
+        result.seconds = time.perf_counter() - started
+        return result
+
+    async def _episode(self, spec: EpisodeSpec, out: Path, result: EpisodeResult, restarts: int) -> None:
+        if spec.benchmark == "miniwob":
+            await self._miniwob(spec, out, result, restarts)
+        else:
+            await self._webarena(spec, out, result, restarts)
+        _timings(out, result)
+
+    async def _miniwob(self, spec: EpisodeSpec, out: Path, result: EpisodeResult, restarts: int) -> None:
+        from pagelens.envs.miniwob import AsyncMiniWoBEnv, MiniWoBConfig
+
+        assert self.browser is not None
+        mw = AsyncMiniWoBEnv(MiniWoBConfig(episode_seconds=self.settings.episode_seconds), browser=self.browser)
+        await mw.reset(spec.task, spec.seed)
+        agent = make_agent(self.settings, self.client(), mw.utterance, f"miniwob:{spec.task}")
+        run = await run_agent(self.browser, agent, mw.utterance, f"miniwob:{spec.task}", out,
+                              max_steps=self.settings.max_steps, reset=lambda: mw.reset(spec.task, spec.seed),
+                              max_failed_decisions=self.settings.max_failed_decisions,
+                              header={"episode": spec.id, "seed": spec.seed, "restarts": restarts})
+        state = await mw.state()
+        result.reward, result.success = state.reward, state.done and state.reward > 0
+        result.evaluation = {"done": state.done, "reason": state.reason, "discounted": state.discounted_reward}
+        _ended(run, result)
+
+    async def _webarena(self, spec: EpisodeSpec, out: Path, result: EpisodeResult, restarts: int) -> None:
+        from pagelens.studies.webarena import run_webarena_episode
+
+        assert self.browser is not None
+        await run_webarena_episode(self, spec, out, result, restarts)
+
+
+def _alive(browser: AsyncBrowserEnv) -> bool:
+    b = browser._browser
+    return b is not None and b.is_connected()
+
+
+def _begin(out: Path) -> int:
+    """Prepares the episode's folder, from scratch; returns how many times it was begun before
+    (an unfinished folder from a killed study counts as one)."""
+    marker = out / "attempts.json"
+    attempts = 0
+    if marker.exists():
+        try:
+            attempts = int(json.loads(marker.read_text()).get("attempts", 0))
+        except (ValueError, AttributeError):
+            attempts = 1
+    if out.exists():
+        shutil.rmtree(out)
+    out.mkdir(parents=True)
+    marker.write_text(json.dumps({"attempts": attempts + 1}))
+    return attempts
+
+
+def _ended(run: RunResult, result: EpisodeResult) -> None:
+    result.steps, result.reason = run.steps, run.reason
+
+
+def _timings(out: Path, result: EpisodeResult) -> None:
+    steps = [r for r in read_trajectory(out / "trajectory.jsonl", repair=True) if r.get("type") == "step"]
+    result.model_seconds = sum(s.get("timing", {}).get("model_s", 0.0) for s in steps)
+    result.step_seconds = sum(s.get("timing", {}).get("total_s", 0.0) for s in steps)
+
+
+def infrastructure(result: EpisodeResult) -> bool:
+    return result.error_kind in INFRASTRUCTURE
+
+
+def run_in_loop(worker: Worker, spec: EpisodeSpec, loop: asyncio.AbstractEventLoop) -> dict[str, Any]:
+    return loop.run_until_complete(worker.run(spec)).to_json()

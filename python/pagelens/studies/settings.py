@@ -1,0 +1,134 @@
+"""What a study is: the settings that decide its results (kept in ``DIR/study.json``; a rerun
+with other ones is refused) and how it is run (workers, engine, budget: free to change
+between reruns), and the episodes it is made of."""
+
+from __future__ import annotations
+
+import json
+import os
+from dataclasses import asdict, dataclass, field, fields
+from pathlib import Path
+from typing import Any
+
+from pagelens._io import write_atomically
+from pagelens.errors import ArgumentError, PagelensError
+
+BENCHMARKS = ("miniwob", "webarena", "webarena-verified")
+AGENTS = ("occam", "occam-judge", "step", "scribe")
+
+
+class StudyMismatch(PagelensError, ValueError):
+    """``DIR/study.json`` holds other settings than this run's."""
+
+
+@dataclass(frozen=True)
+class StudySettings:
+    """Everything that decides an episode's outcome."""
+
+    benchmark: str
+    agent: str
+    model: str
+    tasks: tuple[str, ...]
+    seeds: tuple[int, ...] = (0,)
+    max_steps: int = 20
+    episode_seconds: float = 600.0  # wall-clock limit per episode
+    max_failed_decisions: int = 3  # steps in a row without a valid action that end an episode
+    base_url: str | None = None
+    temperature: float | None = 0.0
+    sites_file: str | None = None  # WebArena: site URLs (and accounts)
+    reset_cmd: str | None = None  # WebArena: run before a task that changes its site's state
+    storage_dir: str | None = None  # WebArena: <site>.json Playwright storage states (logins)
+    task_file: str | None = None  # WebArena: tasks from this file instead of the benchmark's own
+
+    def __post_init__(self) -> None:
+        if self.benchmark not in BENCHMARKS:
+            raise ArgumentError(f"benchmark must be one of {', '.join(BENCHMARKS)}, not {self.benchmark!r}")
+        if self.agent not in AGENTS:
+            raise ArgumentError(f"agent must be one of {', '.join(AGENTS)}, not {self.agent!r}")
+        if not self.tasks:
+            raise ArgumentError("a study needs at least one task")
+        if not self.seeds:
+            raise ArgumentError("a study needs at least one seed")
+        if self.max_steps < 1 or self.episode_seconds <= 0 or self.max_failed_decisions < 1:
+            raise ArgumentError("max_steps, episode_seconds and max_failed_decisions must be positive")
+
+    def to_json(self) -> dict[str, Any]:
+        data = asdict(self)
+        data["tasks"], data["seeds"] = list(self.tasks), list(self.seeds)
+        return data
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> StudySettings:
+        known = {f.name for f in fields(cls)}
+        values = {k: v for k, v in data.items() if k in known}
+        values["tasks"], values["seeds"] = tuple(values["tasks"]), tuple(values["seeds"])
+        return cls(**values)
+
+    def episodes(self) -> list[EpisodeSpec]:
+        return [EpisodeSpec(self.benchmark, t, s, self.agent) for t in self.tasks for s in self.seeds]
+
+
+@dataclass(frozen=True)
+class EpisodeSpec:
+    benchmark: str
+    task: str
+    seed: int
+    agent: str
+
+    @property
+    def id(self) -> str:
+        return f"{self.benchmark}.{self.task}.{self.seed}.{self.agent}"
+
+
+@dataclass
+class RunOptions:
+    """How a study is run; may differ between reruns of the same study."""
+
+    workers: int = 1
+    engine: str = "local"  # "local" (processes) or "ray"
+    address: str | None = None  # Ray: an existing cluster
+    budget_usd: float | None = None  # stop starting episodes once the spend reaches it
+    prices: tuple[float, float] | None = None  # USD per 1M prompt / completion tokens
+    max_infra_failures: int = 3  # consecutive episodes lost to the endpoint or the browser
+    backoff: float = 1.0  # the model client's first retry delay (seconds; doubled each retry)
+    progress: bool = True
+    extra: dict[str, Any] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        if self.workers < 1:
+            raise ArgumentError(f"workers must be at least 1, not {self.workers}")
+        if self.engine not in ("local", "ray"):
+            raise ArgumentError(f"engine must be local or ray, not {self.engine!r}")
+
+
+def parse_seeds(text: str) -> tuple[int, ...]:
+    """``"0-4"`` -> 0..4, ``"1,3,5"`` -> those."""
+    seeds: list[int] = []
+    try:
+        for part in text.split(","):
+            part = part.strip()
+            if "-" in part[1:]:
+                lo, hi = part.split("-", 1)
+                seeds.extend(range(int(lo), int(hi) + 1))
+            elif part:
+                seeds.append(int(part))
+    except ValueError:
+        raise ArgumentError(f"seeds are numbers and ranges such as 0-4 or 1,3, not {text!r}") from None
+    return tuple(dict.fromkeys(seeds))
+
+
+def check_study(directory: str | os.PathLike[str], settings: StudySettings) -> None:
+    """Writes ``study.json`` on the first run; on a rerun, refuses other settings, naming them."""
+    path = Path(directory) / "study.json"
+    if not path.exists():
+        write_atomically(path, json.dumps(settings.to_json(), indent=1))
+        return
+    try:
+        before = StudySettings.from_json(json.loads(path.read_text()))
+    except (ValueError, KeyError, TypeError) as e:
+        raise StudyMismatch(f"{path} cannot be read ({e}): remove it to start the study over") from None
+    if before != settings:
+        old, new = before.to_json(), settings.to_json()
+        diff = [f"{k}: {old[k]!r} in study.json, {new[k]!r} now" for k in old if old[k] != new[k]]
+        raise StudyMismatch(f"{path} is a study with other settings ({'; '.join(diff)}); use another "
+                            "directory, or the same settings to resume it")

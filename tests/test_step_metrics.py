@@ -1,0 +1,130 @@
+"""Step-level metrics (issue: ScribeAgent live, part 3): Mind2Web's element accuracy,
+operation F1 and step success rate over a real `pagelens prep` output and hand-made
+predictions, every value computed by hand below; bad prediction files counted, not fatal;
+`predict-steps` resumable over a local OpenAI-compatible server."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+import pytest
+
+from llm_server import LLMServer
+from pagelens.datasets import PrepConfig, read_output, run_local
+from pagelens.datasets.steps import example_id, operation, predict_steps, score_steps, token_f1
+from pagelens.llm import LLMClient
+
+PAGE = """<html><body><h1>Shop</h1>
+<form><label>City <input id="city" type="text"></label>
+<label>Note <input id="note" type="text"></label>
+<select id="colour"><option>Red</option><option>Blue</option></select>
+<button id="go">Search</button></form><a id="help" href="/help">Help</a></body></html>"""
+
+# (workflow, step, url, action, text, target)
+STEPS = [
+    ("A", 0, "https://a.test/shop", "click", "", "#go"),
+    ("A", 1, "https://a.test/shop", "type", "new york", "#city"),
+    ("A", 2, "https://a.test/shop", "type", "x", "#note"),
+    ("B", 0, "https://b.test/shop", "select", "Blue", "#colour"),
+    ("B", 1, "https://b.test/shop", "click", "", "#help"),
+]
+
+
+@pytest.fixture(scope="module")
+def prep_out(tmp_path_factory):
+    folder = tmp_path_factory.mktemp("steps")
+    records = [{"workflow_id": w, "step": k, "objective": "Buy", "url": u, "html": PAGE, "action": a, "text": t,
+                "target_selector": sel} for w, k, u, a, t, sel in STEPS]
+    (folder / "in.jsonl").write_text("".join(json.dumps(r) + "\n" for r in records))
+    out = folder / "out"
+    run_local([str(folder / "in.jsonl")], str(out), PrepConfig(max_tokens=2048), workers=1)
+    examples, rejects = read_output(out)
+    assert not rejects and len(examples) == len(STEPS)
+    return out, {(e["workflow_id"], e["step"]): e for e in examples}
+
+
+def reply(node: int, action: str, target: str = "<button>") -> str:
+    return f"9.\nDescription: whatever\nAction: {action}\nNode: {node}\nTarget: {target}"
+
+
+def test_mind2web_metrics_by_hand(prep_out, tmp_path):
+    out, ex = prep_out
+    other = ex[("B", 1)]["target_node"]  # the link: a wrong element for B/0
+    lines = [
+        # A/0: right element, CLICK = CLICK -> success.
+        {"id": example_id(ex[("A", 0)]), "reply": reply(ex[("A", 0)]["target_node"], "mouse_click_action")},
+        # A/1: right element, "TYPE new york city" vs "TYPE new york": P 3/4, R 1 -> F1 6/7.
+        {"id": example_id(ex[("A", 1)]),
+         "reply": reply(ex[("A", 1)]["target_node"], "keyboard_sequence_action [new york city]")},
+        # A/2: a click on the <input>, read as typing: "TYPE" vs "TYPE x": P 1, R 1/2 -> F1 2/3.
+        {"id": example_id(ex[("A", 2)]),
+         "reply": reply(ex[("A", 2)]["target_node"], "mouse_click_action", '<input id="note">')},
+        # B/0: wrong element, right operation: F1 1, no success.
+        {"id": example_id(ex[("B", 0)]), "reply": reply(other, "select_action [Blue]")},
+        # Not used: an id no example has, a second reply for A/0, a record without a reply.
+        {"id": "Z/0/0", "reply": reply(1, "mouse_click_action")},
+        {"id": example_id(ex[("A", 0)]), "reply": reply(0, "hover_action")},
+        {"id": example_id(ex[("B", 1)])},
+    ]
+    path = tmp_path / "pred.jsonl"
+    # B/1's reply is the torn last line: missing, wrong in every metric.
+    path.write_text("".join(json.dumps(x) + "\n" for x in lines) + '{"id": "B/1/0", "reply": "1.\\nDesc')
+    scores = score_steps(out, path)
+    assert scores["steps"] == 5
+    assert scores["element_accuracy"] == pytest.approx(3 / 5)
+    assert scores["operation_f1"] == pytest.approx((1 + 6 / 7 + 2 / 3 + 1 + 0) / 5)
+    assert scores["step_success_rate"] == pytest.approx(1 / 5)
+    a, b = scores["per_website"]["a.test"], scores["per_website"]["b.test"]
+    assert (a["steps"], a["element_accuracy"], a["step_success_rate"]) == (3, 1.0, pytest.approx(1 / 3))
+    assert a["operation_f1"] == pytest.approx((1 + 6 / 7 + 2 / 3) / 3)
+    assert (b["steps"], b["element_accuracy"], b["operation_f1"], b["step_success_rate"]) == (2, 0.0, 0.5, 0.0)
+    assert scores["counts"] == {"examples": 5, "predictions": 5, "unknown_ids": 1, "torn_lines": 1,
+                                "malformed": 1, "duplicates": 1, "unreadable_replies": 0,
+                                "steps_without_prediction": 1}
+
+
+def test_token_f1_and_operations_are_mind2web_s():
+    assert token_f1("TYPE new york", "TYPE new york") == 1.0
+    assert token_f1("", "") == 1.0 and token_f1("CLICK", "") == 0.0
+    assert token_f1("TYPE , new", "TYPE new") == 1.0  # a lone punctuation token is dropped
+    assert token_f1("CLICK", "TYPE x") == 0.0
+    assert token_f1("SELECT Blue Red", "SELECT Blue") == pytest.approx(2 * (2 / 3) * 1 / (2 / 3 + 1))
+    assert operation("mouse_click_action", "ignored") == "CLICK"
+    assert operation("keyboard_sequence_action", " new   york ") == "TYPE new york"
+    assert operation("keyboard_combination_action", "Enter") == "PRESS Enter"
+
+
+def test_predict_steps_resumes_and_the_cli_scores(prep_out, tmp_path):
+    out, ex = prep_out
+    by_prompt = {e["prompt"]: e for e in ex.values()}
+    asked: list[str] = []
+
+    def model(messages):
+        e = by_prompt[messages[-1]["content"]]
+        asked.append(example_id(e))
+        return reply(e["target_node"], "mouse_click_action")
+
+    server = LLMServer(model)
+    try:
+        llm = LLMClient(model="scripted", base_url=server.base_url, backoff=0.01)
+        path = tmp_path / "p.jsonl"
+        first = next(iter(ex.values()))
+        # A killed run: one line done, one torn.
+        path.write_text(json.dumps({"id": example_id(first), "reply": reply(first["target_node"],
+                                                                            "mouse_click_action")})
+                        + '\n{"id": "A/1/0", "re')
+        counts = predict_steps(out, path, llm, workers=2)
+        assert counts == {"examples": 5, "already_done": 1, "predicted": 4}
+        assert sorted(asked) == sorted(example_id(e) for e in ex.values() if e is not first)
+        assert predict_steps(out, path, llm, workers=2)["predicted"] == 0  # nothing left
+    finally:
+        server.close()
+    run = subprocess.run([sys.executable, "-m", "pagelens", "score-steps", str(out), str(path), "--json"],
+                         capture_output=True, text=True)
+    assert run.returncode == 0, run.stderr
+    scores = json.loads(run.stdout)
+    # Every element right; clicks where typing and selecting were asked lose operation F1.
+    assert scores["element_accuracy"] == 1.0 and scores["counts"]["torn_lines"] == 0
+    assert scores["step_success_rate"] == pytest.approx(2 / 5)  # the two clicks

@@ -1,0 +1,341 @@
+"""Studies (issue: an agent evaluated on a whole benchmark): MiniWoB++ tasks x seeds on worker
+processes and on Ray actors with a scripted model behind a local OpenAI-compatible server
+(no model runs here); resume after SIGKILL; faults (endpoint failing for a while and for good,
+a browser killed mid-episode, an episode over its time limit, the budget); the report in
+headless Chromium; comparing two studies."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import threading
+import time
+from pathlib import Path
+
+import pytest
+
+from llm_server import LLMServer
+from pagelens.studies import (
+    RunOptions,
+    StudyMismatch,
+    StudySettings,
+    StudyStopped,
+    compare,
+    read_results,
+    run_study,
+    wilson,
+    write_report,
+)
+from test_agents import answer, miniwob_model
+
+TASKS = ("click-test", "enter-text", "login-user")
+SEEDS = (0, 1)
+TIMING = ("seconds", "model_seconds", "step_seconds")
+
+
+def settings(server: LLMServer, **kw) -> StudySettings:
+    values = {"tasks": TASKS, "seeds": SEEDS, "max_steps": 8, "base_url": server.base_url, **kw}
+    return StudySettings("miniwob", "occam", "scripted", **values)
+
+
+def comparable(directory: Path) -> dict[str, dict]:
+    """Results without their timings (MiniWoB's discounted reward falls with time too)."""
+    out = {}
+    for r in read_results(directory):
+        row = {k: v for k, v in r.items() if k not in TIMING}
+        row["evaluation"] = {k: v for k, v in r["evaluation"].items() if k != "discounted"}
+        out[r["id"]] = row
+    return out
+
+
+@pytest.fixture(scope="module")
+def model():
+    server = LLMServer(miniwob_model)
+    yield server
+    server.close()
+
+
+@pytest.fixture(scope="module")
+def local_study(model, tmp_path_factory):
+    directory = tmp_path_factory.mktemp("local")
+    summary = run_study(directory, settings(model), RunOptions(workers=2, backoff=0.01))
+    return directory, summary
+
+
+def test_a_local_study_of_tasks_and_seeds(local_study):
+    directory, summary = local_study
+    results = read_results(directory)
+    assert sorted(r["id"] for r in results) == sorted(f"miniwob.{t}.{s}.occam" for t in TASKS for s in SEEDS)
+    episodes = len(TASKS) * len(SEEDS)
+    assert all(r["success"] and r["reward"] == 1.0 and r["reason"] == "stop" for r in results)
+    assert all(r["steps"] >= 2 and r["prompt_tokens"] > 0 and r["model"] == "scripted" for r in results)
+    assert summary["finished"] == summary["episodes"] == episodes and summary["success_rate"] == 1.0
+    assert summary["per_task"]["login-user"] == {"episodes": 2, "successes": 2, "success_rate": 1.0}
+    assert json.loads((directory / "summary.json").read_text()) == summary
+    for r in results:
+        episode = directory / "episodes" / r["id"]
+        run = json.loads((episode / "trajectory.jsonl").read_text().splitlines()[0])
+        assert run["episode"] == r["id"] and run["seed"] == r["seed"] and run["restarts"] == 0
+        assert (episode / "report.html").is_file()
+    # Seeds give different pages: the same task's first prompts differ between seeds.
+    firsts = {json.loads((directory / "episodes" / f"miniwob.enter-text.{s}.occam" / "trajectory.jsonl")
+                         .read_text().splitlines()[1])["observation"] for s in SEEDS}
+    assert len(firsts) == len(SEEDS)
+
+
+def test_ray_engine_gives_the_same_results(model, local_study, tmp_path):
+    directory, _ = local_study
+    run_study(tmp_path / "ray", settings(model), RunOptions(workers=2, engine="ray", backoff=0.01))
+    assert comparable(tmp_path / "ray") == comparable(directory)
+
+
+def test_a_killed_study_resumes_without_loss_or_duplicates(model, tmp_path):
+    directory = tmp_path / "killed"
+    cmd = [sys.executable, "-m", "pagelens", "study", "run", str(directory), "--benchmark", "miniwob",
+           "--agent", "occam", "--model", "scripted", "--base-url", model.base_url, "--tasks", ",".join(TASKS),
+           "--seeds", "0-1", "--max-steps", "8", "--workers", "2"]
+    proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
+    results = directory / "results.jsonl"
+    deadline = time.monotonic() + 300
+    while time.monotonic() < deadline and (not results.exists() or results.read_text().count("\n") < 2):
+        if proc.poll() is not None:
+            break
+        time.sleep(0.02)
+    os.killpg(proc.pid, signal.SIGKILL)
+    proc.wait()
+    before = results.read_text()
+    finished_before = [json.loads(line)["id"] for line in before.splitlines() if line.strip()]
+    assert 2 <= len(finished_before) < 6, "the kill came mid-way"
+    done = subprocess.run(cmd, capture_output=True, text=True, timeout=600)
+    assert done.returncode == 0, done.stderr[-2000:]
+    after = results.read_text()
+    assert after.startswith(before.rsplit("\n", 1)[0])  # finished lines untouched
+    ids = [json.loads(line)["id"] for line in after.splitlines()]
+    assert len(ids) == len(set(ids)) == 6
+    restarted = [r for r in read_results(directory) if r["restarts"]]
+    for r in restarted:  # begun before the kill: the restart is in its trajectory
+        run = json.loads((directory / "episodes" / r["id"] / "trajectory.jsonl").read_text().splitlines()[0])
+        assert run["restarts"] == r["restarts"] >= 1
+    assert all(r["id"] not in finished_before for r in restarted)
+    # Other settings are refused, naming the difference.
+    other = subprocess.run([*cmd[:-2], "--max-steps", "5", "--workers", "2"], capture_output=True, text=True)
+    assert other.returncode != 0 and "max_steps: 8 in study.json, 5 now" in other.stderr
+
+
+def test_other_settings_are_refused_in_python(model, local_study):
+    directory, _ = local_study
+    with pytest.raises(StudyMismatch, match=r"seeds: \[0, 1\] in study.json, \[0\] now"):
+        run_study(directory, settings(model, seeds=(0,)))
+
+
+# -- faults ---------------------------------------------------------------------------------------
+
+def test_an_endpoint_failing_for_a_while_is_retried(tmp_path):
+    server = LLMServer(miniwob_model)
+    server.failures = [500, 429, 503]
+    try:
+        summary = run_study(tmp_path / "s", settings(server, tasks=("click-test",), seeds=(0,)),
+                            RunOptions(backoff=0.01))
+    finally:
+        server.close()
+    assert summary["success_rate"] == 1.0 and len(server.requests) >= 4
+
+
+def test_an_endpoint_down_for_good_stops_the_study(tmp_path):
+    server = LLMServer(miniwob_model)
+    server.failures = [500] * 10_000
+    try:
+        with pytest.raises(StudyStopped, match="stopped after 2 infrastructure failures in a row; the last: model"):
+            run_study(tmp_path / "s", settings(server), RunOptions(backoff=0.001, max_infra_failures=2))
+    finally:
+        server.close()
+    assert read_results(tmp_path / "s") == []  # nothing recorded as finished: a rerun runs them
+    failures = (tmp_path / "s" / "failures.jsonl").read_text().splitlines()
+    assert len(failures) == 2 and all(json.loads(f)["error_kind"] == "model" for f in failures)
+
+
+def _chromium_descendants() -> list[int]:
+    """Chromium browser processes started under this test process (through the workers)."""
+    parents: dict[int, int] = {}
+    names: dict[int, str] = {}
+    for entry in os.listdir("/proc"):
+        if entry.isdigit():
+            try:
+                stat = Path(f"/proc/{entry}/stat").read_text()
+                names[int(entry)] = Path(f"/proc/{entry}/cmdline").read_bytes().split(b"\0")[0].decode(errors="replace")
+            except OSError:
+                continue
+            parents[int(entry)] = int(stat.rsplit(")", 1)[1].split()[1])
+
+    def under_us(pid: int) -> bool:
+        while pid > 1:
+            pid = parents.get(pid, 1)
+            if pid == os.getpid():
+                return True
+        return False
+
+    return [p for p, name in names.items() if name.endswith("chromium") and under_us(p)]
+
+
+def test_a_browser_killed_mid_episode_is_restarted_once(tmp_path):
+    killed = threading.Event()
+
+    def model_that_kills(messages):
+        if not killed.is_set():
+            killed.set()
+            for pid in _chromium_descendants():
+                os.kill(pid, signal.SIGKILL)
+        return miniwob_model(messages)
+
+    server = LLMServer(model_that_kills)
+    try:
+        summary = run_study(tmp_path / "s", settings(server, tasks=("click-test",), seeds=(0,)),
+                            RunOptions(backoff=0.01))
+    finally:
+        server.close()
+    assert killed.is_set()
+    [result] = read_results(tmp_path / "s")
+    assert result["success"] and result["restarts"] == 1 and summary["success_rate"] == 1.0
+    run = json.loads((tmp_path / "s" / "episodes" / result["id"] / "trajectory.jsonl").read_text().splitlines()[0])
+    assert run["restarts"] == 1
+
+
+def test_an_episode_over_its_time_limit_is_an_error(tmp_path):
+    server = LLMServer(miniwob_model)
+    server.delay = 3.0
+    try:
+        summary = run_study(tmp_path / "s", settings(server, tasks=("click-test",), seeds=(0,), episode_seconds=1.5),
+                            RunOptions(backoff=0.01))
+    finally:
+        server.close()
+    [result] = read_results(tmp_path / "s")
+    assert result["error_kind"] == "timeout" and not result["success"] and result["restarts"] == 1
+    assert summary["errors"] == {"timeout": 1}
+
+
+def test_the_budget_stops_new_episodes(tmp_path):
+    server = LLMServer(miniwob_model)
+    try:
+        with pytest.raises(StudyStopped, match="budget reached"):
+            # Each episode costs a few thousand prompt tokens at $1,000 per million: the first is over budget.
+            run_study(tmp_path / "s", settings(server), RunOptions(prices=(1000.0, 1000.0), budget_usd=0.5))
+    finally:
+        server.close()
+    results = read_results(tmp_path / "s")
+    assert 1 <= len(results) < 6 and sum(r["cost"] for r in results) >= 0.5
+
+
+def test_an_agent_with_no_valid_action_ends_its_episode(tmp_path):
+    server = LLMServer(lambda messages: "I am not sure what to do." + " really" * 2000)
+    try:
+        run_study(tmp_path / "s", settings(server, tasks=("click-test",), seeds=(0,), max_failed_decisions=2),
+                  RunOptions(backoff=0.01))
+    finally:
+        server.close()
+    [result] = read_results(tmp_path / "s")
+    assert result["reason"] == "no_valid_action" and result["steps"] == 2 and not result["success"]
+    # The malformed reply went back to the model shortened, not whole.
+    retry = [r for r in server.requests if len(r["messages"]) > 2][0]
+    shown = retry["messages"][-2]["content"]
+    assert len(shown) < 700 and "characters left out" in shown
+
+
+# -- report and comparison -------------------------------------------------------------------------
+
+def test_the_report_in_headless_chromium(local_study, tmp_path):
+    import asyncio
+
+    from playwright.async_api import async_playwright
+
+    from pagelens.browser.launch import LaunchOptions
+
+    directory, _ = local_study
+    report = write_report(directory)
+    shot = tmp_path / "report.png"
+
+    async def look() -> tuple[int, int, str]:
+        async with async_playwright() as p:
+            chromium = await p.chromium.launch(**LaunchOptions().playwright_kwargs())
+            page = await chromium.new_page()
+            await page.goto(report.as_uri())
+            rows = await page.locator("#per-task tr").count()
+            bars = await page.locator("svg rect").count()
+            overall = await page.locator("#overall").inner_text()
+            await page.screenshot(path=str(shot), full_page=True)
+            await chromium.close()
+            return rows, bars, overall
+
+    rows, bars, overall = asyncio.run(look())
+    assert rows == 1 + len(TASKS) and bars >= 2 and overall.startswith("6 episodes finished: 6 successes")
+    assert shot.stat().st_size > 10_000
+    html = report.read_text()
+    assert "<script" not in html and "http://" not in html.replace("http://www.w3.org/2000/svg", "")
+    assert html.count('href="episodes/') == 6
+
+
+def test_wilson_interval():
+    assert wilson(0, 0) == (0.0, 1.0)
+    lo, hi = wilson(9, 10)
+    assert lo == pytest.approx(0.5958, abs=1e-4) and hi == pytest.approx(0.9821, abs=1e-4)
+
+
+def test_compare_two_studies(model, local_study, tmp_path):
+    directory, _ = local_study
+
+    def worse(messages):  # gives up on login-user at once
+        if "Enter the username" in messages[-1]["content"]:
+            return answer("stop [cannot]")
+        return miniwob_model(messages)
+
+    server = LLMServer(worse)
+    try:
+        run_study(tmp_path / "b", settings(server), RunOptions(workers=2, backoff=0.01))
+    finally:
+        server.close()
+    result = compare(directory, tmp_path / "b")
+    by_task = {r["task"]: r for r in result["tasks"]}
+    assert by_task["login-user"] == {"task": "login-user", "first": 1.0, "second": 0.0, "difference": -1.0,
+                                     "flipped": "lost"}
+    assert by_task["click-test"]["difference"] == 0 and result["mean_difference"] == pytest.approx(-1 / 3)
+    out = subprocess.run([sys.executable, "-m", "pagelens", "study", "compare", str(directory), str(tmp_path / "b")],
+                         capture_output=True, text=True)
+    assert out.returncode == 0 and "flipped to failure: login-user" in out.stdout
+
+
+# -- WebArena-style tasks on local stand-ins ------------------------------------------------------
+
+def test_a_webarena_study_scores_each_episode_and_resets_sites(site, tmp_path):
+    """Two tasks on a local "shopping" site: string_match on the answer, and program_html on the
+    live page (a task that changes its site, so `--reset-cmd` runs first). Site URLs come from
+    the sites file; each result carries the harness's verdict."""
+    tasks = [
+        {"task_id": 1, "intent": "Say done.", "sites": ["shopping"], "start_url": "__SHOPPING__/site/form.html",
+         "require_login": False, "storage_state": None,
+         "eval": {"eval_types": ["string_match"], "reference_answers": {"must_include": ["done"]},
+                  "reference_url": "", "program_html": []}},
+        {"task_id": 2, "intent": "Open the second page.", "sites": ["shopping"],
+         "start_url": "__SHOPPING__/site/form.html", "require_login": False, "storage_state": None,
+         "eval": {"eval_types": ["program_html"], "reference_answers": None, "reference_url": "",
+                  "program_html": [{"url": "__SHOPPING__/site/second.html", "locator": "",
+                                    "required_contents": {"must_include": ["Second page"]}}]}},
+    ]
+    (tmp_path / "tasks.json").write_text(json.dumps(tasks))
+    base = site.url("").rstrip("/")
+    (tmp_path / "sites.json").write_text(json.dumps({"shopping": base}))
+    log = tmp_path / "resets.log"
+    server = LLMServer(lambda messages: answer("stop [done]"))
+    try:
+        s = StudySettings("webarena", "occam", "scripted", tasks=("1", "2"), seeds=(0,), max_steps=3,
+                          base_url=server.base_url, sites_file=str(tmp_path / "sites.json"),
+                          task_file=str(tmp_path / "tasks.json"), reset_cmd=f"echo {{site}} >> {log}")
+        summary = run_study(tmp_path / "s", s, RunOptions(workers=2, backoff=0.01))
+    finally:
+        server.close()
+    results = {r["task"]: r for r in read_results(tmp_path / "s")}
+    assert results["1"]["success"] and results["1"]["evaluation"]["evaluators"] == {"string_match": 1.0}
+    assert results["2"]["success"] and results["2"]["evaluation"]["evaluators"] == {"program_html": 1.0}
+    assert {r["site"] for r in results.values()} == {"shopping"} and summary["per_site"]["shopping"]["successes"] == 2
+    assert log.read_text().split() == ["shopping"]  # only the task that changes the site reset it
