@@ -1,6 +1,7 @@
 """A local HTTP server for the browser tests and benchmarks: test pages and corpus pages.
 
-``/site/NAME`` serves ``tests/sites/NAME`` (with ``{port}`` replaced by the server's port);
+``/site/NAME`` serves ``tests/sites/NAME`` (a folder: its ``index.html``; ``{port}`` replaced
+by the server's port);
 ``/corpus/PAGE/`` and ``/PAGE.html`` serve the corpus page's saved ``source.html`` (the
 corpus was captured at ``http://corpus.local/PAGE.html``: map that host here with
 :meth:`SiteServer.corpus_host_rule` and the page gets its original URL). Everything else is 404, and
@@ -27,6 +28,8 @@ class _Handler(http.server.BaseHTTPRequestHandler):
         body: bytes | None = None
         if path.startswith("/site/"):
             file = SITES / path[len("/site/"):]
+            if file.is_dir():
+                file = file / "index.html"
             if file.is_file() and SITES in file.resolve().parents:
                 body = file.read_bytes().replace(b"{port}", str(self.server.server_address[1]).encode())
         elif path.startswith("/corpus/") or (path.endswith(".html") and path.count("/") == 1):

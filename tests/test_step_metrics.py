@@ -128,3 +128,39 @@ def test_predict_steps_resumes_and_the_cli_scores(prep_out, tmp_path):
     # Every element right; clicks where typing and selecting were asked lose operation F1.
     assert scores["element_accuracy"] == 1.0 and scores["counts"]["torn_lines"] == 0
     assert scores["step_success_rate"] == pytest.approx(2 / 5)  # the two clicks
+
+
+# -- reading replies and voting, as ScribeAgent's WebArena agent does -------------------------------
+
+def test_replies_are_read_as_scribeagent_reads_them():
+    from pagelens.actions import ActionError
+    from pagelens.datasets.scribe_format import parse_step, vote
+
+    step = parse_step("3.\nDescription: Type  \"ab\"\nAction: keyboard_sequence_action [ab]\nNode: 42 42 42\n"
+                      "Target: <input node=\"42\">")
+    assert (step.action, step.text, step.node, step.description) == ("keyboard_sequence_action", "ab", 42,
+                                                                      'Type  "ab"')
+    # The node is the first word after "Node:" when it is a number, else the first node="N".
+    fallback = parse_step('Description: x\nAction: mouse_click_action\nNode: the link\nTarget: <a node="7">')
+    assert fallback.node == 7
+    assert parse_step("Description: x\nAction: click\nNode: 5\nTarget: <b>").action == "mouse_click_action"
+    assert parse_step("Description: done\nAction: stop [42 items]\nNode: -\nTarget: none").text == "42 items"
+    for bad in ("Description: x\nAction: mouse_click_action\nNode: 5",  # no Target line
+                "Description: x\nAction: mouse_click_action\nNode: \nTarget: <b>",  # an empty field
+                "Description: x\nAction: mouse_click_action\nNode: 99999999999\nTarget: <b>"):
+        with pytest.raises(ActionError):
+            parse_step(bad)
+    # A hostile reply is read in linear time.
+    import time
+
+    t = time.perf_counter()
+    with pytest.raises(ActionError):
+        parse_step("Description: " + "x" * 200_000 + "\nAction: " + " " * 100_000)
+    assert time.perf_counter() - t < 1.0
+    # Votes: most votes win; ties go to the larger id; the longest answer is the text.
+    a = [parse_step(f"Description: {d}\nAction: mouse_click_action\nNode: {n}\nTarget: <b>")
+         for d, n in (("short", 3), ("a longer one", 3), ("x", 9), ("y", 8), ("z", 8))]
+    assert vote(a[:3]).description == "a longer one"
+    assert vote([a[2], a[3]]).node == 9
+    assert vote(a).node in (3, 8) and vote(a).node == 8  # 3 and 8 tie at two votes: the larger id
+    assert vote([]) is None

@@ -308,27 +308,35 @@ def test_compare_two_studies(model, local_study, tmp_path):
 # -- WebArena-style tasks on local stand-ins ------------------------------------------------------
 
 def test_a_webarena_study_scores_each_episode_and_resets_sites(site, tmp_path):
-    """Two tasks on a local "shopping" site: string_match on the answer, and program_html on the
-    live page (a task that changes its site, so `--reset-cmd` runs first). Site URLs come from
-    the sites file; each result carries the harness's verdict."""
+    """Tasks on a local stand-in of the "shopping" site: string_match on the answer, program_html
+    on the live page (a task that changes its site, so `--reset-cmd` runs first), and a task that
+    needs the login. Site URLs and the account come from the sites file; each result carries the
+    harness's verdict."""
     tasks = [
-        {"task_id": 1, "intent": "Say done.", "sites": ["shopping"], "start_url": "__SHOPPING__/site/form.html",
+        {"task_id": 1, "intent": "Say done.", "sites": ["shopping"], "start_url": "__SHOPPING__/",
          "require_login": False, "storage_state": None,
          "eval": {"eval_types": ["string_match"], "reference_answers": {"must_include": ["done"]},
                   "reference_url": "", "program_html": []}},
         {"task_id": 2, "intent": "Open the second page.", "sites": ["shopping"],
-         "start_url": "__SHOPPING__/site/form.html", "require_login": False, "storage_state": None,
+         "start_url": "__SHOPPING__/", "require_login": False, "storage_state": None,
          "eval": {"eval_types": ["program_html"], "reference_answers": None, "reference_url": "",
-                  "program_html": [{"url": "__SHOPPING__/site/second.html", "locator": "",
-                                    "required_contents": {"must_include": ["Second page"]}}]}},
+                  "program_html": [{"url": "__SHOPPING__/", "locator": "",
+                                    "required_contents": {"must_include": ["Please sign in"]}}]}},
     ]
+    # A task that needs the shop's login: the worker runs WebArena's shopping login recipe on a
+    # local stand-in of its login page once, and the episode starts logged in.
+    tasks.append({"task_id": 3, "intent": "Who is signed in?", "sites": ["shopping"],
+                  "start_url": "__SHOPPING__/", "require_login": True, "storage_state": "./.auth/shopping_state.json",
+                  "eval": {"eval_types": ["string_match"], "reference_answers": {"must_include": ["done"]},
+                           "reference_url": "", "program_html": []}})
     (tmp_path / "tasks.json").write_text(json.dumps(tasks))
-    base = site.url("").rstrip("/")
-    (tmp_path / "sites.json").write_text(json.dumps({"shopping": base}))
+    (tmp_path / "sites.json").write_text(json.dumps({
+        "shopping": site.url("site/shop").rstrip("/"),
+        "accounts": {"shopping": {"username": "emma@example.com", "password": "secret"}}}))
     log = tmp_path / "resets.log"
     server = LLMServer(lambda messages: answer("stop [done]"))
     try:
-        s = StudySettings("webarena", "occam", "scripted", tasks=("1", "2"), seeds=(0,), max_steps=3,
+        s = StudySettings("webarena", "occam", "scripted", tasks=("1", "2", "3"), seeds=(0,), max_steps=3,
                           base_url=server.base_url, sites_file=str(tmp_path / "sites.json"),
                           task_file=str(tmp_path / "tasks.json"), reset_cmd=f"echo {{site}} >> {log}")
         summary = run_study(tmp_path / "s", s, RunOptions(workers=2, backoff=0.01))
@@ -337,5 +345,11 @@ def test_a_webarena_study_scores_each_episode_and_resets_sites(site, tmp_path):
     results = {r["task"]: r for r in read_results(tmp_path / "s")}
     assert results["1"]["success"] and results["1"]["evaluation"]["evaluators"] == {"string_match": 1.0}
     assert results["2"]["success"] and results["2"]["evaluation"]["evaluators"] == {"program_html": 1.0}
-    assert {r["site"] for r in results.values()} == {"shopping"} and summary["per_site"]["shopping"]["successes"] == 2
+    assert {r["site"] for r in results.values()} == {"shopping"} and summary["per_site"]["shopping"]["successes"] == 3
     assert log.read_text().split() == ["shopping"]  # only the task that changes the site reset it
+    first = json.loads((tmp_path / "s" / "episodes" / "webarena.3.0.occam" / "trajectory.jsonl")
+                       .read_text().splitlines()[1])
+    assert "Welcome back, emma@example.com" in first["observation"]
+    not_logged_in = json.loads((tmp_path / "s" / "episodes" / "webarena.1.0.occam" / "trajectory.jsonl")
+                               .read_text().splitlines()[1])
+    assert "Welcome back" not in not_logged_in["observation"]

@@ -74,7 +74,7 @@ class BrowserConfig:
     cdp_timeout_s: float = 60.0
     settle_ms: float = 300  # quiet time after an action before observing
     screenshots: bool = False
-    storage_state: str | None = None  # Playwright storage state (cookies) for logged-in runs
+    storage_state: str | dict[str, Any] | None = None  # Playwright storage state (a file or its contents)
     # Record every request and response of the run (bodies embedded) to this HAR file, written
     # when the browser context closes (WebArena-Verified checks a run's network events).
     har_path: str | None = None
@@ -194,7 +194,7 @@ class AsyncBrowserEnv:
             locale=launch.locale,
             timezone_id=launch.timezone,
             user_agent=launch.user_agent,
-            storage_state=self.config.storage_state,
+            storage_state=self.config.storage_state,  # type: ignore[arg-type]  # a dict is a StorageState
             **har,
         )
         self._context.set_default_timeout(self.config.action_timeout_ms)

@@ -52,7 +52,7 @@ class Worker:
     backoff: float = 1.0
     browser: AsyncBrowserEnv | None = None
     llm: LLMClient | None = None
-    notes: list[str] = field(default_factory=list)
+    logins: dict[str, dict[str, Any]] = field(default_factory=dict)  # storage state per site, once per worker
 
     def client(self) -> LLMClient:
         if self.llm is None:

@@ -36,8 +36,9 @@ def _rate_rows(groups: dict[str, list[dict[str, Any]]], link: bool) -> str:
             episodes = " ".join(
                 f'<a href="episodes/{html.escape(r["id"])}/report.html" class="{"ok" if r["success"] else "bad"}">'
                 f'{r["seed"]}</a>' for r in sorted(items, key=lambda r: r["seed"]))
+        last = f"<td>{episodes}</td>" if link else ""
         rows.append(f"<tr><td>{html.escape(name)}</td><td>{len(items)}</td><td>{wins}</td>"
-                    f"<td>{wins / len(items):.0%}</td><td>{lo:.0%}–{hi:.0%}</td><td>{episodes}</td></tr>")
+                    f"<td>{wins / len(items):.0%}</td><td>{lo:.0%}–{hi:.0%}</td>{last}</tr>")
     return "".join(rows)
 
 
@@ -65,7 +66,8 @@ def histogram_svg(values: list[float], title: str, bins: int = 12, width: int = 
             + f"<line x1='30' y1='{height - 25}' x2='{width - 10}' y2='{height - 25}' stroke='#333'/>"
             f"<text x='30' y='{height - 8}' font-size='11'>{lo:,.0f}</text>"
             f"<text x='{width - 60}' y='{height - 8}' font-size='11'>{hi:,.0f}</text>"
-            f"<text x='4' y='{height - 30}' font-size='11'>{top}</text></svg>")
+            f"<text x='4' y='{height - (height - 50) - 20}' font-size='11'>{top}</text>"
+            f"<text x='4' y='{height - 26}' font-size='11'>0</text></svg>")
 
 
 def write_report(directory: str | os.PathLike[str]) -> Path:
@@ -84,8 +86,8 @@ def write_report(directory: str | os.PathLike[str]) -> Path:
         "<tr><td colspan='2'>none</td></tr>"
     endings = "".join(f"<tr><td>{html.escape(k)}</td><td>{n}</td></tr>" for k, n in reasons.most_common())
     cost = sum(r.get("cost", 0.0) for r in results)
-    head = ("<tr><th>{}</th><th>episodes</th><th>successes</th><th>success</th><th>95% interval</th>"
-            "<th>{}</th></tr>")
+    task_extra = "<th>episodes (by seed)</th>"
+    head = "<tr><th>{}</th><th>episodes</th><th>successes</th><th>success</th><th>95% interval</th>{}</tr>"
     page = f"""<!DOCTYPE html>
 <html><head><meta charset="utf-8"><title>Study report: {html.escape(directory.name)}</title>
 <style>body{{font:14px sans-serif;margin:2em;max-width:70em}}table{{border-collapse:collapse;margin:1em 0}}
@@ -96,7 +98,7 @@ td,th{{border:1px solid #ccc;padding:3px 8px;text-align:left}}a.ok{{color:#070}}
 95% interval {lo:.1%}–{hi:.1%}); {sum(r.get("prompt_tokens", 0) + r.get("completion_tokens", 0)
                                       for r in results):,} tokens; ${cost:.4f}.</p>
 <h2>Per site</h2><table id="per-site">{head.format("site", "")}{_rate_rows(by_site, False)}</table>
-<h2>Per task</h2><table id="per-task">{head.format("task", "episodes (seed)")}{_rate_rows(by_task, True)}</table>
+<h2>Per task</h2><table id="per-task">{head.format("task", task_extra)}{_rate_rows(by_task, True)}</table>
 <h2>Steps and tokens</h2><div class="plots">
 {histogram_svg([float(r.get("steps", 0)) for r in results], "steps per episode")}
 {histogram_svg([float(r.get("prompt_tokens", 0) + r.get("completion_tokens", 0)) for r in results],

@@ -6,9 +6,10 @@ the site is as the agent left it (program_html reads the live page)."""
 from __future__ import annotations
 
 import functools
+import json
 import subprocess
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
 
 from pagelens.agents.runner import run_agent
@@ -55,6 +56,40 @@ def reset_site(command: str, site: str) -> None:
         raise EpisodeSetupError(f"reset command for {site} failed ({done.returncode}): {done.stderr.strip()[-500:]}")
 
 
+def site_url(sites: SiteConfig, site: str) -> str | None:
+    """A site's base URL, given in the sites file under its name or its placeholder."""
+    placeholder = next((p for p, name in PLACEHOLDERS.items() if name == site), None)
+    url = sites.urls.get(site) or (sites.base(placeholder) if placeholder else None)
+    return url.rstrip("/") if url else None
+
+
+async def login_state(worker: Worker, task: TaskConfig, sites: SiteConfig) -> dict[str, Any]:
+    """The storage state for a task that needs its sites logged in: ``STORAGE_DIR/<site>.json``
+    when there is one, else WebArena's login recipe with the sites file's account, run once
+    per worker and site."""
+    from pagelens.studies.login import LoginError, log_in, merge_states
+
+    states = []
+    for site in task.sites:
+        if site not in worker.logins:
+            given = Path(worker.settings.storage_dir) / f"{site}.json" if worker.settings.storage_dir else None
+            if given is not None and given.is_file():
+                worker.logins[site] = json.loads(given.read_text())
+            else:
+                account, url = sites.accounts.get(site), site_url(sites, site)
+                if account is None or url is None:
+                    raise EpisodeSetupError(f"task {task.task_id} needs a login on {site}: give its account in the "
+                                            f"sites file (\"accounts\") or STORAGE_DIR/{site}.json")
+                assert worker.browser is not None and worker.browser._browser is not None
+                try:
+                    worker.logins[site] = await log_in(worker.browser._browser, site, url, account,
+                                                       worker.browser.config.navigation_timeout_ms)
+                except LoginError as e:
+                    raise EpisodeSetupError(str(e)) from e
+        states.append(worker.logins[site])
+    return merge_states(states)
+
+
 async def run_webarena_episode(worker: Worker, spec: EpisodeSpec, out: Path, result: EpisodeResult,
                                restarts: int) -> None:
     settings = worker.settings
@@ -69,8 +104,7 @@ async def run_webarena_episode(worker: Worker, spec: EpisodeSpec, out: Path, res
     assert browser is not None
     hosts = {urlsplit(u).hostname for u in sites.urls.values() if urlsplit(u).hostname}
     browser.config.allowed_hosts = tuple(sorted(h for h in hosts if h)) or None
-    state = Path(settings.storage_dir) / f"{task.site}.json" if settings.storage_dir else None
-    browser.config.storage_state = str(state) if state is not None and state.is_file() else None
+    browser.config.storage_state = await login_state(worker, task, sites) if task.require_login else None
     browser.config.har_path = str(out / "network.har") if spec.benchmark == "webarena-verified" else None
     from pagelens.studies.episodes import make_agent
 
