@@ -253,6 +253,9 @@ def test_the_report_in_headless_chromium(local_study, tmp_path):
     from pagelens.browser.launch import LaunchOptions
 
     directory, _ = local_study
+    made = subprocess.run([sys.executable, "-m", "pagelens", "study", "report", str(directory)],
+                          capture_output=True, text=True)
+    assert made.returncode == 0 and made.stdout.strip() == str(directory / "report.html")
     report = write_report(directory)
     shot = tmp_path / "report.png"
 

@@ -26,7 +26,7 @@ from collections import defaultdict
 from dataclasses import asdict, dataclass
 from typing import Any
 
-from pagelens import DEFAULT_TOKENIZER, load_tokenizer
+from pagelens import DEFAULT_TOKENIZER, Chunk, load_tokenizer
 from pagelens.actions import ACTION_SPACES, Action, ActionError, parse_action
 from pagelens.agents.base import Decision, Internal, load_prompt
 from pagelens.browser.records import HtmlObservation
@@ -96,9 +96,11 @@ class ScribeAgent:
     def config_json(self) -> dict[str, Any]:
         return {**asdict(self.config), "planner": getattr(self.planner, "model", None)}
 
-    def prompts_for(self, obs: HtmlObservation) -> list[str]:
-        """The user prompt of every chunk of the page, as `pagelens prep` writes them."""
-        _, chunks = page_chunks(obs.dom, self.prep, self.tokenizer)
+    def prompts_for(self, obs: HtmlObservation, chunks: list[Chunk] | None = None) -> list[str]:
+        """The user prompt of every chunk of the page (``chunks``: the page's, if already cut),
+        as `pagelens prep` writes them."""
+        if chunks is None:
+            _, chunks = page_chunks(obs.dom, self.prep, self.tokenizer)
         guide = "\n".join(d.lines for d in self.history)
         prompts = [prompt_text(self.objective, obs.url, c.text, guide) for c in chunks]
         if self.last_error:  # not in prep's prompts: only after a step that failed
@@ -112,8 +114,8 @@ class ScribeAgent:
             if stop is not None:
                 decision.action = stop
                 return decision
-        cleaned, _ = page_chunks(obs.dom, self.prep, self.tokenizer)
-        prompts = self.prompts_for(obs)
+        cleaned, chunks = page_chunks(obs.dom, self.prep, self.tokenizer)
+        prompts = self.prompts_for(obs, chunks)
         votes: dict[int, list[ParsedStep]] = defaultdict(list)
         for round_ in range(self.config.rounds):
             for prompt in prompts:

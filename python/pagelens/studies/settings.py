@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import json
 import os
-from dataclasses import asdict, dataclass, field, fields
+from dataclasses import asdict, dataclass, fields
 from pathlib import Path
 from typing import Any
 
@@ -91,8 +91,6 @@ class RunOptions:
     prices: tuple[float, float] | None = None  # USD per 1M prompt / completion tokens
     max_infra_failures: int = 3  # consecutive episodes lost to the endpoint or the browser
     backoff: float = 1.0  # the model client's first retry delay (seconds; doubled each retry)
-    progress: bool = True
-    extra: dict[str, Any] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
         if self.workers < 1:
