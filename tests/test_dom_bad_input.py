@@ -111,3 +111,13 @@ def test_dom_output_stays_within_a_fixed_multiple_of_its_input(html):
     assert len(dom.html().encode()) <= bound
     for profile in ("scribe", "minimal"):
         assert len(dom.clean(profile=profile).html().encode()) <= bound
+
+
+def test_parse_marked_takes_marks_out_and_rejects_non_text():
+    dom, marks = pagelens.Dom.parse_marked('<p data-m="0.5">a<b data-m="1.9" id="k">b</b></p><i>c</i>', "data-m")
+    assert [m for _, m in marks] == ["0.5", "1.9"]  # document order
+    assert "data-m" not in dom.html() and 'id="k"' in dom.html()
+    assert dom.element(marks[1][0]).tag == "b"
+    assert pagelens.Dom.parse(dom.html()).html() == dom.html()  # ids as a plain parse numbers them
+    with pytest.raises(pagelens.ArgumentTypeError):
+        pagelens.Dom.parse_marked(42, "data-m")  # type: ignore[arg-type]
