@@ -22,6 +22,7 @@ from typing import Any
 from pagelens.agents.runner import Agent, RunResult, run_agent
 from pagelens.agents.trajectory import read_trajectory
 from pagelens.browser.env import AsyncBrowserEnv, BrowserConfig
+from pagelens.browser.records import PageObservation
 from pagelens.errors import PagelensError
 from pagelens.llm import LLMClient, LLMError
 from pagelens.studies.settings import EpisodeSpec, StudySettings
@@ -141,10 +142,16 @@ class Worker:
 
         assert self.browser is not None
         mw = AsyncMiniWoBEnv(MiniWoBConfig(episode_seconds=self.settings.episode_seconds), browser=self.browser)
-        await mw.reset(spec.task, spec.seed)
+        # The episode starts once: its utterance (the agent's objective) is read from the started
+        # page, and that first observation is the run's.
+        first: list[PageObservation] = [await mw.reset(spec.task, spec.seed)]
+
+        async def start() -> PageObservation:
+            return first.pop() if first else await mw.reset(spec.task, spec.seed)
+
         agent = make_agent(self.settings, self.client(), mw.utterance, f"miniwob:{spec.task}")
         run = await run_agent(self.browser, agent, mw.utterance, f"miniwob:{spec.task}", out,
-                              max_steps=self.settings.max_steps, reset=lambda: mw.reset(spec.task, spec.seed),
+                              max_steps=self.settings.max_steps, reset=start,
                               max_failed_decisions=self.settings.max_failed_decisions,
                               header={"episode": spec.id, "seed": spec.seed, "restarts": restarts})
         state = await mw.state()
