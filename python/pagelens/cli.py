@@ -18,8 +18,7 @@ from pagelens.llm import LLMClient
 if TYPE_CHECKING:
     from rich.progress import TaskID
 
-    from pagelens.agents.runner import Agent, RunResult
-    from pagelens.agents.scribe import ScribeConfig
+    from pagelens.agents.runner import RunResult
 
 
 def _read_file(path: Path) -> bytes:
@@ -208,19 +207,6 @@ def _model_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--base-url", help="OpenAI-compatible endpoint (or OPENAI_BASE_URL)")
 
 
-def make_agent(kind: str, llm: LLMClient, task: str, url: str, policies: str | None, max_invalid: int,
-               scribe: ScribeConfig | None = None, planner: LLMClient | None = None) -> Agent:
-    from pagelens.agents import OccamAgent, OccamConfig, ScribeAgent, StePAgent, StePConfig, load_policies
-
-    if kind == "scribe":
-        return ScribeAgent(llm, task, scribe, planner=planner)
-    if kind in ("occam", "occam-judge"):
-        return OccamAgent(llm, task, url, OccamConfig(judge=kind == "occam-judge", max_invalid=max_invalid))
-    if kind == "step":
-        return StePAgent(llm, task, load_policies(policies), StePConfig(max_invalid=max_invalid))
-    raise ArgumentError(f"unknown agent {kind!r}")
-
-
 def _run(args: argparse.Namespace) -> int:
     import asyncio
 
@@ -232,6 +218,7 @@ def _run(args: argparse.Namespace) -> int:
 
     console = Console(stderr=True)
     from pagelens.agents import ScribeConfig
+    from pagelens.agents.factory import make_agent
 
     llm = LLMClient(model=args.model, base_url=args.base_url, cache_dir=args.cache)
     planner = None
@@ -239,7 +226,8 @@ def _run(args: argparse.Namespace) -> int:
         planner = LLMClient(model=args.planner_model, base_url=args.planner_base_url or args.base_url,
                             cache_dir=args.cache)
     scribe = ScribeConfig(max_tokens=args.max_tokens, samples=args.samples, tokenizer=args.tokenizer)
-    agent = make_agent(args.agent, llm, args.task, args.url, args.policies, args.max_invalid, scribe, planner)
+    agent = make_agent(args.agent, llm, args.task, args.url, policies=args.policies, max_invalid=args.max_invalid,
+                       scribe=scribe, planner=planner)
     hosts = tuple(args.allow_host) or None
 
     def progress(step: int, record: dict[str, Any]) -> None:

@@ -19,6 +19,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from pagelens.agents.factory import make_agent as agent_named
 from pagelens.agents.runner import Agent, RunResult, run_agent
 from pagelens.agents.trajectory import read_trajectory
 from pagelens.browser.env import AsyncBrowserEnv, BrowserConfig
@@ -38,9 +39,7 @@ class BrowserLost(PagelensError, RuntimeError):
 
 
 def make_agent(settings: StudySettings, llm: LLMClient, task: str, url: str) -> Agent:
-    from pagelens.cli import make_agent as cli_agent
-
-    return cli_agent(settings.agent, llm, task, url, None, 3)
+    return agent_named(settings.agent, llm, task, url)
 
 
 @dataclass

@@ -11,10 +11,10 @@ from pathlib import Path
 from typing import Any
 
 from pagelens._io import write_atomically
+from pagelens.agents.factory import AGENTS
 from pagelens.errors import ArgumentError, PagelensError
 
 BENCHMARKS = ("miniwob", "webarena", "webarena-verified")
-AGENTS = ("occam", "occam-judge", "step", "scribe")
 
 
 class StudyMismatch(PagelensError, ValueError):
