@@ -356,3 +356,10 @@ def test_a_webarena_study_scores_each_episode_and_resets_sites(site, tmp_path):
     not_logged_in = json.loads((tmp_path / "s" / "episodes" / "webarena.1.0.occam" / "trajectory.jsonl")
                                .read_text().splitlines()[1])
     assert "Welcome back" not in not_logged_in["observation"]
+    # A reset command that fails leaves the site in an unknown state: an infrastructure failure.
+    broken = StudySettings("webarena", "occam", "scripted", tasks=("2",), seeds=(0,), max_steps=3,
+                           base_url="http://127.0.0.1:9/v1", sites_file=str(tmp_path / "sites.json"),
+                           task_file=str(tmp_path / "tasks.json"), reset_cmd="echo no >&2; exit 3")
+    with pytest.raises(StudyStopped, match="the last: reset: reset command for shopping failed \\(3\\): no"):
+        run_study(tmp_path / "broken", broken, RunOptions(max_infra_failures=1))
+    assert read_results(tmp_path / "broken") == []

@@ -31,7 +31,7 @@ from pagelens.studies.store import EpisodeResult, episode_dir
 
 # Failures of what the study runs on, not of the episode: such an episode is not recorded as
 # finished (a rerun runs it), and several in a row stop the study.
-INFRASTRUCTURE = ("model", "browser_start", "worker")
+INFRASTRUCTURE = ("model", "browser_start", "worker", "reset")
 
 
 class BrowserLost(PagelensError, RuntimeError):
