@@ -216,9 +216,9 @@ def run_study(directory: str | Path, settings: StudySettings, options: RunOption
                     site = _prepare_site(settings, spec, busy_sites, exclusive)
                 except PagelensError as e:  # the reset command failed: the site's state is unknown
                     _release_site(settings, spec, busy_sites, exclusive)
-                    raw = EpisodeResult(spec.id, spec.benchmark, spec.task, spec.seed, spec.agent, settings.model,
-                                        reason="error", error_kind="reset", error=str(e)).to_json()
-                    _append_failure(directory, raw)
+                    _append_failure(directory, EpisodeResult(
+                        spec.id, spec.benchmark, spec.task, spec.seed, spec.agent, settings.model, reason="error",
+                        error_kind="reset", error=str(e)).to_json())
                     infra_streak += 1
                     if infra_streak >= options.max_infra_failures:
                         stopped = (f"stopped after {infra_streak} infrastructure failures in a row; the last: "
