@@ -115,8 +115,10 @@ def test_predict_steps_resumes_and_the_cli_scores(prep_out, tmp_path):
         path.write_text(json.dumps({"id": example_id(first), "reply": reply(first["target_node"],
                                                                             "mouse_click_action")})
                         + '\n{"id": "A/1/0", "re')
-        counts = predict_steps(out, path, llm, workers=2)
+        seen: list[tuple[int, int]] = []
+        counts = predict_steps(out, path, llm, workers=2, progress=lambda done, total: seen.append((done, total)))
         assert counts == {"examples": 5, "already_done": 1, "predicted": 4}
+        assert seen == [(1, 4), (2, 4), (3, 4), (4, 4)]
         assert sorted(asked) == sorted(example_id(e) for e in ex.values() if e is not first)
         assert predict_steps(out, path, llm, workers=2)["predicted"] == 0  # nothing left
     finally:

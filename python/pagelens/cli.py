@@ -262,17 +262,16 @@ def _predict_steps(args: argparse.Namespace) -> int:
     from rich.console import Console
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
-    from pagelens.datasets import read_output
     from pagelens.datasets.steps import predict_steps
 
     llm = LLMClient(model=args.model, base_url=args.base_url, cache_dir=args.cache, temperature=args.temperature)
     console = Console(stderr=True)
-    total = len(read_output(args.prep_out)[0])
     columns = (TextColumn("predicting"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn())
     with Progress(*columns, console=console, disable=not console.is_terminal) as bar:
-        task = bar.add_task("", total=total)
+        task = bar.add_task("", total=None)
         counts = predict_steps(args.prep_out, args.predictions, llm, workers=args.workers,
-                               progress=lambda: bar.advance(task), max_tokens=args.max_answer_tokens)
+                               progress=lambda done, total: bar.update(task, completed=done, total=total),
+                               max_tokens=args.max_answer_tokens)
     console.print(f"{counts['predicted']} predicted, {counts['already_done']} already there; "
                   f"{llm.usage.prompt_tokens + llm.usage.completion_tokens:,} tokens")
     return 0

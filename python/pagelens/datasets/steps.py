@@ -202,7 +202,8 @@ def predict_steps(prep_out: str | os.PathLike[str], predictions: str | os.PathLi
                   workers: int = 4, progress: Any = None, **params: Any) -> dict[str, int]:
     """Asks ``llm`` for every example of a prep output not yet in ``predictions`` (a rerun
     resumes; a line is written, flushed and synced as each reply comes), ``workers`` at a
-    time. ``params`` go to the endpoint (``temperature``, ``max_tokens``...). Returns counts."""
+    time. ``params`` go to the endpoint (``temperature``, ``max_tokens``...). ``progress(done,
+    total)`` is called as replies come (``total``: the examples left to ask). Returns counts."""
     if workers < 1:
         raise ArgumentError(f"workers must be at least 1, not {workers}")
     path = Path(predictions)
@@ -211,6 +212,7 @@ def predict_steps(prep_out: str | os.PathLike[str], predictions: str | os.PathLi
     examples, _ = read_output(prep_out)
     todo = [e for e in examples if example_id(e) not in done]
     lock = threading.Lock()
+    answered = [0]
     path.parent.mkdir(parents=True, exist_ok=True)
     with open(path, "a", encoding="utf-8") as out:
         def one(example: dict[str, Any]) -> None:
@@ -222,7 +224,9 @@ def predict_steps(prep_out: str | os.PathLike[str], predictions: str | os.PathLi
                 out.flush()
                 os.fsync(out.fileno())
             if progress is not None:
-                progress()
+                with lock:
+                    answered[0] += 1
+                    progress(answered[0], len(todo))
 
         with ThreadPoolExecutor(workers) as pool:
             for future in [pool.submit(one, e) for e in todo]:

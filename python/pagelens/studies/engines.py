@@ -197,7 +197,7 @@ def run_study(directory: str | Path, settings: StudySettings, options: RunOption
         workers = min(options.workers, len(pending))
         pool = (RayPool(workers, settings, directory, options) if options.engine == "ray"
                 else ProcessPool(workers, settings, directory, options))
-    running: dict[int, EpisodeSpec] = {}
+    running: dict[int, tuple[EpisodeSpec, str | None]] = {}  # slot -> episode, its site
     free = list(range(min(options.workers, len(pending)))) if pending else []
     begun_again: set[str] = set()
     infra_streak = 0
@@ -215,7 +215,6 @@ def run_study(directory: str | Path, settings: StudySettings, options: RunOption
                 try:
                     site = _prepare_site(settings, spec, busy_sites, exclusive)
                 except PagelensError as e:  # the reset command failed: the site's state is unknown
-                    _release_site(settings, spec, busy_sites, exclusive)
                     _append_failure(directory, EpisodeResult(
                         spec.id, spec.benchmark, spec.task, spec.seed, spec.agent, settings.model, reason="error",
                         error_kind="reset", error=str(e)).to_json())
@@ -228,7 +227,7 @@ def run_study(directory: str | Path, settings: StudySettings, options: RunOption
                 slot = free.pop()
                 assert pool is not None
                 pool.submit(slot, spec)
-                running[slot] = spec
+                running[slot] = (spec, site)
                 if site:
                     busy_sites[site] = busy_sites.get(site, 0) + 1
                 state["running"] = len(running)
@@ -236,8 +235,9 @@ def run_study(directory: str | Path, settings: StudySettings, options: RunOption
                 break
             assert pool is not None
             slot, raw = pool.next_done()
-            spec = running.pop(slot)
-            _release_site(settings, spec, busy_sites, exclusive)
+            spec, site = running.pop(slot)
+            if site:
+                _release_site(site, busy_sites, exclusive)
             if raw is None:  # the worker process or actor died with the episode
                 pool.restart(slot)
                 if spec.id not in begun_again:
@@ -311,20 +311,14 @@ def _prepare_site(settings: StudySettings, spec: EpisodeSpec, busy_sites: dict[s
     except PagelensError:
         return None
     if settings.reset_cmd and changes_state(task):
-        exclusive.add(task.site)
+        # The dispatcher waits for the reset, so nothing starts on the site meanwhile; while
+        # the episode runs, the site takes no other.
         reset_site(settings.reset_cmd, task.site)
+        exclusive.add(task.site)
     return task.site
 
 
-def _release_site(settings: StudySettings, spec: EpisodeSpec, busy_sites: dict[str, int], exclusive: set[str]) -> None:
-    if settings.benchmark == "miniwob":
-        return
-    from pagelens.studies.webarena import task_of
-
-    try:
-        site = task_of(settings, spec.task).site
-    except PagelensError:
-        return
+def _release_site(site: str, busy_sites: dict[str, int], exclusive: set[str]) -> None:
     busy_sites[site] = max(0, busy_sites.get(site, 0) - 1)
     if not busy_sites[site]:
         exclusive.discard(site)
