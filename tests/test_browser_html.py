@@ -5,7 +5,7 @@ carried out on the live element (same-process and cross-site frames, native sele
 from __future__ import annotations
 
 import pagelens
-from pagelens.browser.html import MARK, write_markup
+from pagelens.browser.html import live_nodes
 
 
 def element(obs, tag: str, text: str = "", **attrs: str) -> int:
@@ -25,7 +25,7 @@ def test_every_frame_is_in_the_one_document_with_live_targets(browser, site):
                  "Text inside the cross-site frame"):
         assert text in html, text
     assert obs.frame_count == 4 and not obs.frame_errors
-    assert MARK not in html
+    assert "data-pagelens" not in html
     # Every element has a live target but the <div> that holds each frame's body; frames'
     # elements name their own frame.
     unmarked = set(obs.dom.node_ids()) - set(obs.targets)
@@ -106,14 +106,42 @@ def test_markup_writer_on_cdp_shapes():
         ])]),
     ]}
     frame_ids, owners = ["F1"], {}
-    markup = write_markup(doc, frame_ids, {"F2": frame_doc}, owners)
+    nodes, live = live_nodes(doc, frame_ids, {"F2": frame_doc}, owners)
     assert frame_ids == ["F1", "F2"] and owners == {"F2": 9}
-    dom, marks = pagelens.Dom.parse_marked(markup, MARK)
-    by_mark = {m: i for i, m in marks}
+    dom, ids = pagelens.Dom.from_nodes(nodes)
+    by_mark = {f"{m[0]}.{m[1]}": i for i, m in zip(ids, live, strict=True) if m is not None and i is not None}
     assert set(by_mark) == {f"0.{b}" for b in range(1, 10)} | {"1.53"}
     html = dom.html()
     assert "<i" in html and "shadow" in html and "light" in html
     assert "a&lt;\\/b&gt;{}" not in html and "a<\\/b>{}" in html  # raw text stays raw, unclosed
     assert 'alt="say &quot;hi&quot; &lt;now&gt;"' in html and "1 &lt; 2 &amp; 3" in html
     assert dom.element(by_mark["1.53"]).text == "in frame"
-    assert MARK not in html
+    # Each live element is one element of the document, with its own id.
+    assert len(set(by_mark.values())) == len(by_mark)
+
+
+def test_the_page_cannot_forge_clone_or_hide_an_element_id(browser, site):
+    """Hardening: marks set by the page in any spelling (HTML and SVG, setAttributeNS) are
+    plain attributes, and structures a parser repairs (p > b > div, nested forms, elements after
+    <plaintext>) map each live element to exactly one id. A click lands where the id says."""
+    browser.reset(site.url("site/forged.html"))
+    obs = browser.observe_html()
+    live = browser.run(lambda env: env.page.evaluate("document.querySelectorAll('*').length"))
+    assert len(obs.targets) == live  # every live element, once
+    assert len(set(obs.targets.values())) == len(obs.targets)
+    html = obs.dom.html()
+    assert len(obs.dom.select("b")) == 1 and len(obs.dom.select("p > b > div")) == 1  # not cloned
+    assert len(obs.dom.select("form form button")) == 1
+    # Nothing the page wrote became an element: the only <a> elements are the page's own.
+    assert [obs.dom.element(i).attributes.get("id") for i in obs.dom.select("a")] == ["svg-link"]
+    for node_id in obs.dom.node_ids():
+        assert "node" not in obs.dom.element(node_id).attributes  # a page's `node` is never an id
+    # A re-read of what the model is shown finds the same elements (the chunker's view).
+    assert pagelens.Dom.parse(html).select("a") and len(pagelens.Dom.parse(html).select("a")) == 1
+    for tag, text, expect in (("a", "SVG link", "svg link clicked"), ("button", "Inner form button", "inner button clicked"),
+                              ("button", "After plaintext", "after clicked")):
+        obs = browser.observe_html()
+        step = browser.step(f"click [{element(obs, tag, text)}]", observe=False)
+        assert step.ok, step.error
+        out = browser.run(lambda env: env.page.evaluate("document.getElementById('out').textContent"))
+        assert out == expect, (text, out)

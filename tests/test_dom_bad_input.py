@@ -113,11 +113,22 @@ def test_dom_output_stays_within_a_fixed_multiple_of_its_input(html):
         assert len(dom.clean(profile=profile).html().encode()) <= bound
 
 
-def test_parse_marked_takes_marks_out_and_rejects_non_text():
-    dom, marks = pagelens.Dom.parse_marked('<p data-m="0.5">a<b data-m="1.9" id="k">b</b></p><i>c</i>', "data-m")
-    assert [m for _, m in marks] == ["0.5", "1.9"]  # document order
-    assert "data-m" not in dom.html() and 'id="k"' in dom.html()
-    assert dom.element(marks[1][0]).tag == "b"
-    assert pagelens.Dom.parse(dom.html()).html() == dom.html()  # ids as a plain parse numbers them
+def test_from_nodes_maps_each_live_node_and_rejects_what_is_not_a_tree():
+    nodes = [(-1, 1, "html", [], False), (0, 1, "head", [], False), (0, 1, "body", [], False),
+             (2, 1, "p", ["id", "k", "node", "9"], False), (3, 3, "a", [], False), (3, 1, "B", [], False),
+             (5, 3, "b", [], False), (2, 1, "i", [], False), (7, 3, "c", [], False)]
+    dom, ids = pagelens.Dom.from_nodes(nodes)
+    assert ids == [5, 4, 3, 2, None, 1, None, 0, None]  # reverse document order, as a parse numbers them
+    assert dom.html() == ('<html node="5"><head node="4"></head><body node="3">'
+                          '<p id="k" node="2">a<b node="1">b</b></p><i node="0">c</i></body></html>')
+    assert pagelens.Dom.parse(dom.html()).html() == dom.html()
     with pytest.raises(pagelens.ArgumentTypeError):
-        pagelens.Dom.parse_marked(42, "data-m")  # type: ignore[arg-type]
+        pagelens.Dom.from_nodes(42)  # type: ignore[arg-type]
+    with pytest.raises(pagelens.ArgumentTypeError):
+        pagelens.Dom.from_nodes([(-1, 1, "p")])  # type: ignore[list-item]
+    with pytest.raises(pagelens.ArgumentError):
+        pagelens.Dom.from_nodes([(-1, 7, "p", [], False)])
+    with pytest.raises(pagelens.DomError, match="does not come before"):
+        pagelens.Dom.from_nodes([(0, 1, "p", [], False)])
+    with pytest.raises(pagelens.DomError, match="not an element"):
+        pagelens.Dom.from_nodes([(-1, 3, "t", [], False), (0, 1, "p", [], False)])

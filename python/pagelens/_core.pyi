@@ -208,9 +208,12 @@ class Dom:
     @staticmethod
     def parse(html: str | bytes | bytearray, encoding: str | None = None, keep_ids: bool = False) -> Dom: ...
     @staticmethod
-    def parse_marked(html: str | bytes | bytearray, attribute: str) -> tuple[Dom, list[tuple[int, str]]]:
-        """Parses HTML (UTF-8) whose elements carry marks in ``attribute``, written by the
-        caller; returns the document without them and each marked element's (id, mark)."""
+    def from_nodes(nodes: Iterable[tuple[int, int, str, Sequence[str], bool]]) -> tuple[Dom, list[int | None]]:
+        """A document built from a live DOM's nodes, each ``(parent, node_type, name_or_text,
+        attributes, foreign)`` in document order (``parent``: an earlier node's index, -1 for
+        the document; ``node_type``: 1, 3, 8 or 10 as CDP's; ``attributes``: CDP's flat list).
+        Returns the document and the id each input node's element got (None otherwise). No
+        markup is parsed: the page cannot forge, clone or hide an element's id."""
     def clean(
         self,
         profile: Literal["scribe", "minimal"] = "scribe",

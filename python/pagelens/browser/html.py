@@ -1,14 +1,18 @@
 """The live page as HTML, for models that read HTML (ScribeAgent): one ``DOM.getDocument``
-per renderer session, written out as markup with every element's ``backendDOMNodeId`` and
-frame as a mark, and parsed into a :class:`pagelens.Dom` whose ids are the ones ``pagelens
-prep`` gives the same markup (reverse document order). The marks come out before anyone
-reads the document; they say which live element each id is, so that an action on an id acts
-on that element through the same executor as the AX observation.
+per renderer session, turned into a :class:`pagelens.Dom` node for node (``Dom.from_nodes``)
+whose ids are the ones ``pagelens prep`` gives the same document (reverse document order).
+Beside it, which live element (``backendDOMNodeId`` and frame) each id is, so that an action
+on an id acts on that element through the same executor as the AX observation.
+
+The live tree is never written as markup and parsed again: a re-parse is not the live tree
+(the tree builder clones, moves or swallows elements), and a mark written into the page's
+attributes could be forged by the page. Here which input node became which id comes from the
+structure itself; nothing the page writes is read as a mark.
 
 ``pierce`` brings same-process iframes and shadow roots in the same answer; an out-of-process
-iframe's document comes from its own session. A frame's ``<body>`` is written after its
+iframe's document comes from its own session. A frame's ``<body>`` content is put after its
 ``<iframe>`` element, inside a ``<div>`` (an ``<iframe>``'s own content is raw text to a
-parser).
+reader).
 """
 
 from __future__ import annotations
@@ -21,12 +25,10 @@ from typing import Any
 from pagelens._core import Dom
 from pagelens.browser.frames import FrameRecord, FrameSessions, cdp, list_frames
 
-MARK = "data-pagelens-node"
-
-_VOID = frozenset("area base br col embed hr img input link meta param source track wbr".split())
-# Text inside these is not markup to a parser (the Rust core's RAW_TEXT_ELEMENTS).
-_RAW_TEXT = frozenset("script style xmp iframe noembed noframes noscript plaintext".split())
 _HTML_NS = "http://www.w3.org/1999/xhtml"
+# One live node as Dom.from_nodes takes it: (parent index, CDP node type, name or text,
+# flat attribute list, outside the HTML namespace).
+LiveNode = tuple[int, int, str, list[str], bool]
 
 
 @dataclass
@@ -38,81 +40,61 @@ class HtmlCapture:
     frames: dict[str, FrameRecord]  # by CDP frame id; the main frame also under ""
     frame_errors: list[str] = field(default_factory=list)
     cdp_ms: float = 0.0  # the DOM.getDocument calls
-    parse_ms: float = 0.0  # writing the markup and parsing it
+    parse_ms: float = 0.0  # turning the answers into the document
 
 
-def _escape_text(text: str) -> str:
-    return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
-
-
-def _escape_attr(value: str) -> str:
-    return value.replace("&", "&amp;").replace('"', "&quot;").replace("<", "&lt;").replace(">", "&gt;")
-
-
-def _attr_name_ok(name: str) -> bool:
-    return bool(name) and not any(c in name for c in ' "\'<>/=\t\n\f\r')
-
-
-def write_markup(document: dict[str, Any], frame_ids: list[str], documents: dict[str, dict[str, Any]],
-                 owners: dict[str, int]) -> str:
-    """A ``DOM.getDocument`` answer as HTML, each element marked ``frame.backendNodeId``
-    where ``frame`` indexes ``frame_ids`` (``frame_ids[0]``: the document's own frame).
+def live_nodes(document: dict[str, Any], frame_ids: list[str], documents: dict[str, dict[str, Any]],
+               owners: dict[str, int]) -> tuple[list[LiveNode], list[tuple[int, int] | None]]:
+    """A ``DOM.getDocument`` answer as ``Dom.from_nodes`` input, in document order, and per
+    node the live element it is: ``(frame index, backendNodeId)`` where the index is into
+    ``frame_ids`` (``frame_ids[0]``: the document's own frame), None for anything else.
     ``documents`` holds other sessions' documents by frame id (out-of-process iframes). Frames
     met on the way are appended to ``frame_ids`` and their ``<iframe>``'s backend id put in
     ``owners``. Iterative: a deep page cannot exhaust the stack."""
-    out: list[str] = []
-    # Items: a node to write (with its frame's index and whether its text is raw), or a
-    # string to write as is (end tags).
-    stack: list[tuple[dict[str, Any], int, bool] | str] = [(document, 0, False)]
+    nodes: list[LiveNode] = []
+    targets: list[tuple[int, int] | None] = []
+    # (CDP node, its frame's index, the index of its parent in `nodes`; -1: the document)
+    stack: list[tuple[dict[str, Any], int, int]] = [(document, 0, -1)]
     while stack:
-        item = stack.pop()
-        if isinstance(item, str):
-            out.append(item)
-            continue
-        node, fi, raw = item
+        node, fi, parent = stack.pop()
         kind = node.get("nodeType")
-        if kind == 3:  # text
-            value = node.get("nodeValue", "")
-            out.append(value.replace("</", "<\\/") if raw else _escape_text(value))
-        elif kind == 8:  # comment
-            out.append("<!--" + node.get("nodeValue", "").replace("--", "- -") + "-->")
+        if kind in (3, 8):  # text, comment
+            nodes.append((parent, kind, str(node.get("nodeValue", "")), [], False))
+            targets.append(None)
         elif kind == 10:  # doctype, of the page only
-            if not out:
-                out.append(f"<!DOCTYPE {node.get('nodeName') or 'html'}>")
+            if not nodes:
+                nodes.append((parent, 10, str(node.get("nodeName") or "html"), [], False))
+                targets.append(None)
         elif kind in (9, 11):  # document, shadow root: their children in place
-            stack.extend((c, fi, raw) for c in reversed(node.get("children", [])))
+            stack.extend((c, fi, parent) for c in reversed(node.get("children", [])))
         elif kind == 1:
-            tag = (node.get("localName") or node.get("nodeName", "")).lower()
-            if not _attr_name_ok(tag):
-                continue
-            attrs = node.get("attributes", [])
-            parts = [f"<{tag}"]
-            for k in range(0, len(attrs) - 1, 2):
-                name = attrs[k]
-                if _attr_name_ok(name) and name != MARK:
-                    parts.append(f' {name}="{_escape_attr(attrs[k + 1])}"')
-            parts.append(f' {MARK}="{fi}.{node["backendNodeId"]}">')
-            out.append("".join(parts))
-            if tag in _VOID and node.get("namespaceURI", _HTML_NS) == _HTML_NS:
-                continue
-            if tag in ("iframe", "frame"):
-                # Pushed in reverse: the end tag, then the frame's body in a <div>.
+            foreign = node.get("namespaceURI", _HTML_NS) != _HTML_NS
+            tag = str(node.get("localName") or node.get("nodeName", ""))
+            attrs = [str(a) for a in node.get("attributes", [])]
+            here = len(nodes)
+            nodes.append((parent, 1, tag, attrs, foreign))
+            targets.append((fi, int(node["backendNodeId"])))
+            if tag.lower() in ("iframe", "frame") and not foreign:
                 frame_id = node.get("frameId")
                 frame_doc = node.get("contentDocument") or documents.get(frame_id or "")
                 if frame_id and frame_doc is not None:
                     owners[frame_id] = node["backendNodeId"]
                     frame_ids.append(frame_id)
-                    stack.extend(["</div>", (_frame_body(frame_doc), len(frame_ids) - 1, False), "<div>"])
-                stack.append(f"</{tag}>")
+                    # The frame's body goes after the <iframe>, in a <div> of the parent's.
+                    holder = len(nodes)
+                    nodes.append((parent, 1, "div", [], False))
+                    targets.append(None)
+                    stack.append((_frame_body(frame_doc), len(frame_ids) - 1, holder))
                 continue
-            stack.append(f"</{tag}>")
-            child_raw = tag in _RAW_TEXT
             children = node.get("templateContent", {}).get("children", []) if tag == "template" else []
             children = children or node.get("children", [])
-            stack.extend((c, fi, child_raw) for c in reversed(children))
+            stack.extend((c, fi, here) for c in reversed(children))
             for root in reversed(node.get("shadowRoots", [])):
-                stack.append((root, fi, False))
-    return "".join(out)
+                # A user-agent shadow root (an <input>'s, a <select>'s) is the browser's own
+                # rendering, not the page's content: no recording holds it.
+                if root.get("shadowRootType") != "user-agent":
+                    stack.append((root, fi, here))
+    return nodes, targets
 
 
 def _frame_body(document: dict[str, Any]) -> dict[str, Any]:
@@ -153,14 +135,14 @@ async def fetch_html(sessions: FrameSessions, include_frames: bool = True, timeo
     t1 = time.perf_counter()
     frame_ids: list[str] = [main_root]
     owners: dict[str, int] = {}
-    markup = await asyncio.to_thread(write_markup, answers[0]["root"], frame_ids, documents, owners)
-    dom, marks = await asyncio.to_thread(Dom.parse_marked, markup, MARK)
+    nodes, live = await asyncio.to_thread(live_nodes, answers[0]["root"], frame_ids, documents, owners)
+    dom, ids = await asyncio.to_thread(Dom.from_nodes, nodes)
     for frame_id, owner in owners.items():
         if frame_id in records:
             records[frame_id].owner_backend_id = owner
     targets: dict[int, tuple[int, str]] = {}
-    for node_id, mark in marks:
-        index, _, backend = mark.partition(".")
-        targets[node_id] = (int(backend), frame_ids[int(index)])
+    for node_id, element in zip(ids, live, strict=True):
+        if node_id is not None and element is not None:
+            targets[node_id] = (element[1], frame_ids[element[0]])
     records[""] = records[main_root]
     return HtmlCapture(dom, targets, records, errors, cdp_ms, (time.perf_counter() - t1) * 1e3)

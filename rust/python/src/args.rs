@@ -107,3 +107,60 @@ pub fn dom_ids(obj: &Bound<'_, PyAny>) -> PyResult<Option<Vec<u32>>> {
         .collect::<PyResult<Vec<u32>>>()
         .map(Some)
 }
+
+/// `Dom.from_nodes`' input: a sequence of `(parent, node_type, text, attributes, foreign)`.
+pub fn live_nodes(obj: &Bound<'_, PyAny>) -> PyResult<Vec<pagelens_core::dom::LiveNode>> {
+    use pagelens_core::dom::{LiveKind, LiveNode};
+    let bad = |i: usize, why: &str| {
+        err(
+            ErrorKind::ArgumentType,
+            format!(
+                "live node {i}: {why}; expected (parent, node_type, text, attributes, foreign)"
+            ),
+        )
+    };
+    let mut out = Vec::new();
+    let items = obj.try_iter().map_err(|_| {
+        err(
+            ErrorKind::ArgumentType,
+            "live nodes must be an iterable of tuples",
+        )
+    })?;
+    for (i, item) in items.enumerate() {
+        let item = item?;
+        let (parent, node_type, text, attrs, foreign): (i64, i64, String, Vec<String>, bool) = item
+            .extract()
+            .map_err(|_| bad(i, "not a tuple of int, int, str, list[str], bool"))?;
+        let parent = if parent < 0 {
+            None
+        } else {
+            Some(u32::try_from(parent).map_err(|_| {
+                err(
+                    ErrorKind::Argument,
+                    format!("live node {i}: parent {parent} is out of range"),
+                )
+            })?)
+        };
+        let kind = match node_type {
+            1 => LiveKind::Element {
+                tag: text,
+                attrs: attrs
+                    .chunks_exact(2)
+                    .map(|p| (p[0].clone(), p[1].clone()))
+                    .collect(),
+                foreign,
+            },
+            3 => LiveKind::Text(text),
+            8 => LiveKind::Comment(text),
+            10 => LiveKind::Doctype(text),
+            other => {
+                return Err(err(
+                    ErrorKind::Argument,
+                    format!("live node {i}: node type {other} is not 1, 3, 8 or 10"),
+                ))
+            }
+        };
+        out.push(LiveNode { parent, kind });
+    }
+    Ok(out)
+}

@@ -715,27 +715,22 @@ impl PyDom {
         })
     }
 
-    /// Parses HTML that carries a mark in attribute `attribute` on some elements (written by
-    /// the caller, e.g. a live page's backend node ids) and takes the marks out: returns the
-    /// document without them and each marked element's id with its mark.
+    /// Builds a document from a live DOM's nodes, each `(parent, node_type, name_or_text,
+    /// attributes, foreign)`: `parent` the index of an earlier node (-1: the document),
+    /// `node_type` CDP's (1 element, 3 text, 8 comment, 10 doctype), `attributes` a flat
+    /// `[name, value, ...]` list as CDP gives it. Returns the document and, per input node,
+    /// the id its element got (None for other nodes and elements left out). No markup is
+    /// parsed, so the page cannot forge, clone or hide an element's id.
     #[staticmethod]
-    fn parse_marked(
-        py: Python<'_>,
-        html: &Bound<'_, PyAny>,
-        attribute: &str,
-    ) -> PyResult<(Self, Vec<(u32, String)>)> {
-        let (bytes, _) = html_bytes(html)?;
-        let (dom, marks) = py.detach(|| {
-            let mut dom = Dom::parse(&bytes, Some("utf-8"), false);
-            let marks = dom.take_attribute(attribute);
-            (dom, marks)
-        });
+    fn from_nodes(py: Python<'_>, nodes: &Bound<'_, PyAny>) -> PyResult<(Self, Vec<Option<u32>>)> {
+        let live = args::live_nodes(nodes)?;
+        let (dom, ids) = py.detach(|| Dom::from_nodes(&live)).map_err(py_err)?;
         Ok((
             PyDom {
                 dom: Arc::new(dom),
                 rescued: Vec::new(),
             },
-            marks,
+            ids,
         ))
     }
 

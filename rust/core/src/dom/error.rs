@@ -16,6 +16,8 @@ pub enum DomError {
     Option(String),
     /// A character-encoding label that names no encoding.
     UnknownEncoding(String),
+    /// Live nodes that do not form a tree (a parent that is not an earlier element).
+    Tree(String),
 }
 
 impl fmt::Display for DomError {
@@ -33,6 +35,7 @@ impl fmt::Display for DomError {
             }
             DomError::NoElement(id) => write!(f, "no element with node id {id} to keep"),
             DomError::Option(why) => write!(f, "cleaning option: {why}"),
+            DomError::Tree(why) => write!(f, "live DOM nodes: {why}"),
             DomError::UnknownEncoding(label) => write!(
                 f,
                 "unknown encoding {label:?}: not a WHATWG label (utf-8, windows-1252, shift_jis, ...)"

@@ -1,11 +1,13 @@
 //! HTML documents: parsing with html5ever, node ids, cleaning profiles (spec `dom.md`).
 
+mod build;
 pub mod clean;
 mod encoding;
 mod error;
 pub mod select;
 pub mod tree;
 
+pub use build::{LiveKind, LiveNode};
 pub use clean::{clean, CleanOptions};
 pub use encoding::{decode, encoding_for_label, sniff};
 pub use error::DomError;

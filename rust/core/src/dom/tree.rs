@@ -221,7 +221,7 @@ impl Dom {
     /// Ids in reverse document order: the last element gets 0, a parent's id is greater
     /// than its descendants'. With `keep`, existing `node` attributes win; the others get
     /// ids above the largest kept one, still in reverse document order.
-    fn assign_ids(&mut self, keep: bool) {
+    pub(super) fn assign_ids(&mut self, keep: bool) {
         let order = self.preorder();
         let elements: Vec<u32> = order
             .into_iter()

@@ -90,6 +90,9 @@ struct Renderer<'t> {
     out: Rendered,
     f: Facts,
     stack: Vec<Frame>,
+    /// `absorbed`'s verdict per node once computed (each subtree's text is read at most once
+    /// for it, however deep the labelled nodes nest).
+    absorbed_memo: std::cell::RefCell<Vec<Option<bool>>>,
 }
 
 const TRANSPARENT_WHEN_BLANK: u32 = RoleClass::DROP_WHEN_BLANK
@@ -134,10 +137,23 @@ struct Run {
     /// Preformatted: targets are not put inline but listed after the code.
     pre: bool,
     labels: Vec<(String, Vec<i64>)>,
+    /// Non-blank bytes pushed so far, and how many the caller needs at most: a collect stops
+    /// once it holds more (a name can only contain text, spacing aside, no longer than itself).
+    len: usize,
+    limit: Option<usize>,
 }
 
 impl Run {
+    fn full(&self) -> bool {
+        self.limit.is_some_and(|l| self.len > l)
+    }
+
     fn push(&mut self, text: String, kind: PieceKind) {
+        self.len += text
+            .chars()
+            .filter(|c| !c.is_whitespace())
+            .map(char::len_utf8)
+            .sum::<usize>();
         let sep = std::mem::take(&mut self.sep);
         self.pieces.push(Piece {
             text,
@@ -218,6 +234,7 @@ impl<'t> Renderer<'t> {
             out: Rendered::default(),
             f,
             stack: Vec::new(),
+            absorbed_memo: std::cell::RefCell::new(vec![None; n]),
         }
     }
 
@@ -410,9 +427,11 @@ impl<'t> Renderer<'t> {
             return None;
         }
         let kids = self.masked_kids(n);
+        // A popup that is itself a target (clickable) keeps its own line and id.
         if c.has(RoleClass::COMBOBOX)
             && kids.len() == 1
             && self.class(kids[0]).has(RoleClass::OPTION_POPUP)
+            && !self.is_target(kids[0])
         {
             let inner = self.masked_kids(kids[0]);
             return self.simple_options(&inner).then_some(inner);
@@ -478,11 +497,26 @@ impl<'t> Renderer<'t> {
         }
     }
 
-    /// The text of a subtree as one string (for deciding whether a name already says it).
-    fn subtree_text(&self, n: u32) -> String {
-        let mut run = Run::default();
+    /// Whether `n`'s own name or value already says all the text of its subtree. Only text
+    /// no longer than the name and value can be contained, so the subtree is read no
+    /// further than that, and each node's verdict is computed once.
+    fn says_subtree(&self, n: u32) -> bool {
+        if let Some(known) = self.absorbed_memo.borrow()[n as usize] {
+            return known;
+        }
+        let node = self.t.node(n);
+        let value_len = match &node.value {
+            Some(Value::Str(v)) => v.len(),
+            _ => 0,
+        };
+        let mut run = Run {
+            limit: Some(node.name.len() + value_len),
+            ..Run::default()
+        };
         self.collect(n, NONE, true, &mut run);
-        join_line(&run.pieces)
+        let says = !run.full() && self.contained(n, &join_line(&run.pieces));
+        self.absorbed_memo.borrow_mut()[n as usize] = Some(says);
+        says
     }
 
     /// A target's descendants print nothing new: they hold no other target, and the
@@ -491,7 +525,7 @@ impl<'t> Renderer<'t> {
         if self.f.target_below[n as usize] || !self.f.text_below[n as usize] {
             return !self.f.target_below[n as usize];
         }
-        !name.is_empty() && self.contained(n, &self.subtree_text(n))
+        !name.is_empty() && self.says_subtree(n)
     }
 
     /// An element whose edges are a block boundary for the text around and inside it:
@@ -516,6 +550,9 @@ impl<'t> Renderer<'t> {
         // than the run's own `merge`), text the label already says is not repeated.
         let mut stack: Vec<(u32, u32)> = vec![(root, merge)];
         while let Some((n, m)) = stack.pop() {
+            if run.full() {
+                return;
+            }
             if n == NONE {
                 run.boundary(Sep::Space); // the end of a block
                 continue;
@@ -923,6 +960,14 @@ impl<'t> Renderer<'t> {
             .filter(|&k| !self.prints_nothing(k))
             .collect();
         if kids.is_empty() || !kids.iter().all(|&k| self.f.inline_text[k as usize]) {
+            return None;
+        }
+        // A target below prints its own label, so there is no plain text to take; asking the
+        // walk would collect every nested target's subtree twice per level (exponential).
+        if kids
+            .iter()
+            .any(|&k| self.is_target(k) || self.f.target_below[k as usize])
+        {
             return None;
         }
         let mut run = Run::default();
