@@ -2,6 +2,7 @@ from __future__ import annotations
 
 import gzip
 import json
+import sys
 from functools import cache
 from pathlib import Path
 
@@ -12,6 +13,16 @@ PAGES = sorted(p.name for p in CORPUS.iterdir() if (p / "axtree.json.gz").exists
 
 
 @cache
+def executable(name: str) -> str:
+    """A command this environment installed (``ray``, ``pagelens``): next to the running
+    Python, never from PATH (a fresh clone's ./.venv is not on PATH). Not resolved through
+    links: a venv's python is a link to the base interpreter, its scripts are not."""
+    path = Path(sys.executable).parent / name
+    if not path.exists():
+        raise AssertionError(f"{name} is not installed next to {sys.executable}")
+    return str(path)
+
+
 def ax_bytes(page: str) -> bytes:
     return gzip.decompress((CORPUS / page / "axtree.json.gz").read_bytes())
 

@@ -43,3 +43,13 @@ def test_errors_are_messages_not_tracebacks(tmp_path):
     assert r.returncode == 2 and "pagelens: error: malformed" in r.stderr and "Traceback" not in r.stderr
     r = run("observe", str(tmp_path / "missing.json"))
     assert r.returncode == 2 and "no such file" in r.stderr
+
+
+def test_version_names_pagelens_its_core_playwright_and_chromium():
+    import pagelens
+
+    proc = run("--version")
+    assert proc.returncode == 0, proc.stderr
+    lines = dict(line.split(" ", 1) for line in proc.stdout.splitlines())
+    assert lines["pagelens"] == pagelens.__version__ and lines["pagelens-core"] == pagelens.CORE_VERSION
+    assert lines["playwright"][0].isdigit() and lines["chromium"].startswith("Chromium ")

@@ -21,6 +21,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import pagelens
+from conftest import executable
 from pagelens.datasets import (
     ManifestMismatch,
     PrepConfig,
@@ -137,7 +138,7 @@ def ray_cluster(tmp_path_factory):
     every cluster on the machine)."""
     port = _free_port()
     temp = tmp_path_factory.mktemp("ray")
-    cmd = ["ray", "start", "--head", "--block", "--num-cpus", "2", "--port", str(port), "--include-dashboard=false",
+    cmd = [executable("ray"), "start", "--head", "--block", "--num-cpus", "2", "--port", str(port), "--include-dashboard=false",
            "--disable-usage-stats", "--temp-dir", str(temp)]
     # Without token authentication, like the driver here (Ray's default for drivers that name
     # an address; a token cluster needs RAY_AUTH_MODE=token on both sides).

@@ -329,3 +329,49 @@ def test_script_clickable_elements_get_ids_and_hints():
     assert t.render("webarena").text == build(tree).render("webarena").text
     # History replay shows no ids but keeps the hint.
     assert t.subtree([16]).text.endswith("clickable hint: 'icon trash'")
+
+
+def _nested(depth: int, roles: tuple[str, ...], names: tuple[str, ...]) -> list[dict]:
+    """A chain RootWebArea > roles[0] > roles[1] > ... > StaticText 'end' (built without recursion)."""
+    chain = [("RootWebArea", "P")] + [(roles[k % len(roles)], names[k % len(names)]) for k in range(depth)]
+    chain.append(("StaticText", "end"))
+    nodes = []
+    for i, (role, name) in enumerate(chain, start=1):
+        node = {"nodeId": str(i), "role": {"type": "role", "value": role},
+                "name": {"type": "computedString", "value": name}, "backendDOMNodeId": 100 + i,
+                "childIds": [str(i + 1)] if i < len(chain) else []}
+        if i > 1:
+            node["parentId"] = str(i - 1)
+        nodes.append(node)
+    return nodes
+
+
+@pytest.mark.parametrize("roles, names, clickable_every", [
+    (("StaticText",), ("",), 2),                 # the hardening campaign's page: every other text clickable
+    (("StaticText",), ("",), 3),
+    (("generic", "StaticText"), ("", "x "), 2),
+    (("heading", "generic"), ("Title", ""), 0),   # nested named nodes, each asking what its subtree says
+    (("cell", "link"), ("a b c", ""), 2),
+])
+def test_deep_nesting_renders_in_linear_work(roles, names, clickable_every):
+    """Hardening: a page nesting text 3,000 levels deep, clickable or not, renders at once (the
+    renderer used to collect each nested target's subtree twice per level: 60 levels took hours).
+    Every clickable node is printed once, and the text at the bottom is on the page."""
+    depth = 3000
+    nodes = _nested(depth, roles, names)
+    clickable = [100 + i for i in range(2, depth + 2) if clickable_every and i % clickable_every == 0]
+    tree = pagelens.AXTree.from_cdp({"nodes": nodes}, clickable=clickable, max_depth=depth + 10)
+    obs = tree.render()
+    assert "end" in obs.text
+    assert len(obs.ids) == len(set(obs.ids))
+    assert set(tree.clickable_ids) <= set(obs.ids)
+
+
+def test_a_clickable_option_popup_keeps_its_id_inside_a_combobox():
+    """Hardening: a combobox prints its popup's options on its own line, unless the popup is
+    itself an action target (clickable): then the popup keeps its line and id."""
+    spec = ("RootWebArea", "P", [("combobox", "Size", [("MenuListPopup", "", [("option", "S"), ("option", "M")])])])
+    assert build(spec).render().text == "RootWebArea 'P'\n\tcombobox [2] 'Size' options: [4] 'S'; [5] 'M'"
+    assert build(spec, clickable=[103]).render().text == (
+        "RootWebArea 'P'\n\tcombobox [2] 'Size'\n\t\tMenuListPopup [3] options: [4] 'S'; [5] 'M'"
+    )

@@ -10,10 +10,16 @@ with a typed API::
 """
 
 import os
+from importlib import metadata
 
 from pagelens._core import (
+    CHUNK_KINDS,
+    CLEAN_PROFILES,
+    CORE_VERSION,
     DEFAULT_MAX_DEPTH,
     DEFAULT_TOKENIZER,
+    RENDER_MODES,
+    TOKENIZERS,
     AXNode,
     AXTree,
     AXTreeError,
@@ -28,6 +34,11 @@ from pagelens._core import (
 )
 from pagelens.corpus import builtin_page
 from pagelens.errors import ArgumentError, ArgumentTypeError, NodeNotFoundError, PagelensError, TokenizerError
+
+try:
+    __version__ = metadata.version("pagelens")
+except metadata.PackageNotFoundError:  # a source tree on sys.path, not installed
+    __version__ = CORE_VERSION
 
 
 def load_tokenizer(spec: "str | os.PathLike[str]") -> Tokenizer:
@@ -47,6 +58,12 @@ def find_chunk(chunks: "list[Chunk]", node_id: int) -> "int | None":
 
 
 __all__ = [
+    "CHUNK_KINDS",
+    "CLEAN_PROFILES",
+    "CORE_VERSION",
+    "RENDER_MODES",
+    "TOKENIZERS",
+    "__version__",
     "ArgumentError",
     "ArgumentTypeError",
     "AXNode",

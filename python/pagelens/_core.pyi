@@ -25,10 +25,21 @@ __all__ = [
     "count_tokens",
     "DEFAULT_MAX_DEPTH",
     "DEFAULT_TOKENIZER",
+    "RENDER_MODES",
+    "CLEAN_PROFILES",
+    "TOKENIZERS",
+    "CHUNK_KINDS",
+    "CORE_VERSION",
 ]
 
 DEFAULT_MAX_DEPTH: int
 DEFAULT_TOKENIZER: str  # "gpt2": the default of every `tokenizer` parameter below
+# The core's registries (the default first where there is one): the CLI's choices derive from them.
+RENDER_MODES: list[str]
+CLEAN_PROFILES: list[str]
+TOKENIZERS: list[str]  # embedded encodings; a tokenizer.json path also works where a file is accepted
+CHUNK_KINDS: list[str]
+CORE_VERSION: str
 
 _Payload = bytes | bytearray | str | Mapping[str, Any] | Sequence[Mapping[str, Any]]
 _FrameSpec = tuple[int, _Payload] | tuple[int, _Payload, str | None] | Mapping[str, Any]

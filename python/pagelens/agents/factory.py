@@ -1,6 +1,9 @@
-"""An agent by its name, as ``pagelens run --agent`` and studies name them."""
+"""The agents by name: the one registry ``pagelens run --agent``, studies and the docs read."""
 
 from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
 
 from pagelens.agents.occam import OccamAgent, OccamConfig
 from pagelens.agents.runner import Agent
@@ -9,18 +12,44 @@ from pagelens.agents.step import StePAgent, StePConfig, load_policies
 from pagelens.errors import ArgumentError
 from pagelens.llm import LLMClient
 
-AGENTS = ("occam", "occam-judge", "step", "scribe")
+# The default of every `max_invalid` (invalid actions shown back before a step fails).
+MAX_INVALID = OccamConfig.max_invalid
 
 
-def make_agent(kind: str, llm: LLMClient, task: str, url: str, *, policies: str | None = None, max_invalid: int = 3,
-               scribe: ScribeConfig | None = None, planner: LLMClient | None = None) -> Agent:
-    """``occam`` (AgentOccam), ``occam-judge`` (with its judge), ``step`` (SteP, ``policies``:
-    a folder of policy files, default the built-in ones) or ``scribe`` (ScribeAgent, with an
-    optional ``planner`` model)."""
-    if kind == "scribe":
-        return ScribeAgent(llm, task, scribe, planner=planner)
-    if kind in ("occam", "occam-judge"):
-        return OccamAgent(llm, task, url, OccamConfig(judge=kind == "occam-judge", max_invalid=max_invalid))
-    if kind == "step":
-        return StePAgent(llm, task, load_policies(policies), StePConfig(max_invalid=max_invalid))
-    raise ArgumentError(f"unknown agent {kind!r}; known: {', '.join(AGENTS)}")
+@dataclass(frozen=True)
+class AgentOptions:
+    """What a caller may set for any agent; each agent uses what applies to it."""
+
+    policies: str | None = None  # SteP: a folder of policy files (default: the built-in ones)
+    max_invalid: int = MAX_INVALID
+    scribe: ScribeConfig | None = None
+    planner: LLMClient | None = None  # ScribeAgent: a general model that plans and stops
+
+
+@dataclass(frozen=True)
+class AgentKind:
+    name: str
+    summary: str
+    build: Callable[[LLMClient, str, str, AgentOptions], Agent]  # (llm, task, start URL, options)
+
+
+AGENTS: dict[str, AgentKind] = {a.name: a for a in (
+    AgentKind("occam", "AgentOccam: planning tree, pivotal history",
+              lambda llm, task, url, o: OccamAgent(llm, task, url, OccamConfig(max_invalid=o.max_invalid))),
+    AgentKind("occam-judge", "AgentOccam with its judge choosing among candidate actions",
+              lambda llm, task, url, o: OccamAgent(llm, task, url, OccamConfig(judge=True,
+                                                                                max_invalid=o.max_invalid))),
+    AgentKind("step", "SteP: a stack of policies, each a Markdown file",
+              lambda llm, task, url, o: StePAgent(llm, task, load_policies(o.policies),
+                                                  StePConfig(max_invalid=o.max_invalid))),
+    AgentKind("scribe", "ScribeAgent: a model fine-tuned on `pagelens prep` data, reading HTML chunks",
+              lambda llm, task, url, o: ScribeAgent(llm, task, o.scribe, planner=o.planner)),
+)}
+
+
+def make_agent(kind: str, llm: LLMClient, task: str, url: str, options: AgentOptions | None = None) -> Agent:
+    """The agent registered as ``kind``."""
+    spec = AGENTS.get(kind)
+    if spec is None:
+        raise ArgumentError(f"unknown agent {kind!r}; known: {', '.join(AGENTS)}")
+    return spec.build(llm, task, url, options or AgentOptions())

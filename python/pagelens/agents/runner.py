@@ -43,6 +43,12 @@ class RunResult:
     trajectory: Path
     report: Path | None = None
     usage: dict[str, Any] = field(default_factory=dict)
+    model_seconds: float = 0.0  # the agent's decisions, over every step of the run (resumed ones too)
+    step_seconds: float = 0.0  # whole steps: decision, action and observation
+
+
+# Steps an episode may take before it ends unfinished (WebArena's and AgentOccam's limit).
+MAX_STEPS = 20
 
 
 async def run_agent(
@@ -51,7 +57,7 @@ async def run_agent(
     task: str,
     url: str,
     out_dir: str | Path,
-    max_steps: int = 20,
+    max_steps: int = MAX_STEPS,
     resume: bool = False,
     task_id: int | None = None,
     model: str | None = None,
@@ -96,6 +102,8 @@ async def run_agent(
         end = records[-1]
         return RunResult(end.get("answer"), end.get("final_url"), end.get("steps", 0), "already finished", path)
     steps = [r for r in records if r.get("type") == "step"]
+    model_s = sum(float(s.get("timing", {}).get("model_s", 0.0)) for s in steps)
+    step_s = sum(float(s.get("timing", {}).get("total_s", 0.0)) for s in steps)
     if not records:
         har = env.config.har_path
         if har and Path(har).parent.resolve() == out.resolve():
@@ -158,6 +166,8 @@ async def run_agent(
                        "observe_ms": before.timings_ms.get("total")},
             "state": agent.state(),
         }
+        model_s += t_model
+        step_s += record["timing"]["total_s"]
         if before.screenshot is not None:
             shot = out / f"step-{step:03d}.png"
             write_atomically(shot, before.screenshot)
@@ -182,7 +192,7 @@ async def run_agent(
         from pagelens.agents.report import write_report
 
         report_path = write_report(path, out / "report.html")
-    return RunResult(answer, final_url, n, reason, path, report_path, usage)
+    return RunResult(answer, final_url, n, reason, path, report_path, usage, model_s, step_s)
 
 
 def load_steps(path: str | Path) -> list[dict[str, Any]]:

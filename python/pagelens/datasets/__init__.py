@@ -4,12 +4,13 @@ ScribeAgent-style next-step examples, on threads locally or as a Ray Data pipeli
     from pagelens.datasets import PrepConfig, run_local
     summary = run_local(["steps.jsonl"], "out/", PrepConfig(max_tokens=8192), workers=2)
 
-See ``docs/datasets.md`` for the input layouts and the output schema.
+See ``docs/datasets.md`` for the input layouts and the output schema
+(``pagelens.datasets.arrow.SCHEMA``, which needs the ``datasets`` extra).
 """
 
 from pagelens.datasets.cluster import PrepStalled, run_ray
 from pagelens.datasets.local import ManifestMismatch, run_local
-from pagelens.datasets.output import SCHEMA, read_output, read_rejects
+from pagelens.datasets.output import read_output, read_rejects
 from pagelens.datasets.readers import input_files, read_workflows
 from pagelens.datasets.records import ACTIONS, Example, Reject, Step, Workflow, canonical_action
 from pagelens.datasets.scribe_format import ParsedStep, parse_step, prompt_text, step_lines
@@ -22,7 +23,6 @@ __all__ = [
     "PrepStalled",
     "PrepConfig",
     "Reject",
-    "SCHEMA",
     "Step",
     "Transformer",
     "Workflow",

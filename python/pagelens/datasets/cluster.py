@@ -18,21 +18,18 @@ from dataclasses import asdict
 from pathlib import Path
 from typing import Any
 
-import pyarrow as pa
-
 from pagelens._io import write_atomically
 from pagelens.datasets.local import check_manifest
-from pagelens.datasets.output import OUTPUT_FORMATS, SCHEMA, rejects_bytes, summarize, write_summary
+from pagelens.datasets.output import check_format, rejects_bytes, summarize, write_summary
 from pagelens.datasets.readers import input_files, read_workflows
 from pagelens.datasets.records import Step, Workflow
 from pagelens.datasets.transform import PrepConfig, Transformer
 from pagelens.errors import ArgumentError, PagelensError
+from pagelens.extras import require
+from pagelens.ray_cluster import RayCluster
 
-# What flows between the stages: every example column (nullable), plus the row's kind and,
-# for a reject, its record as JSON.
-_ROW_SCHEMA = pa.schema(
-    [pa.field("kind", pa.string()), pa.field("reject", pa.string())] + [pa.field(f.name, f.type) for f in SCHEMA]
-)
+# How long the Ray pipeline may go without progress before it stops with PrepStalled.
+STALL_SECONDS = 600.0
 
 
 class PrepStalled(PagelensError, RuntimeError):
@@ -100,7 +97,7 @@ class _PrepBatch:
         self.transformer = Transformer(PrepConfig(**config))
         self.progress = progress
 
-    def __call__(self, batch: pa.Table) -> pa.Table:
+    def __call__(self, batch: Any) -> Any:  # pyarrow Tables
         if self.progress is not None:
             self.progress.tick.remote()
         out: list[dict[str, Any]] = []
@@ -113,20 +110,17 @@ class _PrepBatch:
             examples, rejects = self.transformer.workflow(wf)
             out.extend({"kind": "example", "reject": None, **e} for e in examples)
             out.extend({"kind": "reject", "reject": json.dumps(r.to_dict())} for r in rejects)
-        return pa.Table.from_pylist(out, schema=_ROW_SCHEMA)
+        from pagelens.datasets import arrow
+
+        return arrow.table(out)
 
 
-def _cpus(ray: Any) -> tuple[float, float]:
-    """(free, total) CPUs of the cluster ``ray`` is connected to."""
-    return float(ray.available_resources().get("CPU", 0.0)), float(ray.cluster_resources().get("CPU", 0.0))
-
-
-def _actor_cpus(ray: Any, workers: int) -> float:
+def _actor_cpus(cluster: RayCluster, workers: int) -> float:
     """CPUs each of the ``workers`` actors asks for: what is free less one CPU for the
     reading tasks (Ray Data's tasks ask for one each), split between the actors. Without
     that CPU the actor pool can hold every CPU while the reads that feed it wait forever
     (Ray schedules by these numbers only; an actor still uses a whole CPU when it runs)."""
-    free, total = _cpus(ray)
+    free, total = cluster.cpus()
     if free < 1:
         raise ArgumentError(f"the Ray cluster has {free:g} free CPU of {total:g}: the pipeline needs at least one "
                             "(free some, or add a node)")
@@ -143,43 +137,32 @@ def run_ray(
     batch_size: int = 4,
     fmt: str = "parquet",
     overwrite: bool = False,
-    stall_seconds: float = 600.0,
+    stall_seconds: float = STALL_SECONDS,
 ) -> dict[str, Any]:
     """Runs the pipeline on Ray; ``address`` joins an existing cluster ("auto" or
     "ray://host:10001"), otherwise a local instance with ``workers`` CPUs is started and
     stopped. Actors are sized from the cluster's free CPUs; a run with no progress for
     ``stall_seconds`` raises :class:`PrepStalled`. Returns the summary (also written to
     ``out/summary.json``)."""
-    try:
-        import ray
-        from ray.data.expressions import col
-    except ImportError as e:
-        raise ImportError("the Ray engine needs Ray Data: pip install 'pagelens[datasets]'") from e
-
-    if fmt not in OUTPUT_FORMATS:
-        raise ArgumentError(f"format must be one of {', '.join(OUTPUT_FORMATS)}, not {fmt!r}")
+    check_format(fmt)
     files = input_files(inputs)
     out_dir = Path(out)
     manifest = {"engine": "ray", "config": config.to_dict(), "inputs": [str(f) for f in files], "format": fmt}
     # A Ray run is not resumable shard by shard: start from an empty output each time.
     check_manifest(out_dir, manifest, overwrite=True)
     names = {str(f.resolve()): str(f) for f in files}
-    started_here = not ray.is_initialized()
-    if started_here:
-        if address:
-            ray.init(address=address, log_to_driver=False)
-        else:
-            ray.init(num_cpus=workers + 1, include_dashboard=False, log_to_driver=False, configure_logging=False)
+    cluster = RayCluster("the Ray engine", address, workers + 1)
+    ray = cluster.ray
+    col = require("ray.data.expressions", "the Ray engine").col
     try:
         ctx = ray.data.DataContext.get_current()
         ctx.enable_progress_bars = False
         started = time.perf_counter()
-        share = _actor_cpus(ray, workers)
+        share = _actor_cpus(cluster, workers)
         ds = ray.data.read_binary_files([str(f.resolve()) for f in files], include_paths=True)
         # A file's workflows leave flat_map as one block; split it so that every actor gets work.
-        # (Ray's stubs do not know that fn_kwargs fills _file_rows' second parameter.)
         progress: Any = ray.remote(num_cpus=0)(_Progress).remote()
-        ds = ds.flat_map(_file_rows, fn_kwargs={"names": names, "progress": progress})  # type: ignore[arg-type]
+        ds = ds.flat_map(_file_rows, fn_kwargs={"names": names, "progress": progress})
         ds = ds.repartition(target_num_rows_per_block=batch_size)
         ds = ds.map_batches(
             _PrepBatch,
@@ -191,7 +174,7 @@ def run_ray(
         )
 
         def cluster_state() -> str:
-            free, total = _cpus(ray)
+            free, total = cluster.cpus()
             return f"{free:g} of {total:g} CPUs free; {workers} actors asked for {share:g} CPU each"
 
         ds = wait_with_watchdog(ds.materialize, lambda: int(ray.get(progress.count.remote(), timeout=60)),
@@ -207,8 +190,7 @@ def run_ray(
         write_atomically(out_dir / "rejects" / "part-ray.jsonl", rejects_bytes(rejects))
         seconds = time.perf_counter() - started
     finally:
-        if started_here:
-            ray.shutdown()
+        cluster.close()
     summary = summarize(out_dir, seconds,
                         {"engine": "ray", "workers": workers, "address": address, "config": config.to_dict()})
     write_summary(out_dir, summary)

@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from pagelens._io import write_atomically
-from pagelens.datasets.output import OUTPUT_FORMATS, examples_bytes, rejects_bytes, summarize, write_summary
+from pagelens.datasets.output import check_format, examples_bytes, rejects_bytes, summarize, write_summary
 from pagelens.datasets.readers import input_files, read_workflows
 from pagelens.datasets.transform import PrepConfig, Transformer
 from pagelens.errors import ArgumentError, PagelensError
@@ -24,6 +24,9 @@ from pagelens.errors import ArgumentError, PagelensError
 class ManifestMismatch(PagelensError, ValueError):
     """The output folder holds a run made with other settings."""
 
+
+# Workflows per output shard: what a kill can lose, and what a resume redoes.
+SHARD_SIZE = 64
 
 def check_manifest(out: Path, manifest: dict[str, Any], overwrite: bool = False) -> None:
     path = out / "manifest.json"
@@ -47,7 +50,7 @@ def run_local(
     config: PrepConfig,
     *,
     workers: int = 1,
-    shard_size: int = 64,
+    shard_size: int = SHARD_SIZE,
     fmt: str = "parquet",
     overwrite: bool = False,
     on_progress: Callable[[str, int, int], None] | None = None,
@@ -55,8 +58,7 @@ def run_local(
     """Runs the pipeline over ``inputs`` (files or folders) into ``out``; returns the summary.
     ``on_progress(file, done, total)`` is called with the file's workflow counts. Throughput
     figures count only the work of this call, not shards finished by an earlier one."""
-    if fmt not in OUTPUT_FORMATS:
-        raise ArgumentError(f"format must be one of {', '.join(OUTPUT_FORMATS)}, not {fmt!r}")
+    check_format(fmt)
     if workers < 1 or shard_size < 1:
         raise ArgumentError("workers and shard_size must be at least 1")
     files = input_files(inputs)

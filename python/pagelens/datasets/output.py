@@ -10,44 +10,32 @@ Both engines write this layout; :func:`read_output` reads either back in a stabl
 
 from __future__ import annotations
 
-import io
 import json
 import os
-from dataclasses import fields
 from pathlib import Path
 from typing import Any
 
-try:
-    import pyarrow as pa
-    import pyarrow.parquet as pq
-except ImportError as e:  # pragma: no cover - the base install has no Parquet support
-    raise ImportError("pagelens.datasets needs pyarrow: pip install 'pagelens[datasets]'") from e
-
 from pagelens._io import write_atomically
-from pagelens.datasets.records import Example
+from pagelens.errors import ArgumentError
+from pagelens.extras import require
 
-
-def _schema() -> pa.Schema:
-    """The output's columns: :class:`Example`'s fields, in order, none nullable."""
-    python_types = {"str": pa.string(), "int": pa.int64(), "bool": pa.bool_()}
-    return pa.schema([
-        pa.field(f.name, getattr(pa, f.metadata["arrow"])() if "arrow" in f.metadata else python_types[str(f.type)],
-                 nullable=False)
-        for f in fields(Example)
-    ])
-
-
-# One row per example (see Example for what each column holds).
-SCHEMA = _schema()
 OUTPUT_FORMATS = ("parquet", "jsonl")
+
+
+def check_format(fmt: str) -> None:
+    """Refuses an unknown output format, or Parquet without pyarrow, before anything is written."""
+    if fmt not in OUTPUT_FORMATS:
+        raise ArgumentError(f"format must be one of {', '.join(OUTPUT_FORMATS)}, not {fmt!r}")
+    if fmt == "parquet":
+        require("pyarrow", "Parquet output")
 
 
 def examples_bytes(rows: list[dict[str, Any]], fmt: str) -> bytes:
     if fmt == "jsonl":
         return "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows).encode()
-    buf = io.BytesIO()
-    pq.write_table(pa.Table.from_pylist(rows, schema=SCHEMA), buf, compression="zstd")
-    return buf.getvalue()
+    from pagelens.datasets import arrow
+
+    return arrow.parquet_bytes(rows)
 
 
 def rejects_bytes(rejects: list[dict[str, Any]]) -> bytes:
@@ -60,21 +48,15 @@ def _example_files(out: Path) -> list[Path]:
                   if p.suffix in (".parquet", ".jsonl", ".json") and not p.name.startswith("."))
 
 
-def _read_examples(out: Path, columns: list[str] | None = None) -> pa.Table:
-    tables = []
-    for p in _example_files(out):
-        if p.suffix == ".parquet":
-            t = pq.read_table(p, columns=columns)
-        else:
-            rows = [json.loads(line) for line in p.read_text().splitlines() if line.strip()]
-            t = pa.Table.from_pylist(rows, schema=SCHEMA)
-            if columns:
-                t = t.select(columns)
-        tables.append(t.cast(pa.schema([SCHEMA.field(n) for n in t.column_names])))
-    if not tables:
-        schema = pa.schema([SCHEMA.field(n) for n in columns]) if columns else SCHEMA
-        return schema.empty_table()
-    return pa.concat_tables(tables)
+def _read_examples(out: Path, columns: list[str] | None = None) -> list[dict[str, Any]]:
+    files = _example_files(out)
+    if all(p.suffix != ".parquet" for p in files):
+        # JSON lines need no pyarrow (the base install reads them).
+        rows = [json.loads(line) for p in files for line in p.read_text().splitlines() if line.strip()]
+        return [{c: r.get(c) for c in columns} for r in rows] if columns else rows
+    from pagelens.datasets import arrow
+
+    return arrow.read_examples(files, columns)
 
 
 def read_rejects(out: str | os.PathLike[str]) -> list[dict[str, Any]]:
@@ -87,7 +69,7 @@ def read_rejects(out: str | os.PathLike[str]) -> list[dict[str, Any]]:
 def read_output(out: str | os.PathLike[str]) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
     """Examples ordered by (workflow, step, chunk) and rejects ordered by source: the same
     for any engine, worker count or resume history."""
-    rows = _read_examples(Path(out)).to_pylist()
+    rows = _read_examples(Path(out))
     rows.sort(key=lambda r: (r["workflow_id"], r["step"], r["chunk_index"]))
     return rows, read_rejects(out)
 
@@ -97,7 +79,7 @@ def summarize(out: str | os.PathLike[str], seconds: float, extra: dict[str, Any]
     out = Path(out)
     cols = ["workflow_id", "step", "html_bytes", "raw_tokens", "clean_tokens", "target_rescued", "prompt_tokens",
             "label_tokens", "contains_target"]
-    rows = _read_examples(out, cols).to_pylist()
+    rows = _read_examples(out, cols)
     steps: dict[tuple[str, int], dict[str, Any]] = {}
     for r in rows:
         steps.setdefault((r["workflow_id"], r["step"]), r)

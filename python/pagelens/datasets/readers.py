@@ -16,7 +16,6 @@ unreadable file, which is reported as one reject too.
 
 from __future__ import annotations
 
-import io
 import json
 import os
 from collections.abc import Iterator, Sequence
@@ -59,10 +58,9 @@ def _records(name: str, data: bytes) -> Iterator[tuple[str, Any]]:
     """(source, record or an exception) for each record of one file."""
     fmt = FORMATS[Path(name).suffix]
     if fmt == "parquet":
-        import pyarrow.parquet as pq
+        from pagelens.datasets import arrow
 
-        table = pq.read_table(io.BytesIO(data))
-        for i, row in enumerate(table.to_pylist()):
+        for i, row in enumerate(arrow.parquet_rows(data)):
             yield f"{name}#{i}", row
     elif fmt == "json":
         doc = json.loads(data)

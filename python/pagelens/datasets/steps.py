@@ -198,8 +198,14 @@ def _repair_tail(path: Path) -> None:
         f.truncate(data.rfind(b"\n") + 1)
 
 
+# predict-steps' defaults: requests in flight, and the endpoint's sampling (greedy, a step's length).
+PREDICT_WORKERS = 4
+PREDICT_TEMPERATURE = 0.0
+PREDICT_MAX_TOKENS = 200
+
+
 def predict_steps(prep_out: str | os.PathLike[str], predictions: str | os.PathLike[str], llm: LLMClient,
-                  workers: int = 4, progress: Any = None, **params: Any) -> dict[str, int]:
+                  workers: int = PREDICT_WORKERS, progress: Any = None, **params: Any) -> dict[str, int]:
     """Asks ``llm`` for every example of a prep output not yet in ``predictions`` (a rerun
     resumes; a line is written, flushed and synced as each reply comes), ``workers`` at a
     time. ``params`` go to the endpoint (``temperature``, ``max_tokens``...). ``progress(done,

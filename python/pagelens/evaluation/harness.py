@@ -12,7 +12,7 @@ import os
 from collections import defaultdict
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any
 
 from pagelens.errors import ArgumentError, TrajectoryError
 from pagelens.evaluation.errors import NotScored, TaskError
@@ -21,11 +21,10 @@ from pagelens.evaluation.program_html import ProgramHtmlEvaluator
 from pagelens.evaluation.strings import StringEvaluator
 from pagelens.evaluation.tasks import PLACEHOLDERS, WEBARENA_PLACEHOLDERS, SiteConfig, TaskConfig
 from pagelens.evaluation.urls import UrlEvaluator
-from pagelens.evaluation.variants import Variant, get_variant
+from pagelens.evaluation.variants import COMBINE, Combine, Variant, get_variant
 
 __all__ = ["Harness", "RunOutcome", "TaskScore", "load_outcome", "find_outcomes", "site_table"]
 
-Combine = Literal["all", "mean"]
 # The part of a task's eval config each evaluator reads.
 _PARTS = {"string_match": "reference_answers", "url_match": "reference_url", "program_html": "program_html"}
 HAR_NAME = "network.har"
@@ -141,11 +140,16 @@ class Harness:
     sites: SiteConfig = field(default_factory=SiteConfig)
     auth_dir: str | None = None
     settle_ms: float = 1000
+    # A Playwright Browser to check pages in (a study's worker's own; not closed here), and the
+    # login state its contexts start with (the episode's), instead of a browser started here
+    # and the task file's storage states from ``auth_dir``.
+    browser: Any = None
+    storage_state: dict[str, Any] | None = None
 
     def __post_init__(self) -> None:
         self.variant = get_variant(self.variant)
-        if self.combine not in ("all", "mean"):
-            raise ArgumentError(f"combine is 'all' or 'mean', not {self.combine!r}")
+        if self.combine not in COMBINE:
+            raise ArgumentError(f"combine is one of {', '.join(COMBINE)}, not {self.combine!r}")
         self._playwright: Any = None
         self._browser: Any = None
         self._verified: Any = None
@@ -163,6 +167,9 @@ class Harness:
 
         from pagelens.browser.launch import LaunchOptions
 
+        if self.browser is not None:
+            context = await self.browser.new_context(storage_state=self.storage_state)
+            return context, await context.new_page()
         if self._browser is None:
             self._playwright = await async_playwright().start()
             self._browser = await self._playwright.chromium.launch(**LaunchOptions().playwright_kwargs())

@@ -46,10 +46,13 @@ from typing import Literal
 
 from pagelens.errors import PagelensError
 
-__all__ = ["ALIASES", "VARIANTS", "Variant", "VariantName", "get_variant"]
+__all__ = ["ALIASES", "COMBINE", "Combine", "VARIANTS", "Variant", "VariantName", "get_variant"]
 
 VariantName = Literal["webarena", "agentoccam", "verified", "strict"]
-Combine = Literal["product", "mean"]
+# How several checks make one score: all must pass (their product, WebArena's) or their mean
+# (BrowserGym's, AgentOccam's partial credit). The one spelling of the concept.
+Combine = Literal["all", "mean"]
+COMBINE: tuple[Combine, ...] = ("all", "mean")
 
 
 @dataclass(frozen=True)
@@ -61,14 +64,14 @@ class Variant:
     task_file: Literal["webarena", "agentoccam", "webarena-verified"]
     placeholders: Literal["webarena", "all"] = "webarena"
     must_include_or: Literal["literal", "agentoccam", "alternatives"] = "literal"
-    must_include_combine: Combine = "product"
+    must_include_combine: Combine = "all"
     fuzzy_references: Literal["each", "joined"] = "each"
     prompts: Literal["webarena", "agentoccam", "strict"] = "webarena"
     url_rule: Literal["webarena", "parsed"] = "webarena"
     url_lower: bool = False
     url_or: bool = False
     html_or: bool = False
-    html_must_combine: Combine = "product"
+    html_must_combine: Combine = "all"
     html_null_text: str = "None"
 
 

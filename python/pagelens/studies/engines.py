@@ -22,6 +22,9 @@ from typing import Any, Protocol
 
 from pagelens._io import write_atomically
 from pagelens.errors import PagelensError
+from pagelens.ray_cluster import RayCluster
+from pagelens.studies import benchmarks
+from pagelens.studies.benchmarks import Benchmark, EpisodeSetupError, EpisodeTask, get_benchmark
 from pagelens.studies.episodes import INFRASTRUCTURE, Worker
 from pagelens.studies.settings import EpisodeSpec, RunOptions, StudySettings, check_study
 from pagelens.studies.store import EpisodeResult, ResultsLog, read_results, summarize
@@ -33,25 +36,32 @@ class StudyStopped(PagelensError, RuntimeError):
 
 
 class Pool(Protocol):
-    def submit(self, slot: int, spec: EpisodeSpec) -> None: ...
-    def next_done(self) -> tuple[int, dict[str, Any] | None]: ...  # None: the worker died
+    def submit(self, slot: int, spec: EpisodeSpec, task: EpisodeTask) -> None: ...
+    def next_done(self) -> tuple[int, EpisodeResult | None]: ...  # None: the worker died
     def restart(self, slot: int) -> None: ...
     def close(self) -> None: ...
 
 
 # -- local: worker processes ---------------------------------------------------------------------
 
-def _process_main(conn: Any, settings: dict[str, Any], directory: str, prices: tuple[float, float] | None,
-                  backoff: float) -> None:
+def _worker(settings: dict[str, Any], directory: str, prices: tuple[float, float] | None, backoff: float,
+            module: str | None) -> Worker:
+    """A worker in its own process, with the study's benchmark registered (``module``
+    registers it when imported)."""
+    get_benchmark(settings["benchmark"], module)
+    return Worker(StudySettings.from_json(settings), Path(directory), prices, backoff)
+
+
+def _process_main(conn: Any, *args: Any) -> None:
     loop = asyncio.new_event_loop()
-    worker = Worker(StudySettings.from_json(settings), Path(directory), prices, backoff)
+    worker = _worker(*args)
     try:
         while True:
             message = conn.recv()
             if message is None:
                 break
-            result = loop.run_until_complete(worker.run(EpisodeSpec(**message)))
-            conn.send(result.to_json())
+            spec, task = message
+            conn.send(loop.run_until_complete(worker.run(spec, task)))
     except (EOFError, KeyboardInterrupt):
         pass
     finally:
@@ -61,7 +71,8 @@ def _process_main(conn: Any, settings: dict[str, Any], directory: str, prices: t
 class ProcessPool:
     def __init__(self, workers: int, settings: StudySettings, directory: Path, options: RunOptions):
         self._ctx = multiprocessing.get_context("spawn")
-        self._args = (settings.to_json(), str(directory), options.prices, options.backoff)
+        self._args = (settings.to_json(), str(directory), options.prices, options.backoff,
+                      benchmarks.module_of(settings.benchmark))
         self._procs: list[Any] = [None] * workers
         self._conns: list[Any] = [None] * workers
         self._busy: set[int] = set()
@@ -76,18 +87,17 @@ class ProcessPool:
         child.close()
         self._procs[slot], self._conns[slot] = proc, parent
 
-    def submit(self, slot: int, spec: EpisodeSpec) -> None:
-        self._conns[slot].send({"benchmark": spec.benchmark, "task": spec.task, "seed": spec.seed,
-                                "agent": spec.agent})
+    def submit(self, slot: int, spec: EpisodeSpec, task: EpisodeTask) -> None:
+        self._conns[slot].send((spec, task))
         self._busy.add(slot)
 
-    def next_done(self) -> tuple[int, dict[str, Any] | None]:
+    def next_done(self) -> tuple[int, EpisodeResult | None]:
         busy: dict[Any, int] = {self._conns[s]: s for s in self._busy}
         conn: Any = multiprocessing.connection.wait(list(busy))[0]
         slot = busy[conn]
         self._busy.discard(slot)
         try:
-            result: dict[str, Any] = conn.recv()
+            result: EpisodeResult = conn.recv()
             return slot, result
         except (EOFError, OSError):
             return slot, None
@@ -117,13 +127,12 @@ class ProcessPool:
 class _RayWorker:
     """A Ray actor holding one browser (a :class:`Worker`) and its event loop."""
 
-    def __init__(self, settings: dict[str, Any], directory: str, prices: tuple[float, float] | None,
-                 backoff: float):
+    def __init__(self, *args: Any):
         self.loop = asyncio.new_event_loop()
-        self.worker = Worker(StudySettings.from_json(settings), Path(directory), prices, backoff)
+        self.worker = _worker(*args)
 
-    def run(self, spec: dict[str, Any]) -> dict[str, Any]:
-        return self.loop.run_until_complete(self.worker.run(EpisodeSpec(**spec))).to_json()
+    def run(self, spec: EpisodeSpec, task: EpisodeTask) -> EpisodeResult:
+        return self.loop.run_until_complete(self.worker.run(spec, task))
 
     def close(self) -> None:
         self.loop.run_until_complete(self.worker.close())
@@ -131,29 +140,21 @@ class _RayWorker:
 
 class RayPool:
     def __init__(self, workers: int, settings: StudySettings, directory: Path, options: RunOptions):
-        import ray
-
-        self._ray: Any = ray
-        self._started_here = not self._ray.is_initialized()
-        if self._started_here:
-            if options.address:
-                self._ray.init(address=options.address, log_to_driver=False)
-            else:
-                self._ray.init(num_cpus=workers, include_dashboard=False, log_to_driver=False, configure_logging=False)
-        free = float(self._ray.available_resources().get("CPU", 0.0))
+        self._cluster = RayCluster("the Ray engine of studies", options.address, workers)
+        self._ray: Any = self._cluster.ray
+        free, _ = self._cluster.cpus()
         # A browser actor mostly waits on the model and the page: a share of what is free each.
         cpus = max(0.01, min(1.0, free / workers))
         self._cls = self._ray.remote(num_cpus=cpus, max_restarts=0)(_RayWorker)
-        self._args = (settings.to_json(), str(directory.resolve()), options.prices, options.backoff)
+        self._args = (settings.to_json(), str(directory.resolve()), options.prices, options.backoff,
+                      benchmarks.module_of(settings.benchmark))
         self._actors: list[Any] = [self._cls.remote(*self._args) for _ in range(workers)]
         self._running: dict[Any, int] = {}
 
-    def submit(self, slot: int, spec: EpisodeSpec) -> None:
-        ref = self._actors[slot].run.remote({"benchmark": spec.benchmark, "task": spec.task, "seed": spec.seed,
-                                             "agent": spec.agent})
-        self._running[ref] = slot
+    def submit(self, slot: int, spec: EpisodeSpec, task: EpisodeTask) -> None:
+        self._running[self._actors[slot].run.remote(spec, task)] = slot
 
-    def next_done(self) -> tuple[int, dict[str, Any] | None]:
+    def next_done(self) -> tuple[int, EpisodeResult | None]:
         ready, _ = self._ray.wait(list(self._running), num_returns=1)
         slot = self._running.pop(ready[0])
         try:
@@ -170,20 +171,20 @@ class RayPool:
                 self._ray.get(actor.close.remote(), timeout=60)
             except Exception:
                 pass
-        if self._started_here:
-            self._ray.shutdown()
+        self._cluster.close()
 
 
 # -- the dispatcher ---------------------------------------------------------------------------------------
 
 def run_study(directory: str | Path, settings: StudySettings, options: RunOptions | None = None,
-              on_result: Callable[[dict[str, Any], dict[str, Any]], None] | None = None) -> dict[str, Any]:
+              on_result: Callable[[EpisodeResult, dict[str, Any]], None] | None = None) -> dict[str, Any]:
     """Runs every unfinished episode of the study in ``directory``; returns the summary (also
     in ``summary.json``). Raises :class:`StudyStopped` when it had to stop early."""
     options = options or RunOptions()
     directory = Path(directory)
     directory.mkdir(parents=True, exist_ok=True)
     check_study(directory, settings)
+    benchmark = get_benchmark(settings.benchmark)
     finished = {r["id"]: r for r in read_results(directory)}
     pending = deque(s for s in settings.episodes() if s.id not in finished)
     log = ResultsLog(directory)
@@ -197,75 +198,77 @@ def run_study(directory: str | Path, settings: StudySettings, options: RunOption
         workers = min(options.workers, len(pending))
         pool = (RayPool(workers, settings, directory, options) if options.engine == "ray"
                 else ProcessPool(workers, settings, directory, options))
-    running: dict[int, tuple[EpisodeSpec, str | None]] = {}  # slot -> episode, its site
+    sites = _Sites(benchmark, settings)
+    running: dict[int, tuple[EpisodeSpec, EpisodeTask]] = {}  # slot -> episode, its task
     free = list(range(min(options.workers, len(pending)))) if pending else []
     begun_again: set[str] = set()
     infra_streak = 0
-    busy_sites: dict[str, int] = {}
-    exclusive: set[str] = set()
+
+    def failed(result: EpisodeResult) -> None:
+        nonlocal infra_streak, stopped
+        infra_streak += 1
+        _append_failure(directory, result)
+        if infra_streak >= options.max_infra_failures and stopped is None:
+            stopped = (f"stopped after {infra_streak} infrastructure failures in a row; the last: "
+                       f"{result.error_kind}: {result.error}")
+            pending.clear()
+
+    def finished_now(result: EpisodeResult) -> None:
+        nonlocal infra_streak
+        infra_streak = 0
+        log.append(result)
+        state["done"] += 1
+        state["done_here"] += 1
+        state["successes"] += bool(result.success)
+        if on_result is not None:
+            on_result(result, state)
+
     try:
         while pending or running:
             while free and pending and stopped is None:
                 if options.budget_usd is not None and state["spent"] >= options.budget_usd:
                     stopped = f"budget reached: ${state['spent']:.4f} spent of ${options.budget_usd:g}"
                     break
-                spec = _next_dispatchable(pending, settings, busy_sites, exclusive)
-                if spec is None:
+                picked = sites.next_dispatchable(pending)
+                if picked is None:
                     break
+                spec, task = picked
+                if isinstance(task, EpisodeSetupError):  # no such task: the episode's own outcome
+                    finished_now(_error(spec, settings, "setup", str(task)))
+                    continue
                 try:
-                    site = _prepare_site(settings, spec, busy_sites, exclusive)
+                    sites.prepare(task)
                 except PagelensError as e:  # the reset command failed: the site's state is unknown
-                    _append_failure(directory, EpisodeResult(
-                        spec.id, spec.benchmark, spec.task, spec.seed, spec.agent, settings.model, reason="error",
-                        error_kind="reset", error=str(e)).to_json())
-                    infra_streak += 1
-                    if infra_streak >= options.max_infra_failures:
-                        stopped = (f"stopped after {infra_streak} infrastructure failures in a row; the last: "
-                                   f"reset: {e}")
-                        pending.clear()
+                    failed(_error(spec, settings, "reset", str(e)))
                     continue
                 slot = free.pop()
                 assert pool is not None
-                pool.submit(slot, spec)
-                running[slot] = (spec, site)
-                if site:
-                    busy_sites[site] = busy_sites.get(site, 0) + 1
+                pool.submit(slot, spec, task)
+                running[slot] = (spec, task)
                 state["running"] = len(running)
             if not running:
                 break
             assert pool is not None
-            slot, raw = pool.next_done()
-            spec, site = running.pop(slot)
-            if site:
-                _release_site(site, busy_sites, exclusive)
-            if raw is None:  # the worker process or actor died with the episode
+            slot, result = pool.next_done()
+            spec, task = running.pop(slot)
+            sites.release(task)
+            if result is None:  # the worker process or actor died with the episode
                 pool.restart(slot)
                 if spec.id not in begun_again:
                     begun_again.add(spec.id)
                     pending.appendleft(spec)
                     free.append(slot)
                     continue
-                raw = EpisodeResult(spec.id, spec.benchmark, spec.task, spec.seed, spec.agent, settings.model,
-                                    reason="error", error_kind="worker",
-                                    error="the worker died twice running this episode").to_json()
+                result = _error(spec, settings, "worker", "the worker died twice running this episode")
             free.append(slot)
             state["running"] = len(running)
-            state["spent"] += raw.get("cost", 0.0)
-            if raw.get("error_kind") in INFRASTRUCTURE:
-                infra_streak += 1
-                _append_failure(directory, raw)
-                if infra_streak >= options.max_infra_failures and stopped is None:
-                    stopped = (f"stopped after {infra_streak} infrastructure failures in a row; the last: "
-                               f"{raw.get('error_kind')}: {raw.get('error')}")
-                    pending.clear()
+            state["spent"] += result.cost
+            if result.error_kind in INFRASTRUCTURE:
+                failed(result)
+                if on_result is not None:
+                    on_result(result, state)
             else:
-                infra_streak = 0
-                log.append(EpisodeResult(**raw))
-                state["done"] += 1
-                state["done_here"] += 1
-                state["successes"] += bool(raw.get("success"))
-            if on_result is not None:
-                on_result(raw, state)
+                finished_now(result)
     finally:
         log.close()
         if pool is not None:
@@ -277,54 +280,62 @@ def run_study(directory: str | Path, settings: StudySettings, options: RunOption
     return summary
 
 
-def _next_dispatchable(pending: deque[EpisodeSpec], settings: StudySettings, busy_sites: dict[str, int],
-                       exclusive: set[str]) -> EpisodeSpec | None:
-    """The first pending episode that may start now (a site being reset, or running a task
-    that changes it, takes no other episode)."""
-    if settings.benchmark == "miniwob":
-        return pending.popleft()
-    from pagelens.studies.webarena import changes_state, task_of
+def _error(spec: EpisodeSpec, settings: StudySettings, kind: str, message: str) -> EpisodeResult:
+    return EpisodeResult(spec.id, spec.benchmark, spec.task, spec.seed, spec.agent, settings.model, reason="error",
+                         error_kind=kind, error=message)
 
-    for k, spec in enumerate(pending):
-        try:
-            task = task_of(settings, spec.task)
-        except PagelensError:
+
+class _Sites:
+    """Which sites are busy: a site being reset, or running a task that changes it, takes no
+    other episode. Each pending episode's task is resolved here once and kept for its worker."""
+
+    def __init__(self, benchmark: Benchmark, settings: StudySettings):
+        self.benchmark, self.settings = benchmark, settings
+        self.busy: dict[str, int] = {}
+        self.exclusive: set[str] = set()
+        self.resolved: dict[str, EpisodeTask | EpisodeSetupError] = {}
+
+    def _task(self, spec: EpisodeSpec) -> EpisodeTask | EpisodeSetupError:
+        if spec.task not in self.resolved:
+            try:
+                self.resolved[spec.task] = self.benchmark.resolve(self.settings, spec.task)
+            except EpisodeSetupError as e:
+                self.resolved[spec.task] = e
+        return self.resolved[spec.task]
+
+    def next_dispatchable(
+        self, pending: deque[EpisodeSpec]
+    ) -> tuple[EpisodeSpec, EpisodeTask | EpisodeSetupError] | None:
+        for k, spec in enumerate(pending):
+            task = self._task(spec)
+            if isinstance(task, EpisodeTask) and task.site is not None:
+                if task.site in self.exclusive:
+                    continue
+                if self.settings.reset_cmd and task.changes_state and self.busy.get(task.site):
+                    continue
             del pending[k]
-            return spec  # the worker reports it as a setup error
-        if task.site in exclusive:
-            continue
-        if settings.reset_cmd and changes_state(task) and busy_sites.get(task.site):
-            continue
-        del pending[k]
-        return spec
-    return None
-
-
-def _prepare_site(settings: StudySettings, spec: EpisodeSpec, busy_sites: dict[str, int],
-                  exclusive: set[str]) -> str | None:
-    if settings.benchmark == "miniwob":
+            return spec, task
         return None
-    from pagelens.studies.webarena import changes_state, reset_site, task_of
 
-    try:
-        task = task_of(settings, spec.task)
-    except PagelensError:
-        return None
-    if settings.reset_cmd and changes_state(task):
-        # The dispatcher waits for the reset, so nothing starts on the site meanwhile; while
-        # the episode runs, the site takes no other.
-        reset_site(settings.reset_cmd, task.site)
-        exclusive.add(task.site)
-    return task.site
+    def prepare(self, task: EpisodeTask) -> None:
+        if task.site is None:
+            return
+        if self.settings.reset_cmd and task.changes_state:
+            # The dispatcher waits for the reset, so nothing starts on the site meanwhile; while
+            # the episode runs, the site takes no other. Marked only once the reset succeeded.
+            self.benchmark.reset(self.settings, task)
+            self.exclusive.add(task.site)
+        self.busy[task.site] = self.busy.get(task.site, 0) + 1
+
+    def release(self, task: EpisodeTask) -> None:
+        if task.site is None:
+            return
+        self.busy[task.site] = max(0, self.busy.get(task.site, 0) - 1)
+        if not self.busy[task.site]:
+            self.exclusive.discard(task.site)
 
 
-def _release_site(site: str, busy_sites: dict[str, int], exclusive: set[str]) -> None:
-    busy_sites[site] = max(0, busy_sites.get(site, 0) - 1)
-    if not busy_sites[site]:
-        exclusive.discard(site)
-
-
-def _append_failure(directory: Path, raw: dict[str, Any]) -> None:
+def _append_failure(directory: Path, result: EpisodeResult) -> None:
     path = directory / "failures.jsonl"
     old = path.read_text() if path.exists() else ""
-    write_atomically(path, old + json.dumps(raw, ensure_ascii=False) + "\n")
+    write_atomically(path, old + json.dumps(result.to_json(), ensure_ascii=False) + "\n")

@@ -19,13 +19,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from pagelens.agents.factory import make_agent as agent_named
-from pagelens.agents.runner import Agent, RunResult, run_agent
-from pagelens.agents.trajectory import read_trajectory
+from pagelens.agents.factory import make_agent
+from pagelens.agents.runner import Agent
 from pagelens.browser.env import AsyncBrowserEnv, BrowserConfig
-from pagelens.browser.records import PageObservation
 from pagelens.errors import PagelensError
 from pagelens.llm import LLMClient, LLMError
+from pagelens.studies.benchmarks import EpisodeSetupError, EpisodeTask, get_benchmark
 from pagelens.studies.settings import EpisodeSpec, StudySettings
 from pagelens.studies.store import EpisodeResult, episode_dir
 
@@ -36,10 +35,6 @@ INFRASTRUCTURE = ("model", "browser_start", "worker", "reset")
 
 class BrowserLost(PagelensError, RuntimeError):
     """The browser crashed or stopped answering during an episode."""
-
-
-def make_agent(settings: StudySettings, llm: LLMClient, task: str, url: str) -> Agent:
-    return agent_named(settings.agent, llm, task, url)
 
 
 @dataclass
@@ -53,6 +48,10 @@ class Worker:
     browser: AsyncBrowserEnv | None = None
     llm: LLMClient | None = None
     logins: dict[str, dict[str, Any]] = field(default_factory=dict)  # storage state per site, once per worker
+
+    def agent(self, objective: str, url: str) -> Agent:
+        """The study's agent for one episode, on this worker's model client."""
+        return make_agent(self.settings.agent, self.client(), objective, url)
 
     def client(self) -> LLMClient:
         if self.llm is None:
@@ -75,8 +74,9 @@ class Worker:
                 pass
             self.browser = None
 
-    async def run(self, spec: EpisodeSpec) -> EpisodeResult:
-        """The episode, begun at most twice (a lost browser or a hang is retried once)."""
+    async def run(self, spec: EpisodeSpec, task: EpisodeTask) -> EpisodeResult:
+        """The episode of ``task`` (as the dispatcher resolved it), begun at most twice (a
+        lost browser or a hang is retried once)."""
         started = time.perf_counter()
         out = episode_dir(self.directory, spec.id)
         restarts = _begin(out)
@@ -93,7 +93,8 @@ class Worker:
                     self.browser = None
                     break
             try:
-                await asyncio.wait_for(self._episode(spec, out, result, restarts),
+                benchmark = get_benchmark(spec.benchmark)
+                await asyncio.wait_for(benchmark.run_episode(self, task, spec, out, result, restarts),
                                        self.settings.episode_seconds)
                 result.error_kind = result.error = None
                 break
@@ -103,12 +104,10 @@ class Worker:
             except LLMError as e:
                 result.error_kind, result.error = "model", str(e)
                 break  # the client has retried already
+            except EpisodeSetupError as e:
+                result.error_kind, result.error = "setup", str(e)
+                break
             except Exception as e:
-                from pagelens.studies.webarena import EpisodeSetupError
-
-                if isinstance(e, EpisodeSetupError):
-                    result.error_kind, result.error = "setup", str(e)
-                    break
                 lost = self.browser is None or not _alive(self.browser)
                 result.error_kind = "browser" if lost else "agent"
                 result.error = f"{type(e).__name__}: {e}"
@@ -128,41 +127,6 @@ class Worker:
             result.reason = "error"
         result.seconds = time.perf_counter() - started
         return result
-
-    async def _episode(self, spec: EpisodeSpec, out: Path, result: EpisodeResult, restarts: int) -> None:
-        if spec.benchmark == "miniwob":
-            await self._miniwob(spec, out, result, restarts)
-        else:
-            await self._webarena(spec, out, result, restarts)
-        _timings(out, result)
-
-    async def _miniwob(self, spec: EpisodeSpec, out: Path, result: EpisodeResult, restarts: int) -> None:
-        from pagelens.envs.miniwob import AsyncMiniWoBEnv, MiniWoBConfig
-
-        assert self.browser is not None
-        mw = AsyncMiniWoBEnv(MiniWoBConfig(episode_seconds=self.settings.episode_seconds), browser=self.browser)
-        # The episode starts once: its utterance (the agent's objective) is read from the started
-        # page, and that first observation is the run's.
-        first: list[PageObservation] = [await mw.reset(spec.task, spec.seed)]
-
-        async def start() -> PageObservation:
-            return first.pop() if first else await mw.reset(spec.task, spec.seed)
-
-        agent = make_agent(self.settings, self.client(), mw.utterance, f"miniwob:{spec.task}")
-        run = await run_agent(self.browser, agent, mw.utterance, f"miniwob:{spec.task}", out,
-                              max_steps=self.settings.max_steps, reset=start,
-                              max_failed_decisions=self.settings.max_failed_decisions,
-                              header={"episode": spec.id, "seed": spec.seed, "restarts": restarts})
-        state = await mw.state()
-        result.reward, result.success = state.reward, state.done and state.reward > 0
-        result.evaluation = {"done": state.done, "reason": state.reason, "discounted": state.discounted_reward}
-        _ended(run, result)
-
-    async def _webarena(self, spec: EpisodeSpec, out: Path, result: EpisodeResult, restarts: int) -> None:
-        from pagelens.studies.webarena import run_webarena_episode
-
-        assert self.browser is not None
-        await run_webarena_episode(self, spec, out, result, restarts)
 
 
 def _alive(browser: AsyncBrowserEnv) -> bool:
@@ -185,21 +149,3 @@ def _begin(out: Path) -> int:
     out.mkdir(parents=True)
     marker.write_text(json.dumps({"attempts": attempts + 1}))
     return attempts
-
-
-def _ended(run: RunResult, result: EpisodeResult) -> None:
-    result.steps, result.reason = run.steps, run.reason
-
-
-def _timings(out: Path, result: EpisodeResult) -> None:
-    steps = [r for r in read_trajectory(out / "trajectory.jsonl", repair=True) if r.get("type") == "step"]
-    result.model_seconds = sum(s.get("timing", {}).get("model_s", 0.0) for s in steps)
-    result.step_seconds = sum(s.get("timing", {}).get("total_s", 0.0) for s in steps)
-
-
-def infrastructure(result: EpisodeResult) -> bool:
-    return result.error_kind in INFRASTRUCTURE
-
-
-def run_in_loop(worker: Worker, spec: EpisodeSpec, loop: asyncio.AbstractEventLoop) -> dict[str, Any]:
-    return loop.run_until_complete(worker.run(spec)).to_json()

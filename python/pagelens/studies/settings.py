@@ -12,9 +12,10 @@ from typing import Any
 
 from pagelens._io import write_atomically
 from pagelens.agents.factory import AGENTS
+from pagelens.agents.runner import MAX_STEPS
+from pagelens.engines import ENGINES
 from pagelens.errors import ArgumentError, PagelensError
-
-BENCHMARKS = ("miniwob", "webarena", "webarena-verified")
+from pagelens.studies import benchmarks
 
 
 class StudyMismatch(PagelensError, ValueError):
@@ -30,7 +31,7 @@ class StudySettings:
     model: str
     tasks: tuple[str, ...]
     seeds: tuple[int, ...] = (0,)
-    max_steps: int = 20
+    max_steps: int = MAX_STEPS
     episode_seconds: float = 600.0  # wall-clock limit per episode
     max_failed_decisions: int = 3  # steps in a row without a valid action that end an episode
     base_url: str | None = None
@@ -41,8 +42,9 @@ class StudySettings:
     task_file: str | None = None  # WebArena: tasks from this file instead of the benchmark's own
 
     def __post_init__(self) -> None:
-        if self.benchmark not in BENCHMARKS:
-            raise ArgumentError(f"benchmark must be one of {', '.join(BENCHMARKS)}, not {self.benchmark!r}")
+        if self.benchmark not in benchmarks.BENCHMARKS:
+            raise ArgumentError(f"benchmark must be one of {', '.join(benchmarks.BENCHMARKS)}, "
+                                f"not {self.benchmark!r}")
         if self.agent not in AGENTS:
             raise ArgumentError(f"agent must be one of {', '.join(AGENTS)}, not {self.agent!r}")
         if not self.tasks:
@@ -95,8 +97,8 @@ class RunOptions:
     def __post_init__(self) -> None:
         if self.workers < 1:
             raise ArgumentError(f"workers must be at least 1, not {self.workers}")
-        if self.engine not in ("local", "ray"):
-            raise ArgumentError(f"engine must be local or ray, not {self.engine!r}")
+        if self.engine not in ENGINES:
+            raise ArgumentError(f"engine must be one of {', '.join(ENGINES)}, not {self.engine!r}")
 
 
 def parse_seeds(text: str) -> tuple[int, ...]:

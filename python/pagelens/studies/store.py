@@ -9,9 +9,12 @@ import json
 import os
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pagelens._io import write_atomically
+
+if TYPE_CHECKING:
+    from pagelens.agents.runner import RunResult
 
 
 @dataclass
@@ -40,6 +43,11 @@ class EpisodeResult:
 
     def to_json(self) -> dict[str, Any]:
         return asdict(self)
+
+    def ended(self, run: RunResult) -> None:
+        """What the agent's run says of the episode: its steps, how it ended, where time went."""
+        self.steps, self.reason = run.steps, run.reason
+        self.model_seconds, self.step_seconds = run.model_seconds, run.step_seconds
 
 
 def episode_dir(directory: str | os.PathLike[str], episode_id: str) -> Path:

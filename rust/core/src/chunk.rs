@@ -37,6 +37,11 @@ pub enum ChunkKind {
     Text,
 }
 
+impl ChunkKind {
+    /// Every chunk kind by name (the registry the binding and docs read).
+    pub const NAMES: [&'static str; 2] = ["dom", "text"];
+}
+
 impl std::str::FromStr for ChunkKind {
     type Err = ChunkError;
     fn from_str(s: &str) -> Result<Self, ChunkError> {

@@ -17,6 +17,9 @@ pub mod snapshot;
 pub mod text;
 pub mod tokenizer;
 
+/// The core's version (the workspace's).
+pub const VERSION: &str = env!("CARGO_PKG_VERSION");
+
 pub use axtree::{AxTree, FrameInput};
 pub use error::AxError;
 pub use render::{Mode, Observation};

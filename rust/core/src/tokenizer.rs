@@ -26,9 +26,12 @@ impl std::fmt::Display for TokenizerError {
         match self {
             TokenizerError::UnknownName(name) => write!(
                 f,
-                "unknown tokenizer {name:?}; expected one of gpt2, r50k_base, cl100k_base, o200k_base"
+                "unknown tokenizer {name:?}; expected one of {}",
+                Encoding::NAMES.join(", ")
             ),
-            TokenizerError::Load { name, reason } => write!(f, "cannot load tokenizer {name}: {reason}"),
+            TokenizerError::Load { name, reason } => {
+                write!(f, "cannot load tokenizer {name}: {reason}")
+            }
         }
     }
 }
@@ -45,6 +48,12 @@ pub enum Encoding {
 }
 
 impl Encoding {
+    /// Every embedded encoding by the names it answers to (`gpt2` is `r50k_base`): the
+    /// registry the binding, CLI and docs read.
+    pub const NAMES: [&'static str; 4] = ["gpt2", "r50k_base", "cl100k_base", "o200k_base"];
+
+    /// # Errors
+    /// A name that is not one of [`Self::NAMES`].
     pub fn from_name(name: &str) -> Result<Encoding, TokenizerError> {
         match name {
             "gpt2" | "r50k_base" => Ok(Encoding::R50k),

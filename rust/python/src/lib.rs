@@ -1011,5 +1011,11 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(count_tokens, m)?)?;
     m.add("DEFAULT_MAX_DEPTH", DEFAULT_MAX_DEPTH)?;
     m.add("DEFAULT_TOKENIZER", DEFAULT_TOKENIZER)?;
+    // The core's registries: the CLI's choices, the prompts and the docs derive from these.
+    m.add("RENDER_MODES", Mode::NAMES.to_vec())?;
+    m.add("CLEAN_PROFILES", CleanOptions::PROFILES.to_vec())?;
+    m.add("TOKENIZERS", Encoding::NAMES.to_vec())?;
+    m.add("CHUNK_KINDS", ChunkKind::NAMES.to_vec())?;
+    m.add("CORE_VERSION", pagelens_core::VERSION)?;
     Ok(())
 }

@@ -60,6 +60,12 @@ impl CleanOptions {
         Ok(options)
     }
 
+    /// Every cleaning profile by name, the default first (the registry the binding, CLI and
+    /// docs read).
+    pub const PROFILES: [&'static str; 2] = ["scribe", "minimal"];
+
+    /// # Errors
+    /// A name that is not one of [`Self::PROFILES`].
     pub fn profile(name: &str) -> Result<CleanOptions, DomError> {
         match name {
             "scribe" => Ok(CleanOptions {

@@ -28,9 +28,14 @@ impl fmt::Display for DomError {
             }
             DomError::Path { path, reason } => write!(f, "invalid node path {path:?}: {reason}"),
             DomError::UnknownProfile(name) => {
+                let expected: Vec<String> = super::CleanOptions::PROFILES
+                    .iter()
+                    .map(|p| format!("{p:?}"))
+                    .collect();
                 write!(
                     f,
-                    "unknown cleaning profile {name:?}; expected \"scribe\" or \"minimal\""
+                    "unknown cleaning profile {name:?}; expected {}",
+                    expected.join(" or ")
                 )
             }
             DomError::NoElement(id) => write!(f, "no element with node id {id} to keep"),

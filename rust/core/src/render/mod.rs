@@ -35,6 +35,11 @@ pub enum Mode {
     Occam,
 }
 
+impl Mode {
+    /// Every mode by name, the default first: the registry the binding, CLI and docs read.
+    pub const NAMES: [&'static str; 2] = ["occam", "webarena"];
+}
+
 impl FromStr for Mode {
     type Err = UnknownMode;
     fn from_str(s: &str) -> Result<Mode, UnknownMode> {

@@ -1,0 +1,46 @@
+"""The optional extras: which import each one provides and what it is for. One home for the
+message a missing extra gives, so that every feature names the same ``pip install``.
+
+Layering rule (tested in ``tests/test_layers.py``): no module imports an optional dependency
+at import time but that extra's adapter (``pagelens.datasets.arrow`` for pyarrow,
+``pagelens.ray_cluster`` for Ray); every other module asks for it with :func:`require` when a
+feature needs it, so the base install imports every module and runs every command's ``--help``.
+"""
+
+from __future__ import annotations
+
+import importlib
+from dataclasses import dataclass
+from types import ModuleType
+
+
+@dataclass(frozen=True)
+class Extra:
+    name: str  # pip install 'pagelens[name]'
+    modules: tuple[str, ...]  # top-level imports it provides
+    purpose: str
+
+
+EXTRAS: dict[str, Extra] = {e.name: e for e in (
+    Extra("datasets", ("pyarrow", "ray"), "`pagelens prep` (Parquet) and the Ray engines of prep and studies"),
+    Extra("miniwob", ("miniwob",), "MiniWoB++ task pages"),
+    Extra("verified", ("webarena_verified",), "WebArena-Verified's own evaluators (`eval --variant verified`)"),
+)}
+
+
+def extra_for(module: str) -> Extra:
+    top = module.split(".")[0]
+    for extra in EXTRAS.values():
+        if top in extra.modules:
+            return extra
+    raise KeyError(f"{module} is not an optional dependency of pagelens")
+
+
+def require(module: str, feature: str) -> ModuleType:
+    """Imports ``module`` (an optional dependency), or raises ImportError naming ``feature``
+    and the extra to install."""
+    try:
+        return importlib.import_module(module)
+    except ImportError as e:
+        extra = extra_for(module)
+        raise ImportError(f"{feature} needs {module.split('.')[0]}: pip install 'pagelens[{extra.name}]'") from e

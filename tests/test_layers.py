@@ -1,0 +1,95 @@
+"""Layers that hold: with every optional dependency made unimportable (a base install), every
+module of the package imports but the extras' adapters, whose error names the extra to
+install, and every command's ``--help`` works. CI also checks this on a real base install
+(``make smoke``: a fresh venv with the built wheel and no extras)."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+from pagelens.extras import EXTRAS
+
+# The one module per optional dependency that may import it at import time.
+ADAPTERS = {"pagelens.datasets.arrow": "datasets"}
+
+_PROBE = r"""
+import argparse, contextlib, importlib, io, json, pkgutil, sys
+blocked = set(sys.argv[1].split(","))
+
+class Blocker:
+    def find_spec(self, name, path=None, target=None):
+        if name.split(".")[0] in blocked:
+            raise ImportError(f"No module named {name!r} (blocked by the test)")
+        return None
+
+sys.meta_path.insert(0, Blocker())
+import pagelens
+failed = {}
+for m in pkgutil.walk_packages(pagelens.__path__, "pagelens."):
+    if m.name.endswith("__main__"):
+        continue
+    try:
+        importlib.import_module(m.name)
+    except ImportError as e:
+        failed[m.name] = str(e)
+
+from pagelens.cli import build_parser, main
+
+def commands(parser, prefix=()):
+    yield prefix
+    for action in parser._actions:
+        if isinstance(action, argparse._SubParsersAction):
+            for name, sub in action.choices.items():
+                yield from commands(sub, (*prefix, name))
+
+helps = {}
+for cmd in commands(build_parser()):
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        try:
+            code = main([*cmd, "--help"])
+        except SystemExit as e:
+            code = e.code
+    helps[" ".join(cmd)] = (code, len(out.getvalue()))
+print(json.dumps({"failed": failed, "helps": helps}))
+"""
+
+
+def test_base_install_imports_every_module_and_runs_every_help():
+    optional = sorted({m for extra in EXTRAS.values() for m in extra.modules}
+                      | {"tiktoken", "tokenizers", "html5lib", "hypothesis", "pytest", "mcp", "browsergym"})
+    proc = subprocess.run([sys.executable, "-c", _PROBE, ",".join(optional)], capture_output=True, text=True,
+                          timeout=300)
+    assert proc.returncode == 0, proc.stderr
+    report = json.loads(proc.stdout.splitlines()[-1])
+    assert set(report["failed"]) == set(ADAPTERS), report["failed"]
+    for module, extra in ADAPTERS.items():
+        assert f"pip install 'pagelens[{extra}]'" in report["failed"][module]
+    assert len(report["helps"]) >= 12  # the top level, every command and the study subcommands
+    for cmd, (code, size) in report["helps"].items():
+        assert code == 0 and size > 100, (cmd, code)
+
+
+def test_a_missing_extra_is_named_when_its_feature_is_used(tmp_path):
+    """The message comes when the feature is used, naming the extra."""
+    probe = r"""
+import sys
+class Blocker:
+    def find_spec(self, name, path=None, target=None):
+        if name.split(".")[0] in ("pyarrow", "ray", "miniwob"):
+            raise ImportError(name)
+sys.meta_path.insert(0, Blocker())
+from pagelens.cli import main
+sys.exit(main(sys.argv[1:]))
+"""
+    data = tmp_path / "in.jsonl"
+    data.write_text('{"workflow_id": "w", "step": 0, "objective": "o", "url": "http://a.test/", "html": "<p>x</p>", '
+                    '"action": "mouse_click_action", "target_selector": "p"}\n')
+    for args, extra in ((["prep", str(data), str(tmp_path / "out")], "datasets"),
+                        (["prep", str(data), str(tmp_path / "out2"), "--engine", "ray"], "datasets")):
+        proc = subprocess.run([sys.executable, "-c", probe, *args], capture_output=True, text=True, timeout=120)
+        assert proc.returncode == 2, (args, proc.stderr)
+        assert f"pip install 'pagelens[{extra}]'" in proc.stderr, proc.stderr
+        assert not any((tmp_path / args[2]).glob("examples/*")), "nothing is written half"
