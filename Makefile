@@ -17,7 +17,7 @@ PIP := $(PYTHON) -m pip --disable-pip-version-check
 # less per build); wheels and benchmarks use `release`.
 FAST := MATURIN_PEP517_ARGS="--profile fast"
 
-.PHONY: setup demo test test-rust test-python lint bench fuzz
+.PHONY: setup demo test test-rust test-python lint smoke fuzz-check bench fuzz
 
 .venv/bin/python:
 	@python3 -c 'import ensurepip' 2>/dev/null || { \
@@ -44,7 +44,23 @@ demo: setup
 	@echo
 	$(PYTHON) -m pagelens observe | head -40
 
-test: setup lint test-rust test-python
+test: setup lint test-rust test-python smoke fuzz-check
+
+# The base install as users get it: the wheel in a fresh venv with no extras (.ci/smoke.py).
+SMOKE := target/smoke-venv
+smoke: setup
+	rm -rf $(SMOKE) target/smoke-wheels
+	$(FAST) $(PIP) wheel --quiet --no-deps --wheel-dir target/smoke-wheels .
+	$(PYTHON) -m venv $(SMOKE)
+	$(SMOKE)/bin/python -m pip install --quiet --disable-pip-version-check target/smoke-wheels/*.whl
+	$(SMOKE)/bin/python .ci/smoke.py
+
+# The fuzz targets cannot rot: built on nightly and each run briefly (FUZZ_CHECK_SECONDS,
+# two at a time); `make fuzz` runs the campaigns.
+FUZZ_CHECK_SECONDS ?= 30
+fuzz-check:
+	@command -v cargo-fuzz >/dev/null 2>&1 || cargo install --quiet --locked cargo-fuzz
+	$(MAKE) --no-print-directory fuzz FUZZ_SECONDS=$(FUZZ_CHECK_SECONDS)
 
 test-rust:
 	cargo test --profile fast -p pagelens-core
@@ -56,6 +72,7 @@ test-python:
 # rustfmt) and clippy with warnings as errors.
 lint: setup
 	$(PYTHON) -m ruff check python tests benches
+	$(PYTHON) -m ruff format --check python tests benches
 	$(PYTHON) -m mypy
 	$(PYTHON) -m mypy.stubtest pagelens._core
 	cargo fmt --all --check
@@ -74,11 +91,11 @@ bench: setup
 # Fuzz the core (nightly toolchain, `cargo install cargo-fuzz`): every target, FUZZ_SECONDS each,
 # two at a time; new inputs go to target/fuzz-corpus, findings to rust/fuzz/artifacts.
 FUZZ_SECONDS ?= 1800
-FUZZ_TARGETS := axtree dom tokenizer chunk
+FUZZ_TARGETS := axtree axtree_clickable live_dom dom tokenizer chunk
 fuzz:
 	cd rust && cargo +nightly fuzz build -O --fuzz-dir fuzz
 	for t in $(FUZZ_TARGETS); do mkdir -p target/fuzz-corpus/$$t; done
 	printf '%s\n' $(FUZZ_TARGETS) | xargs -P 2 -I{} sh -c 'cd rust && cargo +nightly fuzz run -O --fuzz-dir fuzz {} \
-	  ../target/fuzz-corpus/{} fuzz/seeds/$$( [ {} = axtree ] && echo axtree || echo html ) -- -max_total_time=$(FUZZ_SECONDS) -max_len=65536 -timeout=30 \
+	  ../target/fuzz-corpus/{} fuzz/seeds/$$( case {} in axtree*) echo axtree;; *) echo html;; esac ) -- -max_total_time=$(FUZZ_SECONDS) -max_len=65536 -timeout=30 \
 	  -rss_limit_mb=4096 -print_final_stats=1 > ../target/fuzz-{}.log 2>&1 && echo "{}: no finding" || \
 	  { echo "{}: FINDING, see target/fuzz-{}.log"; exit 1; }'

@@ -45,21 +45,39 @@ def transform_workflow(steps: list[dict], enc, budget: int) -> list[dict]:
     examples, guide = [], []
     for number, step in enumerate(steps, start=1):
         soup = parse_with_ids(step["html"])
-        target = soup.select_one(step["target_selector"]) if step.get("target_selector") else _find_path(soup, step["target_path"])
+        target = (
+            soup.select_one(step["target_selector"])
+            if step.get("target_selector")
+            else _find_path(soup, step["target_path"])
+        )
         if target is None:
             break
         node = target.attrs["node"]
         clean_soup(soup, enc, keep=target)
         html = str(soup)
-        tag = "<" + target.name + "".join(f' {k}="{v}"' for k, v in target.attrs.items() if k != "node") + f' node="{node}">'
+        tag = (
+            "<"
+            + target.name
+            + "".join(f' {k}="{v}"' for k, v in target.attrs.items() if k != "node")
+            + f' node="{node}">'
+        )
         lines = f"{number}.\nDescription: {step.get('description', '')}\nAction: {step['action']}\nNode: {node}\nTarget: {tag}"
         chunks = _chunks(html, budget, enc)
         text, tokens = next((c for c in chunks if f'node="{node}"' in c[0]), chunks[-1])
-        prompt = f"Objective: {step['objective']}\nURL: {step['url']}\nObservation: {text}\nStep-by-step guide:\n" + "".join(g + "\n" for g in guide)
-        examples.append({
-            "prompt": prompt, "label": lines, "raw_tokens": len(enc.encode_ordinary(step["html"])),
-            "clean_tokens": sum(t for _, t in chunks), "observation_tokens": tokens,
-            "prompt_tokens": len(enc.encode_ordinary(prompt)), "label_tokens": len(enc.encode_ordinary(lines)),
-        })
+        prompt = (
+            f"Objective: {step['objective']}\nURL: {step['url']}\nObservation: {text}\nStep-by-step guide:\n"
+            + "".join(g + "\n" for g in guide)
+        )
+        examples.append(
+            {
+                "prompt": prompt,
+                "label": lines,
+                "raw_tokens": len(enc.encode_ordinary(step["html"])),
+                "clean_tokens": sum(t for _, t in chunks),
+                "observation_tokens": tokens,
+                "prompt_tokens": len(enc.encode_ordinary(prompt)),
+                "label_tokens": len(enc.encode_ordinary(lines)),
+            }
+        )
         guide.append(lines)
     return examples

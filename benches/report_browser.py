@@ -72,8 +72,10 @@ async def per_node_bounds(session, nodes: list[dict]) -> int:
             obj = await session.send("DOM.resolveNode", {"backendNodeId": backend})
             object_id = obj["object"].get("objectId")
             if object_id:
-                await session.send("Runtime.callFunctionOn", {"objectId": object_id, "functionDeclaration": _RECT,
-                                                              "returnByValue": True})
+                await session.send(
+                    "Runtime.callFunctionOn",
+                    {"objectId": object_id, "functionDeclaration": _RECT, "returnByValue": True},
+                )
         except Exception:
             pass  # text nodes have no getBoundingClientRect; WebArena skips them too
         done += 1
@@ -120,11 +122,22 @@ async def measure(runs: int, bounds_pages: int) -> list[dict]:
                 get_document.append(hobs.timings_ms["get_document"] / 1e3)
                 parse.append(hobs.timings_ms["parse"] / 1e3)
             row = {
-                "page": page, "nodes": len(payload["nodes"]), "frames": obs.frame_count,
-                "bare": stats(bare), "raw": stats(raw), "observe": stats(ours), "plain": stats(plain),
-                "snapshot": stats(snap), "render": stats(render), "aria": stats(aria), "bounds": None,
-                "tokens": obs.token_count, "clickable": len(obs.tree.clickable_ids),
-                "html": stats(html), "get_document": stats(get_document), "parse": stats(parse),
+                "page": page,
+                "nodes": len(payload["nodes"]),
+                "frames": obs.frame_count,
+                "bare": stats(bare),
+                "raw": stats(raw),
+                "observe": stats(ours),
+                "plain": stats(plain),
+                "snapshot": stats(snap),
+                "render": stats(render),
+                "aria": stats(aria),
+                "bounds": None,
+                "tokens": obs.token_count,
+                "clickable": len(obs.tree.clickable_ids),
+                "html": stats(html),
+                "get_document": stats(get_document),
+                "parse": stats(parse),
                 "elements": len(hobs.dom),
             }
             if page in big:
@@ -146,12 +159,16 @@ def main() -> None:
     rows = asyncio.run(measure(args.runs, args.bounds_pages))
     from importlib.metadata import version
 
-    print(f"Machine: {platform.machine()}, {platform.python_implementation()} {platform.python_version()}, "
-          f"Playwright {version('playwright')}, Chromium /usr/bin/chromium; {args.runs} runs a page; "
-          "milliseconds, median (p90).\n")
-    print("| page | AX nodes | clickable | getFullAXTree via Playwright | getFullAXTree raw bytes | observe() "
-          "| observe / raw call | of which snapshot (parallel) | render | observe() without clickables | "
-          "its / raw call | aria_snapshot() | AX + per-node bounds (WebArena) | bounds / observe |")
+    print(
+        f"Machine: {platform.machine()}, {platform.python_implementation()} {platform.python_version()}, "
+        f"Playwright {version('playwright')}, Chromium /usr/bin/chromium; {args.runs} runs a page; "
+        "milliseconds, median (p90).\n"
+    )
+    print(
+        "| page | AX nodes | clickable | getFullAXTree via Playwright | getFullAXTree raw bytes | observe() "
+        "| observe / raw call | of which snapshot (parallel) | render | observe() without clickables | "
+        "its / raw call | aria_snapshot() | AX + per-node bounds (WebArena) | bounds / observe |"
+    )
     print("| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |")
     vs_raw, plain_vs_raw = [], []
     for r in rows:
@@ -159,23 +176,32 @@ def main() -> None:
         plain_vs_raw.append(r["plain"][0] / r["raw"][0])
         bounds = f"{r['bounds']:,.0f}" if r["bounds"] else "–"
         speedup = f"{r['bounds'] / r['observe'][0]:,.0f}×" if r["bounds"] else "–"
-        print(f"| {r['page']} | {r['nodes']:,} | {r['clickable']:,} | {r['bare'][0]:,.1f} ({r['bare'][1]:,.1f}) | "
-              f"{r['raw'][0]:,.1f} ({r['raw'][1]:,.1f}) | {r['observe'][0]:,.1f} ({r['observe'][1]:,.1f}) | "
-              f"{vs_raw[-1]:.2f}× | {r['snapshot'][0]:,.1f} | {r['render'][0]:,.1f} | "
-              f"{r['plain'][0]:,.1f} ({r['plain'][1]:,.1f}) | {plain_vs_raw[-1]:.2f}× | "
-              f"{r['aria'][0]:,.1f} ({r['aria'][1]:,.1f}) | {bounds} | {speedup} |")
-    print("\nThe page as HTML (`observe_html()`: one DOM.getDocument per renderer session, markup written "
-          "with every element's backend node id, parsed by the Rust core), next to `observe()`:\n")
-    print("| page | DOM elements | observe() | observe_html() | html / observe | of which getDocument | "
-          "write + parse |")
+        print(
+            f"| {r['page']} | {r['nodes']:,} | {r['clickable']:,} | {r['bare'][0]:,.1f} ({r['bare'][1]:,.1f}) | "
+            f"{r['raw'][0]:,.1f} ({r['raw'][1]:,.1f}) | {r['observe'][0]:,.1f} ({r['observe'][1]:,.1f}) | "
+            f"{vs_raw[-1]:.2f}× | {r['snapshot'][0]:,.1f} | {r['render'][0]:,.1f} | "
+            f"{r['plain'][0]:,.1f} ({r['plain'][1]:,.1f}) | {plain_vs_raw[-1]:.2f}× | "
+            f"{r['aria'][0]:,.1f} ({r['aria'][1]:,.1f}) | {bounds} | {speedup} |"
+        )
+    print(
+        "\nThe page as HTML (`observe_html()`: one DOM.getDocument per renderer session, markup written "
+        "with every element's backend node id, parsed by the Rust core), next to `observe()`:\n"
+    )
+    print(
+        "| page | DOM elements | observe() | observe_html() | html / observe | of which getDocument | write + parse |"
+    )
     print("| --- | ---: | ---: | ---: | ---: | ---: | ---: |")
     for r in rows:
-        print(f"| {r['page']} | {r['elements']:,} | {r['observe'][0]:,.1f} | {r['html'][0]:,.1f} ({r['html'][1]:,.1f}) "
-              f"| {r['html'][0] / r['observe'][0]:.2f}× | {r['get_document'][0]:,.1f} | {r['parse'][0]:,.1f} |")
+        print(
+            f"| {r['page']} | {r['elements']:,} | {r['observe'][0]:,.1f} | {r['html'][0]:,.1f} ({r['html'][1]:,.1f}) "
+            f"| {r['html'][0] / r['observe'][0]:.2f}× | {r['get_document'][0]:,.1f} | {r['parse'][0]:,.1f} |"
+        )
     big = [i for i, r in enumerate(rows) if r["nodes"] > 2000]
-    print(f"\nobserve() / raw getFullAXTree: median {statistics.median(vs_raw):.2f}×, pages over 2,000 nodes "
-          f"{min(vs_raw[i] for i in big):.2f}–{max(vs_raw[i] for i in big):.2f}× (without clickables "
-          f"{min(plain_vs_raw[i] for i in big):.2f}–{max(plain_vs_raw[i] for i in big):.2f}×)")
+    print(
+        f"\nobserve() / raw getFullAXTree: median {statistics.median(vs_raw):.2f}×, pages over 2,000 nodes "
+        f"{min(vs_raw[i] for i in big):.2f}–{max(vs_raw[i] for i in big):.2f}× (without clickables "
+        f"{min(plain_vs_raw[i] for i in big):.2f}–{max(plain_vs_raw[i] for i in big):.2f}×)"
+    )
 
 
 if __name__ == "__main__":

@@ -49,15 +49,20 @@ def token_counting(texts: list[str], enc) -> str:
     import tiktoken
 
     tmb = sum(len(t.encode()) for t in texts) / 1e6
-    rows = [f"\nToken counting over {tmb:.1f} MB of HTML (ids equal tiktoken's, tested):\n",
-            "| encoding | tiktoken | pagelens | speed vs tiktoken |", "|---|---:|---:|---:|"]
+    rows = [
+        f"\nToken counting over {tmb:.1f} MB of HTML (ids equal tiktoken's, tested):\n",
+        "| encoding | tiktoken | pagelens | speed vs tiktoken |",
+        "|---|---:|---:|---:|",
+    ]
     for name in ("r50k_base", "cl100k_base", "o200k_base"):
         ref = enc if name == "r50k_base" else tiktoken.get_encoding(name)
         tok = pagelens.Tokenizer(name)
         t_tik = best_of(3, lambda ref=ref: [ref.encode_ordinary(t) for t in texts])
         t_tok = best_of(3, lambda tok=tok: [tok.count(t) for t in texts])
-        rows.append(f"| {name} | {t_tik:.2f} s ({tmb/t_tik:.1f} MB/s) | {t_tok:.2f} s ({tmb/t_tok:.1f} MB/s) | "
-                    f"{t_tik/t_tok:.2f}x |")
+        rows.append(
+            f"| {name} | {t_tik:.2f} s ({tmb / t_tik:.1f} MB/s) | {t_tok:.2f} s ({tmb / t_tok:.1f} MB/s) | "
+            f"{t_tik / t_tok:.2f}x |"
+        )
     return "\n".join(rows) + "\n"
 
 
@@ -66,7 +71,11 @@ def main() -> None:
 
     from scribe_bs4 import clean as bs4_clean
 
-    pages = {p.name: gzip.decompress((p / "dom.html.gz").read_bytes()) for p in sorted(CORPUS.iterdir()) if (p / "dom.html.gz").exists()}
+    pages = {
+        p.name: gzip.decompress((p / "dom.html.gz").read_bytes())
+        for p in sorted(CORPUS.iterdir())
+        if (p / "dom.html.gz").exists()
+    }
     mb = sum(map(len, pages.values())) / 1e6
     enc = offline_tiktoken()
 
@@ -88,9 +97,11 @@ def main() -> None:
     print(f"Corpus: {len(pages)} pages (`dom.html.gz`, Chromium's DOM), {mb:.1f} MB of HTML.\n")
     print("| pipeline (whole corpus) | time | MB/s | vs BeautifulSoup |")
     print("| --- | ---: | ---: | ---: |")
-    print(f"| BeautifulSoup (lxml) + tiktoken per attribute, same `scribe` rules (`benches/scribe_bs4.py`) | {t_bs4:.2f} s | {mb/t_bs4:.1f} | 1.0x |")
-    print(f"| BrowserGym `prune_html` (simpler rules, no ids) | {t_bg:.2f} s | {mb/t_bg:.1f} | {t_bs4/t_bg:.1f}x |")
-    print(f"| `Dom.parse(bytes).clean().html()` | {t_ours:.2f} s | {mb/t_ours:.1f} | {t_bs4/t_ours:.0f}x |")
+    print(
+        f"| BeautifulSoup (lxml) + tiktoken per attribute, same `scribe` rules (`benches/scribe_bs4.py`) | {t_bs4:.2f} s | {mb / t_bs4:.1f} | 1.0x |"
+    )
+    print(f"| BrowserGym `prune_html` (simpler rules, no ids) | {t_bg:.2f} s | {mb / t_bg:.1f} | {t_bs4 / t_bg:.1f}x |")
+    print(f"| `Dom.parse(bytes).clean().html()` | {t_ours:.2f} s | {mb / t_ours:.1f} | {t_bs4 / t_ours:.0f}x |")
 
     cleaned = [pagelens.Dom.parse(h).clean().html() for h in pages.values()]
     texts = cleaned + [pagelens.Dom.parse(h).html() for h in list(pages.values())[:30]]
@@ -98,7 +109,9 @@ def main() -> None:
 
     cmb = sum(len(t.encode()) for t in cleaned) / 1e6
     t_chunk = best_of(3, lambda: [pagelens.chunk(t, 4000) for t in cleaned])
-    print(f"Chunking the cleaned corpus ({cmb:.1f} MB) to 4,000 GPT-2 tokens: {t_chunk:.2f} s ({cmb/t_chunk:.1f} MB/s).")
+    print(
+        f"Chunking the cleaned corpus ({cmb:.1f} MB) to 4,000 GPT-2 tokens: {t_chunk:.2f} s ({cmb / t_chunk:.1f} MB/s)."
+    )
 
 
 if __name__ == "__main__":

@@ -69,17 +69,29 @@ def main() -> None:
         peer_examples = sum(len(transform_workflow(steps, enc, args.max_tokens)) for steps in steps_by_wf.values())
         peer = time.perf_counter() - t
 
-        print(f"Dataset: {len(workflows)} workflows, {n_steps} steps, {mb:.1f} MB of raw HTML "
-              f"(corpus pages, {args.steps} steps each); budget {args.max_tokens} GPT-2 tokens.\n")
+        print(
+            f"Dataset: {len(workflows)} workflows, {n_steps} steps, {mb:.1f} MB of raw HTML "
+            f"(corpus pages, {args.steps} steps each); budget {args.max_tokens} GPT-2 tokens.\n"
+        )
         print("| pipeline | seconds | MB/s of HTML | examples/s | vs BeautifulSoup per core |")
         print("|---|---:|---:|---:|---:|")
-        print(f"| BeautifulSoup (lxml) + soupsieve + tiktoken, same transform (`benches/prep_bs4.py`), 1 core | {peer:.2f} | {mb/peer:.2f} | {peer_examples/peer:.1f} | 1.0x |")
-        for label, s, cores in (("pagelens prep, 1 worker", one, 1), ("pagelens prep, 2 workers", two, 2), ("pagelens prep --engine ray, 2 workers", ray, 2)):
+        print(
+            f"| BeautifulSoup (lxml) + soupsieve + tiktoken, same transform (`benches/prep_bs4.py`), 1 core | {peer:.2f} | {mb / peer:.2f} | {peer_examples / peer:.1f} | 1.0x |"
+        )
+        for label, s, cores in (
+            ("pagelens prep, 1 worker", one, 1),
+            ("pagelens prep, 2 workers", two, 2),
+            ("pagelens prep --engine ray, 2 workers", ray, 2),
+        ):
             sec = s["seconds"]
-            print(f"| {label} | {sec:.2f} | {mb/sec:.2f} | {s['examples_out']/sec:.1f} | {(peer/sec)/cores:.1f}x |")
-        print(f"\nScaling 1 → 2 workers: {one['seconds']/two['seconds']:.2f}x. Ray's figure excludes starting Ray "
-              f"({ray['wall'] - ray['seconds']:.1f} s here). Tokens: {one['tokens_before']:,} raw → {one['tokens_after']:,} "
-              f"cleaned ({one['token_reduction']:.1%} fewer); targets rescued from cleaning: {one['targets_rescued']} of {one['steps_out']}.")
+            print(
+                f"| {label} | {sec:.2f} | {mb / sec:.2f} | {s['examples_out'] / sec:.1f} | {(peer / sec) / cores:.1f}x |"
+            )
+        print(
+            f"\nScaling 1 → 2 workers: {one['seconds'] / two['seconds']:.2f}x. Ray's figure excludes starting Ray "
+            f"({ray['wall'] - ray['seconds']:.1f} s here). Tokens: {one['tokens_before']:,} raw → {one['tokens_after']:,} "
+            f"cleaned ({one['token_reduction']:.1%} fewer); targets rescued from cleaning: {one['targets_rescued']} of {one['steps_out']}."
+        )
     finally:
         shutil.rmtree(work, ignore_errors=True)
 

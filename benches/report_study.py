@@ -32,14 +32,17 @@ SEEDS = tuple(range(4))
 def main() -> None:
     server = LLMServer(miniwob_model)
     print(f"{len(TASKS)} MiniWoB++ tasks x {len(SEEDS)} seeds = {len(TASKS) * len(SEEDS)} episodes, scripted model.\n")
-    print("| workers | wall s | episodes/min | mean steps | overhead per episode | dispatch per episode "
-          "| overhead / 2 s-per-step episode |")
+    print(
+        "| workers | wall s | episodes/min | mean steps | overhead per episode | dispatch per episode "
+        "| overhead / 2 s-per-step episode |"
+    )
     print("| ---: | ---: | ---: | ---: | ---: | ---: | ---: |")
     try:
         for workers in (1, 2, 4):
             with tempfile.TemporaryDirectory() as tmp:
-                settings = StudySettings("miniwob", "occam", "scripted", tasks=TASKS, seeds=SEEDS, max_steps=8,
-                                         base_url=server.base_url)
+                settings = StudySettings(
+                    "miniwob", "occam", "scripted", tasks=TASKS, seeds=SEEDS, max_steps=8, base_url=server.base_url
+                )
                 t0 = time.perf_counter()
                 run_study(Path(tmp) / "s", settings, RunOptions(workers=workers, backoff=0.01))
                 wall = time.perf_counter() - t0
@@ -50,8 +53,10 @@ def main() -> None:
             overhead = statistics.mean(r["seconds"] - r["step_seconds"] for r in results)
             dispatch = max(0.0, wall * workers / n - statistics.mean(r["seconds"] for r in results))
             share = (overhead + dispatch) / (steps * 2.0)
-            print(f"| {workers} | {wall:.1f} | {n / wall * 60:.1f} | {steps:.1f} | {overhead:.2f} s | {dispatch:.2f} s "
-                  f"| {share:.1%} |")
+            print(
+                f"| {workers} | {wall:.1f} | {n / wall * 60:.1f} | {steps:.1f} | {overhead:.2f} s | {dispatch:.2f} s "
+                f"| {share:.1%} |"
+            )
     finally:
         server.close()
 

@@ -61,7 +61,11 @@ def clean_soup(soup: BeautifulSoup, encoding, keep: Tag | None = None) -> None:
             if name not in EXEMPT:
                 value = value[:64]
                 if name == "class":
-                    words = [w for w in value.split() if not (len(w) > 32 and len(w) / max(1, len(encoding.encode_ordinary(w))) < 2)]
+                    words = [
+                        w
+                        for w in value.split()
+                        if not (len(w) > 32 and len(w) / max(1, len(encoding.encode_ordinary(w))) < 2)
+                    ]
                     if not words:
                         continue
                     value = " ".join(words)

@@ -1,6 +1,6 @@
 """pytest-benchmark: the whole corpus per round, pagelens against BrowserGym on the same bytes.
 
-    pytest benches/test_axtree.py --benchmark-only --benchmark-group-by=group
+pytest benches/test_axtree.py --benchmark-only --benchmark-group-by=group
 """
 
 from __future__ import annotations

@@ -41,16 +41,24 @@ class LLMServer:
                 texts = [server.reply(body["messages"]) for _ in range(int(body.get("n") or 1))]
                 text = "".join(texts)
                 prompt_tokens = sum(len(m.get("content") or "") for m in body["messages"]) // 4
-                self._send(200, {
-                    "id": f"chatcmpl-{len(server.requests)}",
-                    "object": "chat.completion",
-                    "created": int(time.time()),
-                    "model": body.get("model", "scripted"),
-                    "choices": [{"index": k, "message": {"role": "assistant", "content": t},
-                                 "finish_reason": "stop"} for k, t in enumerate(texts)],
-                    "usage": {"prompt_tokens": prompt_tokens, "completion_tokens": len(text) // 4,
-                              "total_tokens": prompt_tokens + len(text) // 4},
-                })
+                self._send(
+                    200,
+                    {
+                        "id": f"chatcmpl-{len(server.requests)}",
+                        "object": "chat.completion",
+                        "created": int(time.time()),
+                        "model": body.get("model", "scripted"),
+                        "choices": [
+                            {"index": k, "message": {"role": "assistant", "content": t}, "finish_reason": "stop"}
+                            for k, t in enumerate(texts)
+                        ],
+                        "usage": {
+                            "prompt_tokens": prompt_tokens,
+                            "completion_tokens": len(text) // 4,
+                            "total_tokens": prompt_tokens + len(text) // 4,
+                        },
+                    },
+                )
 
             def _send(self, status: int, payload: dict) -> None:
                 data = json.dumps(payload).encode()

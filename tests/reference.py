@@ -7,14 +7,36 @@ import re
 from dataclasses import dataclass
 
 DROP_WHEN_BLANK = {
-    "generic", "none", "img", "list", "strong", "paragraph", "banner", "navigation",
-    "Section", "LabelText", "Legend", "listitem",
+    "generic",
+    "none",
+    "img",
+    "list",
+    "strong",
+    "paragraph",
+    "banner",
+    "navigation",
+    "Section",
+    "LabelText",
+    "Legend",
+    "listitem",
 }
 HIDDEN_PROPS = {"focusable", "editable", "readonly", "level", "settable", "multiline", "invalid"}
 SKIPPED_ROLES = {"InlineTextBox", "LineBreak"}
 INTERACTIVE = {
-    "link", "button", "textbox", "searchbox", "combobox", "checkbox", "radio", "switch",
-    "slider", "spinbutton", "tab", "menuitem", "option", "treeitem",
+    "link",
+    "button",
+    "textbox",
+    "searchbox",
+    "combobox",
+    "checkbox",
+    "radio",
+    "switch",
+    "slider",
+    "spinbutton",
+    "tab",
+    "menuitem",
+    "option",
+    "treeitem",
 }
 
 
@@ -60,7 +82,8 @@ def webarena_kept(nodes: list[dict]) -> list[Kept]:
             props = [
                 (p["name"], p["value"]["value"])
                 for p in n.get("properties", [])
-                if "value" in (p.get("value") or {}) and p["value"]["value"] is not None
+                if "value" in (p.get("value") or {})
+                and p["value"]["value"] is not None
                 and not isinstance(p["value"]["value"], (dict, list))
                 and p["name"] not in HIDDEN_PROPS
             ]
@@ -106,7 +129,9 @@ def text_junctions(nodes: list[dict]) -> list[tuple[str, str]]:
             # Texts as Chromium gives them: nothing but InlineTextBoxes below (otherwise an
             # element sits between the two texts and they do not touch).
             shown = [
-                not k.get("ignored") and "backendDOMNodeId" in k and _role(k) == "StaticText"
+                not k.get("ignored")
+                and "backendDOMNodeId" in k
+                and _role(k) == "StaticText"
                 and all(_role(by_id[c]) in SKIPPED_ROLES for c in k.get("childIds", []))
                 for k in kids
             ]

@@ -27,14 +27,14 @@ class _Handler(http.server.BaseHTTPRequestHandler):
         path = self.path.split("?", 1)[0].split("#", 1)[0]
         body: bytes | None = None
         if path.startswith("/site/"):
-            file = SITES / path[len("/site/"):]
+            file = SITES / path[len("/site/") :]
             if file.is_dir():
                 file = file / "index.html"
             if file.is_file() and SITES in file.resolve().parents:
                 body = file.read_bytes().replace(b"{port}", str(self.server.server_address[1]).encode())
         elif path.startswith("/corpus/") or (path.endswith(".html") and path.count("/") == 1):
             # /corpus/NAME/, or /NAME.html as the pages were captured (http://corpus.local/NAME.html)
-            name = path[len("/corpus/"):].strip("/") if path.startswith("/corpus/") else path[1:-len(".html")]
+            name = path[len("/corpus/") :].strip("/") if path.startswith("/corpus/") else path[1 : -len(".html")]
             file = CORPUS / name / "source.html.gz"
             if name and "/" not in name and file.is_file():
                 body = gzip.decompress(file.read_bytes())

@@ -8,13 +8,56 @@ from __future__ import annotations
 from hypothesis import strategies as st
 
 ROLES = [
-    "generic", "none", "StaticText", "StaticText", "StaticText", "link", "button", "textbox",
-    "combobox", "checkbox", "radio", "heading", "paragraph", "list", "listitem", "ListMarker",
-    "table", "row", "cell", "columnheader", "rowheader", "gridcell", "LayoutTable",
-    "LayoutTableRow", "LayoutTableCell", "menu", "menuitem", "listbox", "option",
-    "MenuListPopup", "DescriptionList", "term", "definition", "image", "img", "strong",
-    "emphasis", "code", "time", "navigation", "main", "LabelText", "Iframe", "group",
-    "InlineTextBox", "LineBreak", "rowgroup", "searchbox", "tab", "slider",
+    "generic",
+    "none",
+    "StaticText",
+    "StaticText",
+    "StaticText",
+    "link",
+    "button",
+    "textbox",
+    "combobox",
+    "checkbox",
+    "radio",
+    "heading",
+    "paragraph",
+    "list",
+    "listitem",
+    "ListMarker",
+    "table",
+    "row",
+    "cell",
+    "columnheader",
+    "rowheader",
+    "gridcell",
+    "LayoutTable",
+    "LayoutTableRow",
+    "LayoutTableCell",
+    "menu",
+    "menuitem",
+    "listbox",
+    "option",
+    "MenuListPopup",
+    "DescriptionList",
+    "term",
+    "definition",
+    "image",
+    "img",
+    "strong",
+    "emphasis",
+    "code",
+    "time",
+    "navigation",
+    "main",
+    "LabelText",
+    "Iframe",
+    "group",
+    "InlineTextBox",
+    "LineBreak",
+    "rowgroup",
+    "searchbox",
+    "tab",
+    "slider",
 ]
 # No backslashes or control characters: the tests undo repr escapes by simple replacement.
 ALPHABET = "abcXYZ019 '\"|$#%★[]:.-•\u00a0\t中é"
@@ -31,11 +74,27 @@ TEXT_NAMES = st.one_of(
     NAMES,
     st.sampled_from([" ", "\n", "$", "12", ".99", "(", ")", "re", ".", "compile"]),
     st.lists(st.text(alphabet="ab ({:=}x", max_size=8), min_size=2, max_size=4).map("\n".join),
-    st.builds(lambda a, b: f"  {a}\n    {b}\n", st.text(alphabet="abc()=", min_size=1, max_size=6),
-              st.text(alphabet="xyz.;", min_size=1, max_size=6)),
+    st.builds(
+        lambda a, b: f"  {a}\n    {b}\n",
+        st.text(alphabet="abc()=", min_size=1, max_size=6),
+        st.text(alphabet="xyz.;", min_size=1, max_size=6),
+    ),
 )
-CONTENT_NAMED = {"cell", "gridcell", "columnheader", "rowheader", "LayoutTableCell", "term", "definition",
-                 "heading", "link", "button", "listitem", "option", "menuitem"}
+CONTENT_NAMED = {
+    "cell",
+    "gridcell",
+    "columnheader",
+    "rowheader",
+    "LayoutTableCell",
+    "term",
+    "definition",
+    "heading",
+    "link",
+    "button",
+    "listitem",
+    "option",
+    "menuitem",
+}
 PROP_VALUES = {
     "focusable": st.booleans(),
     "url": st.just("https://example.test/a?b=1"),
@@ -114,9 +173,14 @@ def ax_payloads(draw, max_nodes: int = 40) -> list[dict]:
         if role in CONTENT_NAMED and nodes[i]["childIds"] and draw(st.integers(0, 2)) == 0:
             text = _contents_text(nodes, i)
             if text:
-                nodes[i]["name"] = {"type": "computedString", "value": text,
-                                    "sources": [{"type": "attribute", "attribute": "aria-label"},
-                                                {"type": "contents", "value": {"type": "computedString", "value": text}}]}
+                nodes[i]["name"] = {
+                    "type": "computedString",
+                    "value": text,
+                    "sources": [
+                        {"type": "attribute", "attribute": "aria-label"},
+                        {"type": "contents", "value": {"type": "computedString", "value": text}},
+                    ],
+                }
     # Shuffle the order of entries (CDP order is not guaranteed) but keep the root first.
     rest = nodes[1:]
     order = draw(st.permutations(range(len(rest))))

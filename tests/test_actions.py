@@ -24,7 +24,7 @@ WRITTEN = [
     ("type [5] [hello] [press_enter_after=1]", Action("type", 5, "hello", True)),
     ('type [5] ["quoted text"] [0]', Action("type", 5, "quoted text", False)),
     ("type [5] [a [b] c] [0]", Action("type", 5, "a [b] c", False)),
-    ("type [5] [say \"hi\"] [1]", Action("type", 5, 'say "hi"', True)),
+    ('type [5] [say "hi"] [1]', Action("type", 5, 'say "hi"', True)),
     ("stop [The answer is 42]", Action("stop", None, "The answer is 42")),
     ("stop [a [nested] answer] then done", Action("stop", None, "a [nested] answer")),
     ("stop [N/A]", Action("stop", None, "N/A")),
@@ -129,6 +129,7 @@ def test_wrappers_do_not_change_the_action(action, wrapper):
 
 # -- one action table: the parser, the executor, the agents and the prompts agree ------------------
 
+
 def example(spec):
     values = {"id": "[3]", "int": "[1]", "text": "[hello there]", "flag": "[0]", "dir": "[down]", "keys": "[Enter]"}
     return " ".join([spec.name, *(values[a] for a in spec.args)])
@@ -160,8 +161,12 @@ def test_prompts_list_exactly_the_allowed_actions():
     from pagelens.actions import ACTIONS, describe_actions
     from pagelens.agents.occam import OccamConfig
 
-    for config in (OccamConfig(), OccamConfig(action_space="webarena"), OccamConfig(planning=False),
-                   OccamConfig(scrolling=True)):
+    for config in (
+        OccamConfig(),
+        OccamConfig(action_space="webarena"),
+        OccamConfig(planning=False),
+        OccamConfig(scrolling=True),
+    ):
         allowed = config.allowed()
         lines = describe_actions(allowed).splitlines()
         described = {line.split(" ")[0].rstrip(":") for line in lines}
@@ -178,8 +183,34 @@ def test_prompts_list_exactly_the_allowed_actions():
 
 # -- hostile text: any string is an Action or an ActionError, in linear time ---------------------
 
-PARTS = ["click", "type", "stop", "hover", "tab_focus", "branch", "Action:", "**", "[", "]", "[12", "12]", " ",
-         "\n", "```", "'", '"', "press_enter_after=", "0", "1", "x", "  ", "\t", "-", ":", "next action"]
+PARTS = [
+    "click",
+    "type",
+    "stop",
+    "hover",
+    "tab_focus",
+    "branch",
+    "Action:",
+    "**",
+    "[",
+    "]",
+    "[12",
+    "12]",
+    " ",
+    "\n",
+    "```",
+    "'",
+    '"',
+    "press_enter_after=",
+    "0",
+    "1",
+    "x",
+    "  ",
+    "\t",
+    "-",
+    ":",
+    "next action",
+]
 
 
 @settings(max_examples=500, deadline=None)
@@ -193,11 +224,22 @@ def test_any_text_is_an_action_or_an_action_error(parts):
     assert parse_action(str(action), "all") == action
 
 
-@pytest.mark.parametrize("raw", [
-    "click [", "Action: hover [12", "tab_focus [", "click [" + "9" * 5000 + "]", "type [3] [x" + "] [" * 5000,
-    "action" + " " * 50_000 + "x", "type [1] [a] [" + " " * 50_000 + "x]", "```" * 20_000,
-    "[" * 50_000, "stop [" + "]" * 50_000, "Action:" + " " * 50_000,
-])
+@pytest.mark.parametrize(
+    "raw",
+    [
+        "click [",
+        "Action: hover [12",
+        "tab_focus [",
+        "click [" + "9" * 5000 + "]",
+        "type [3] [x" + "] [" * 5000,
+        "action" + " " * 50_000 + "x",
+        "type [1] [a] [" + " " * 50_000 + "x]",
+        "```" * 20_000,
+        "[" * 50_000,
+        "stop [" + "]" * 50_000,
+        "Action:" + " " * 50_000,
+    ],
+)
 def test_hostile_text_is_refused_quickly(raw):
     import time
 

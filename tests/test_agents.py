@@ -26,6 +26,7 @@ from pagelens.llm import LLMClient
 
 # -- reading prompts, as a scripted model ------------------------------------------------------------
 
+
 def section(prompt: str, name: str) -> str:
     m = re.search(rf"^{name}:\n(.*?)(?=\n\n[A-Z][A-Z ]+:\n|\Z)", prompt, flags=re.S | re.M)
     return m.group(1) if m else ""
@@ -43,8 +44,10 @@ def find(page: str, role: str, name: str | None = None) -> int:
 
 
 def answer(action: str, reason: str = "scripted", highlight: str = "") -> str:
-    return (f"Interaction history summary: -\nObservation description: the page.\nReason: {reason}\n"
-            f"Action: {action}\nObservation highlight: {highlight}")
+    return (
+        f"Interaction history summary: -\nObservation description: the page.\nReason: {reason}\n"
+        f"Action: {action}\nObservation highlight: {highlight}"
+    )
 
 
 def steps_done(prompt: str) -> list[str]:
@@ -62,8 +65,11 @@ def miniwob_model(messages):
         plan = [f"click [{find(page, 'button', 'Click Me!')}]"]
     elif goal.startswith("Enter the username"):
         boxes = [i for r, i, _ in elements(page) if r == "textbox"]
-        plan = [f"type [{boxes[0]}] [{quoted[0]}] [0]", f"type [{boxes[1]}] [{quoted[1]}] [0]",
-                f"click [{find(page, 'button', 'Login')}]"]
+        plan = [
+            f"type [{boxes[0]}] [{quoted[0]}] [0]",
+            f"type [{boxes[1]}] [{quoted[1]}] [0]",
+            f"click [{find(page, 'button', 'Login')}]",
+        ]
     elif goal.startswith("Enter ") and "text field" in goal:
         plan = [f"type [{find(page, 'textbox')}] [{quoted[0]}] [0]", f"click [{find(page, 'button', 'Submit')}]"]
     elif goal.startswith("Select ") and "from the list" in goal:
@@ -95,8 +101,15 @@ def run_miniwob(task: str, seed: int, agent_factory, tmp_path, max_steps: int = 
             # The utterance is the objective: start the episode first to read it.
             await mw.reset(task, seed)
             agent = agent_factory(mw.utterance)
-            result = await run_agent(mw.browser, agent, mw.utterance, f"miniwob:{task}", tmp_path / task,
-                                     max_steps=max_steps, reset=lambda: mw.reset(task, seed))
+            result = await run_agent(
+                mw.browser,
+                agent,
+                mw.utterance,
+                f"miniwob:{task}",
+                tmp_path / task,
+                max_steps=max_steps,
+                reset=lambda: mw.reset(task, seed),
+            )
             return result, await mw.state(), agent
 
     return asyncio.run(main())
@@ -118,6 +131,7 @@ def test_occam_solves_miniwob(model, task, tmp_path):
 
 # -- planning tree, pivotal history, invalid actions ----------------------------------------------------
 
+
 class Script:
     """Replies from a list, one per call (a function entry gets the messages)."""
 
@@ -134,12 +148,15 @@ class Script:
 def run_site(site, script, tmp_path, config=None, max_steps=10, url="site/form.html", agent=None):
     server = LLMServer(script)
     try:
+
         async def main():
             async with AsyncBrowserEnv(allowed_hosts=("127.0.0.1",), settle_ms=50) as env:
-                a = agent(client(server)) if agent else OccamAgent(client(server), "test the page",
-                                                                   site.url(url), config)
-                return await run_agent(env, a, "test the page", site.url(url), tmp_path / "run",
-                                       max_steps=max_steps), a
+                a = (
+                    agent(client(server))
+                    if agent
+                    else OccamAgent(client(server), "test the page", site.url(url), config)
+                )
+                return await run_agent(env, a, "test the page", site.url(url), tmp_path / "run", max_steps=max_steps), a
 
         return asyncio.run(main())
     finally:
@@ -151,12 +168,14 @@ def page_of(messages) -> str:
 
 
 def test_branch_and_prune_scope_the_history(site, tmp_path):
-    script = Script([
-        answer("branch [0] [Open the second page]"),
-        lambda m: answer(f"click [{find(page_of(m), 'link', 'Go to the second page')}]"),
-        answer("prune [0] [The second page is not what we need]"),
-        answer("stop [back on the form]"),
-    ])
+    script = Script(
+        [
+            answer("branch [0] [Open the second page]"),
+            lambda m: answer(f"click [{find(page_of(m), 'link', 'Go to the second page')}]"),
+            answer("prune [0] [The second page is not what we need]"),
+            answer("stop [back on the form]"),
+        ]
+    )
     result, agent = run_site(site, script, tmp_path)
     assert result.answer == "back on the form"
     first, second, third, fourth = (c[-1]["content"] for c in script.calls)
@@ -198,10 +217,12 @@ def test_pivotal_subtree_and_same_page_replay(site, tmp_path):
 
 
 def test_invalid_action_is_shown_back_then_the_step_fails_cleanly(site, tmp_path):
-    script = Script([
-        answer("fly [3]"),
-        answer("stop [recovered]"),
-    ])
+    script = Script(
+        [
+            answer("fly [3]"),
+            answer("stop [recovered]"),
+        ]
+    )
     result, _ = run_site(site, script, tmp_path)
     retry = script.calls[1]
     assert retry[-1]["content"].startswith("That action is not valid: unknown action 'fly'")
@@ -222,8 +243,9 @@ def test_action_space_ablation(site, tmp_path):
     result, _ = run_site(site, script, tmp_path)
     assert "not available here" in read_trajectory(result.trajectory)[1]["invalid"][0]
     script = Script([answer("scroll [down]"), answer("stop [x]")])
-    config = OccamConfig(action_space="webarena", scrolling=True, planning=False, history="actions",
-                         observation="webarena")
+    config = OccamConfig(
+        action_space="webarena", scrolling=True, planning=False, history="actions", observation="webarena"
+    )
     result, _ = run_site(site, script, tmp_path / "w", config=config)
     step = read_trajectory(result.trajectory)[1]
     assert step["action"] == "scroll [down]" and step["result"]["ok"]
@@ -238,11 +260,18 @@ def test_action_space_ablation(site, tmp_path):
 def test_judge_picks_among_candidates(site, tmp_path):
     def propose(m):
         page = page_of(m)
-        return answer(f"click [{find(page, 'button', 'Vanish')}]\n"
-                      f"click [{find(page, 'link', 'Go to the second page')}]\nstop [too early]")
+        return answer(
+            f"click [{find(page, 'button', 'Vanish')}]\n"
+            f"click [{find(page, 'link', 'Go to the second page')}]\nstop [too early]"
+        )
 
-    script = Script([propose, "Plan progress assessment: none yet.\nAction assessment: ...\nAction selection: 1",
-                     answer("stop [on the second page]")])
+    script = Script(
+        [
+            propose,
+            "Plan progress assessment: none yet.\nAction assessment: ...\nAction selection: 1",
+            answer("stop [on the second page]"),
+        ]
+    )
     result, _ = run_site(site, script, tmp_path, config=OccamConfig(judge=True))
     step = read_trajectory(result.trajectory)[1]
     assert len(step["candidates"]) == 3 and step["judge"]["selected"] == 1
@@ -257,6 +286,7 @@ def test_retries_through_the_agent(site, tmp_path):
     server = LLMServer(lambda m: answer("stop [fine]"))
     server.failures[:] = [429, 500, 503]
     try:
+
         async def main():
             llm = client(server)
             async with AsyncBrowserEnv(settle_ms=0) as env:
@@ -278,8 +308,24 @@ def test_resume_after_kill_loses_and_duplicates_nothing(site, tmp_path):
 
     server = LLMServer(counting)
     out = tmp_path / "run"
-    cmd = [sys.executable, "-m", "pagelens", "run", "--url", site.url("site/second.html"), "--task", "count",
-           "--model", "scripted", "--base-url", server.base_url, "--out", str(out), "--max-steps", "10"]
+    cmd = [
+        sys.executable,
+        "-m",
+        "pagelens",
+        "run",
+        "--url",
+        site.url("site/second.html"),
+        "--task",
+        "count",
+        "--model",
+        "scripted",
+        "--base-url",
+        server.base_url,
+        "--out",
+        str(out),
+        "--max-steps",
+        "10",
+    ]
     try:
         proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True)
         traj = out / "trajectory.jsonl"
@@ -312,10 +358,10 @@ def test_resume_after_kill_loses_and_duplicates_nothing(site, tmp_path):
     assert (out / "report.html").is_file()
 
 
-
 def test_run_then_eval_scores_the_trajectory(site, tmp_path):
     """`pagelens run` with a task id, then `pagelens eval` on its folder: the answer and the
     final URL reach the evaluators; the report shows the reasoning and the plan tree."""
+
     def follow(messages):
         done = steps_done(messages[-1]["content"])
         if not done:
@@ -327,9 +373,29 @@ def test_run_then_eval_scores_the_trajectory(site, tmp_path):
     out = tmp_path / "runs" / "7"
     try:
         done = subprocess.run(
-            [sys.executable, "-m", "pagelens", "run", "--url", site.url("site/form.html"), "--task", "open it",
-             "--model", "scripted", "--base-url", server.base_url, "--out", str(out), "--task-id", "7", "--har"],
-            capture_output=True, text=True, timeout=120)
+            [
+                sys.executable,
+                "-m",
+                "pagelens",
+                "run",
+                "--url",
+                site.url("site/form.html"),
+                "--task",
+                "open it",
+                "--model",
+                "scripted",
+                "--base-url",
+                server.base_url,
+                "--out",
+                str(out),
+                "--task-id",
+                "7",
+                "--har",
+            ],
+            capture_output=True,
+            text=True,
+            timeout=120,
+        )
     finally:
         server.close()
     assert done.returncode == 0, done.stderr
@@ -345,19 +411,47 @@ def test_run_then_eval_scores_the_trajectory(site, tmp_path):
     assert "the second page has what we need" in report and "Plan tree" in report
     tasks = tmp_path / "tasks.json"
     second = site.url("site/second.html")
-    tasks.write_text(json.dumps([{
-        "task_id": 7, "sites": ["local"], "intent": "open it", "start_url": site.url("site/form.html"),
-        "require_login": False, "eval": {"eval_types": ["string_match", "url_match"],
-                                         "reference_answers": {"must_include": ["second page"]},
-                                         "reference_url": second}}]))
-    scored = subprocess.run([sys.executable, "-m", "pagelens", "eval", str(tmp_path / "runs"), "--tasks", str(tasks),
-                             "--json", str(tmp_path / "scores.json")], capture_output=True, text=True, timeout=120)
+    tasks.write_text(
+        json.dumps(
+            [
+                {
+                    "task_id": 7,
+                    "sites": ["local"],
+                    "intent": "open it",
+                    "start_url": site.url("site/form.html"),
+                    "require_login": False,
+                    "eval": {
+                        "eval_types": ["string_match", "url_match"],
+                        "reference_answers": {"must_include": ["second page"]},
+                        "reference_url": second,
+                    },
+                }
+            ]
+        )
+    )
+    scored = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "pagelens",
+            "eval",
+            str(tmp_path / "runs"),
+            "--tasks",
+            str(tasks),
+            "--json",
+            str(tmp_path / "scores.json"),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert scored.returncode == 0, scored.stderr
     total = json.loads((tmp_path / "scores.json").read_text())["table"]["total"]
     assert total["runs"] == 1 and total["scored"] == 1 and total["successes"] == 1
 
 
 # -- SteP -----------------------------------------------------------------------------------------------
+
 
 def step_model(messages):
     system, prompt = messages[0]["content"], messages[-1]["content"]
@@ -374,8 +468,12 @@ def step_model(messages):
         user, password = re.match(r"username (\S+), password (\S+)", args).groups()
         boxes = [i for r, i, _ in elements(page) if r == "textbox"]
         n = len(re.findall(r"^STEP", history, flags=re.M))
-        plan = [f"type [{boxes[0]}] [{user}] [0]", f"type [{boxes[1]}] [{password}] [0]",
-                f"click [{find(page, 'button', 'Login')}]", "stop [submitted]"]
+        plan = [
+            f"type [{boxes[0]}] [{user}] [0]",
+            f"type [{boxes[1]}] [{password}] [0]",
+            f"click [{find(page, 'button', 'Login')}]",
+            "stop [submitted]",
+        ]
         return f"Reason: next field.\nAction: {plan[n]}"
     raise AssertionError(system[:200])
 
@@ -384,7 +482,8 @@ def test_step_two_level_stack_on_miniwob(tmp_path):
     server = LLMServer(step_model)
     try:
         result, state, agent = run_miniwob(
-            "login-user", 5, lambda goal: StePAgent(client(server), goal, load_policies()), tmp_path, max_steps=10)
+            "login-user", 5, lambda goal: StePAgent(client(server), goal, load_policies()), tmp_path, max_steps=10
+        )
     finally:
         server.close()
     assert state.reward == 1.0 and result.answer == "logged in"
@@ -400,8 +499,9 @@ def test_step_two_level_stack_on_miniwob(tmp_path):
 def test_step_limits_and_errors(site, tmp_path):
     # Depth limit: the root cannot call a policy when the stack is full.
     script = Script(["Action: fill_form [x]", "Action: stop [blocked]"])
-    result, _ = run_site(site, script, tmp_path, agent=lambda llm: StePAgent(
-        llm, "t", load_policies(), StePConfig(max_depth=1)))
+    result, _ = run_site(
+        site, script, tmp_path, agent=lambda llm: StePAgent(llm, "t", load_policies(), StePConfig(max_depth=1))
+    )
     steps = [r for r in read_trajectory(result.trajectory) if r["type"] == "step"]
     assert not steps[0]["result"]["ok"] and "policy stack is full" in steps[0]["result"]["error"]
     assert "policy stack is full" in script.calls[1][-1]["content"]
@@ -412,8 +512,12 @@ def test_step_limits_and_errors(site, tmp_path):
     assert result.answer == "done"
     # Per-policy step limit: a policy that never stops is popped with a message to its caller.
     script = Script(["Action: find_element [the moon]", "Action: noop", "Action: noop", "Action: stop [end]"])
-    result, agent = run_site(site, script, tmp_path / "c", agent=lambda llm: StePAgent(
-        llm, "t", load_policies(), StePConfig(max_policy_steps=2)))
+    result, agent = run_site(
+        site,
+        script,
+        tmp_path / "c",
+        agent=lambda llm: StePAgent(llm, "t", load_policies(), StePConfig(max_policy_steps=2)),
+    )
     assert "gave up after 2 steps" in script.calls[3][-1]["content"] and result.answer == "end"
 
 
@@ -427,8 +531,9 @@ def test_step_parsing_is_whole_action():
 
 def test_policies_are_files(tmp_path):
     (tmp_path / "root.md").write_text("name: root\ndescription: the root\n\n## Instructions\nDo it.\n")
-    (tmp_path / "search.md").write_text("name: search\ndescription: search a list\nargument: what\n\n"
-                                        "## Instructions\nLook.\n## Examples\nsearch [x]\n")
+    (tmp_path / "search.md").write_text(
+        "name: search\ndescription: search a list\nargument: what\n\n## Instructions\nLook.\n## Examples\nsearch [x]\n"
+    )
     policies = load_policies(tmp_path)
     assert policies["search"].examples == "search [x]" and policies["search"].argument == "what"
     (tmp_path / "bad.md").write_text("name: Bad Name\ndescription: x\n\nbody")
@@ -436,7 +541,9 @@ def test_policies_are_files(tmp_path):
         load_policies(tmp_path)
 
 
-@pytest.mark.skipif(not os.environ.get("PAGELENS_LIVE_MODEL"), reason="set PAGELENS_LIVE_MODEL to run with a real model")
+@pytest.mark.skipif(
+    not os.environ.get("PAGELENS_LIVE_MODEL"), reason="set PAGELENS_LIVE_MODEL to run with a real model"
+)
 @pytest.mark.parametrize("task", ["click-test", "enter-text", "login-user", "choose-list"])
 def test_real_model_on_miniwob(task, tmp_path):
     llm = LLMClient(model=os.environ["PAGELENS_LIVE_MODEL"])
@@ -466,10 +573,28 @@ def test_pagelens_run_starts_a_miniwob_episode_through_its_start_control(tmp_pat
     out = tmp_path / "run"
     try:
         done = subprocess.run(
-            [sys.executable, "-m", "pagelens", "run", "--url", task_url("click-button"),
-             "--task", "Do what the page asks.", "--model", "scripted", "--base-url", server.base_url,
-             "--out", str(out), "--max-steps", "5"],
-            capture_output=True, text=True, timeout=120)
+            [
+                sys.executable,
+                "-m",
+                "pagelens",
+                "run",
+                "--url",
+                task_url("click-button"),
+                "--task",
+                "Do what the page asks.",
+                "--model",
+                "scripted",
+                "--base-url",
+                server.base_url,
+                "--out",
+                str(out),
+                "--max-steps",
+                "5",
+            ],
+            capture_output=True,
+            text=True,
+            timeout=120,
+        )
     finally:
         server.close()
     assert done.returncode == 0, done.stderr

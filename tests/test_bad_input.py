@@ -138,10 +138,19 @@ def test_unknown_mode_and_tokenizer():
 
 # -- deep trees: the text stays linear in the payload (indentation stops at 64 levels) ------------
 
+
 def chain(depth: int) -> bytes:
     """A chain of nested links, each the only child of the one before."""
-    nodes = [{"nodeId": str(i), "role": {"value": "link"}, "name": {"value": f"l{i}"}, "backendDOMNodeId": i + 1,
-              "childIds": [str(i + 1)] if i + 1 < depth else []} for i in range(depth)]
+    nodes = [
+        {
+            "nodeId": str(i),
+            "role": {"value": "link"},
+            "name": {"value": f"l{i}"},
+            "backendDOMNodeId": i + 1,
+            "childIds": [str(i + 1)] if i + 1 < depth else [],
+        }
+        for i in range(depth)
+    ]
     return json.dumps({"nodes": nodes}).encode()
 
 
@@ -183,15 +192,42 @@ def compact_trees(draw) -> bytes:
     n = draw(st.integers(1, 1500))
     reach = draw(st.sampled_from([1, 2, 8, 1500]))  # 1: a chain; 1500: any shape
     parents = [draw(st.integers(max(0, i - reach), i - 1)) for i in range(1, n)]
-    roles = draw(st.lists(st.sampled_from(["link", "StaticText", "generic", "button", "ListMarker", "heading",
-                                           "paragraph", "LineBreak", "cell", "row", "table", "none"]),
-                          min_size=n, max_size=n))
+    roles = draw(
+        st.lists(
+            st.sampled_from(
+                [
+                    "link",
+                    "StaticText",
+                    "generic",
+                    "button",
+                    "ListMarker",
+                    "heading",
+                    "paragraph",
+                    "LineBreak",
+                    "cell",
+                    "row",
+                    "table",
+                    "none",
+                ]
+            ),
+            min_size=n,
+            max_size=n,
+        )
+    )
     names = draw(st.lists(st.sampled_from(["", "a", " ", "\n", "•", "1."]), min_size=n, max_size=n))
     children: list[list[str]] = [[] for _ in range(n)]
     for child, parent in enumerate(parents, start=1):
         children[parent].append(str(child))
-    nodes = [{"nodeId": str(i), "role": {"value": "RootWebArea" if i == 0 else roles[i]},
-              "name": {"value": names[i]}, "childIds": children[i], "backendDOMNodeId": i + 1} for i in range(n)]
+    nodes = [
+        {
+            "nodeId": str(i),
+            "role": {"value": "RootWebArea" if i == 0 else roles[i]},
+            "name": {"value": names[i]},
+            "childIds": children[i],
+            "backendDOMNodeId": i + 1,
+        }
+        for i in range(n)
+    ]
     return json.dumps({"nodes": nodes}, separators=(",", ":")).encode()
 
 

@@ -43,8 +43,9 @@ class Echo:
 
         url = os.environ["ECHO_PAGE"]  # set by the test; worker processes inherit it
         agent = worker.agent(f"Say {task.config['word']}", url)
-        run = await run_agent(worker.browser, agent, f"Say {task.config['word']}", url, out,
-                              max_steps=worker.settings.max_steps)
+        run = await run_agent(
+            worker.browser, agent, f"Say {task.config['word']}", url, out, max_steps=worker.settings.max_steps
+        )
         result.ended(run)
         result.site = task.site
         result.success = run.answer == task.config["word"]
@@ -65,9 +66,27 @@ def test_a_fourth_benchmark_plugs_into_study_run(tmp_path, monkeypatch):
     llm = LLMServer(model)
     try:
         monkeypatch.setenv("ECHO_PAGE", site.url("site/second.html"))
-        code = main(["study", "run", str(tmp_path / "s"), "--benchmark", "echo", "--model", "scripted",
-                     "--base-url", llm.base_url, "--seeds", "0,1", "--workers", "2", "--max-steps", "3",
-                     "--reset-cmd", "true"])
+        code = main(
+            [
+                "study",
+                "run",
+                str(tmp_path / "s"),
+                "--benchmark",
+                "echo",
+                "--model",
+                "scripted",
+                "--base-url",
+                llm.base_url,
+                "--seeds",
+                "0,1",
+                "--workers",
+                "2",
+                "--max-steps",
+                "3",
+                "--reset-cmd",
+                "true",
+            ]
+        )
     finally:
         llm.close()
         site.close()

@@ -252,8 +252,10 @@ def test_frames_appear_under_their_iframe_and_act(browser, site):
     assert obs.frame_count == 4 and obs.frame_errors == []
     # Each frame's document is indented under its Iframe line.
     lines = text.splitlines()
+
     def depth(line):
         return len(line) - len(line.lstrip("\t"))
+
     iframes = [i for i, line in enumerate(lines) if line.strip().startswith("Iframe")]
     assert len(iframes) == 3
     child = next(i for i, line in enumerate(lines) if "Text inside the same-origin frame" in line)

@@ -32,16 +32,19 @@ def page(browser, site):
     return browser.reset(site.url("site/clickable.html"))
 
 
-@pytest.mark.parametrize("pattern, handler", [
-    (r"clickable \[\d+\] 'In'", "w-in"),
-    (r"clickable \[\d+\] 'Out'", "w-out"),
-    (r"listitem \[\d+\] 'Pictures'", "folder Pictures"),
-    (r"clickable \[\d+\] 'Open the panel'", "panel"),
-    (r"hint: 'icon trash'", "icon-trash"),
-    (r"hint: 'Archive'", "icon-archive"),
-    (r"image \[\d+\] hint: 'icon-star'$", "icon-star"),  # a data: URL says nothing: the id's words do
-    (r"clickable \[\d+\] hint: 'icon'$", "icon-plain"),
-])
+@pytest.mark.parametrize(
+    "pattern, handler",
+    [
+        (r"clickable \[\d+\] 'In'", "w-in"),
+        (r"clickable \[\d+\] 'Out'", "w-out"),
+        (r"listitem \[\d+\] 'Pictures'", "folder Pictures"),
+        (r"clickable \[\d+\] 'Open the panel'", "panel"),
+        (r"hint: 'icon trash'", "icon-trash"),
+        (r"hint: 'Archive'", "icon-archive"),
+        (r"image \[\d+\] hint: 'icon-star'$", "icon-star"),  # a data: URL says nothing: the id's words do
+        (r"clickable \[\d+\] hint: 'icon'$", "icon-plain"),
+    ],
+)
 def test_each_clickable_element_has_an_id_and_clicking_it_fires_its_handler(browser, page, pattern, handler):
     result = browser.step(f"click [{target(page, pattern)}]")
     assert result.ok, result.error
@@ -62,7 +65,7 @@ def test_preformatted_listing_renders_line_for_line(browser, page):
     lines = page.text.split("\n")
     start = next(i for i, line in enumerate(lines) if line.strip() == "```")
     depth = lines[start].index("`")
-    body = [line[depth:] for line in lines[start + 1:start + 7]]
+    body = [line[depth:] for line in lines[start + 1 : start + 7]]
     assert body == [
         "def greet(name):",
         "    if not name:",

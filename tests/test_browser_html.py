@@ -21,8 +21,12 @@ def test_every_frame_is_in_the_one_document_with_live_targets(browser, site):
     browser.reset(site.url("site/frames.html"))
     obs = browser.observe_html()
     html = obs.dom.html()
-    for text in ("Top document", "Text inside the same-origin frame", "Grandchild link",
-                 "Text inside the cross-site frame"):
+    for text in (
+        "Top document",
+        "Text inside the same-origin frame",
+        "Grandchild link",
+        "Text inside the cross-site frame",
+    ):
         assert text in html, text
     assert obs.frame_count == 4 and not obs.frame_errors
     assert "data-pagelens" not in html
@@ -87,24 +91,54 @@ def test_ids_of_a_stale_or_other_observation_are_clear_errors(browser, site):
 
 def test_markup_writer_on_cdp_shapes():
     """Shadow roots, templates, raw text, void elements, comments and frames, as CDP gives them."""
+
     def el(tag, backend, children=(), attrs=(), **extra):
-        return {"nodeType": 1, "localName": tag, "nodeName": tag.upper(), "backendNodeId": backend,
-                "attributes": list(attrs), "children": list(children), **extra}
+        return {
+            "nodeType": 1,
+            "localName": tag,
+            "nodeName": tag.upper(),
+            "backendNodeId": backend,
+            "attributes": list(attrs),
+            "children": list(children),
+            **extra,
+        }
 
     def text(value):
         return {"nodeType": 3, "nodeValue": value}
 
-    frame_doc = {"nodeType": 9, "children": [el("html", 50, [el("head", 51), el("body", 52, [el("b", 53, [text("in frame")])])])]}
-    doc = {"nodeType": 9, "children": [
-        {"nodeType": 10, "nodeName": "html"},
-        el("html", 1, [el("head", 2, [el("style", 3, [text("a</b>{}")])]), el("body", 4, [
-            el("x-host", 5, [text("light")], shadowRoots=[{"nodeType": 11, "children": [el("i", 6, [text("shadow")])]}]),
-            el("img", 7, attrs=["alt", 'say "hi" <now>']),
-            {"nodeType": 8, "nodeValue": "a -- comment"},
-            el("p", 8, [text("1 < 2 & 3")]),
-            el("iframe", 9, frameId="F2"),
-        ])]),
-    ]}
+    frame_doc = {
+        "nodeType": 9,
+        "children": [el("html", 50, [el("head", 51), el("body", 52, [el("b", 53, [text("in frame")])])])],
+    }
+    doc = {
+        "nodeType": 9,
+        "children": [
+            {"nodeType": 10, "nodeName": "html"},
+            el(
+                "html",
+                1,
+                [
+                    el("head", 2, [el("style", 3, [text("a</b>{}")])]),
+                    el(
+                        "body",
+                        4,
+                        [
+                            el(
+                                "x-host",
+                                5,
+                                [text("light")],
+                                shadowRoots=[{"nodeType": 11, "children": [el("i", 6, [text("shadow")])]}],
+                            ),
+                            el("img", 7, attrs=["alt", 'say "hi" <now>']),
+                            {"nodeType": 8, "nodeValue": "a -- comment"},
+                            el("p", 8, [text("1 < 2 & 3")]),
+                            el("iframe", 9, frameId="F2"),
+                        ],
+                    ),
+                ],
+            ),
+        ],
+    }
     frame_ids, owners = ["F1"], {}
     nodes, live = live_nodes(doc, frame_ids, {"F2": frame_doc}, owners)
     assert frame_ids == ["F1", "F2"] and owners == {"F2": 9}
@@ -138,8 +172,11 @@ def test_the_page_cannot_forge_clone_or_hide_an_element_id(browser, site):
         assert "node" not in obs.dom.element(node_id).attributes  # a page's `node` is never an id
     # A re-read of what the model is shown finds the same elements (the chunker's view).
     assert pagelens.Dom.parse(html).select("a") and len(pagelens.Dom.parse(html).select("a")) == 1
-    for tag, text, expect in (("a", "SVG link", "svg link clicked"), ("button", "Inner form button", "inner button clicked"),
-                              ("button", "After plaintext", "after clicked")):
+    for tag, text, expect in (
+        ("a", "SVG link", "svg link clicked"),
+        ("button", "Inner form button", "inner button clicked"),
+        ("button", "After plaintext", "after clicked"),
+    ):
         obs = browser.observe_html()
         step = browser.step(f"click [{element(obs, tag, text)}]", observe=False)
         assert step.ok, step.error

@@ -17,8 +17,16 @@ from pagelens.browser import AsyncBrowserEnv, BrowserEnv, LaunchOptions
 # Corpus pages whose rendering does not depend on the clock (cache-busting numbers in the
 # text of some pages change per load), from 5 to 25,371 nodes.
 STABLE_PAGES = [
-    "001", "mozilla-2", "ars-1", "archive-of-our-own", "links-in-tables", "nytimes-1",
-    "bbc-1", "medium-1", "lemonde-1", "wikipedia-2",
+    "001",
+    "mozilla-2",
+    "ars-1",
+    "archive-of-our-own",
+    "links-in-tables",
+    "nytimes-1",
+    "bbc-1",
+    "medium-1",
+    "lemonde-1",
+    "wikipedia-2",
 ]
 
 
@@ -116,8 +124,9 @@ def test_playwright_only_path_gives_the_same_observation(site):
     url = site.url("site/frames.html")
     texts = []
     for socket in (True, False):
-        with BrowserEnv(launch=LaunchOptions(devtools_socket=socket), allowed_hosts=("127.0.0.1", "localhost"),
-                        settle_ms=100) as env:
+        with BrowserEnv(
+            launch=LaunchOptions(devtools_socket=socket), allowed_hosts=("127.0.0.1", "localhost"), settle_ms=100
+        ) as env:
             obs = env.reset(url)
             assert (env.aenv._devtools is not None) == socket
             texts.append(without_ids(obs.text))

@@ -18,7 +18,7 @@ def check(text: str, chunks, budget: int, kind: str) -> None:
     assert "".join(c.text for c in chunks) == text
     pos = 0
     for c in chunks:
-        assert text.encode()[c.start:c.end].decode() == c.text and c.start == pos
+        assert text.encode()[c.start : c.end].decode() == c.text and c.start == pos
         pos = c.end
         assert c.token_count == pagelens.count_tokens(c.text)
         if not c.oversized:

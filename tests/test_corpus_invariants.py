@@ -63,8 +63,15 @@ def test_text_junctions_joined(page):
 
 
 CELLS_AND_TERMS = {
-    "cell", "gridcell", "columnheader", "rowheader", "LayoutTableCell",
-    "term", "definition", "DescriptionListTerm", "DescriptionListDetail",
+    "cell",
+    "gridcell",
+    "columnheader",
+    "rowheader",
+    "LayoutTableCell",
+    "term",
+    "definition",
+    "DescriptionListTerm",
+    "DescriptionListDetail",
 }
 
 

@@ -138,13 +138,26 @@ def ray_cluster(tmp_path_factory):
     every cluster on the machine)."""
     port = _free_port()
     temp = tmp_path_factory.mktemp("ray")
-    cmd = [executable("ray"), "start", "--head", "--block", "--num-cpus", "2", "--port", str(port), "--include-dashboard=false",
-           "--disable-usage-stats", "--temp-dir", str(temp)]
+    cmd = [
+        executable("ray"),
+        "start",
+        "--head",
+        "--block",
+        "--num-cpus",
+        "2",
+        "--port",
+        str(port),
+        "--include-dashboard=false",
+        "--disable-usage-stats",
+        "--temp-dir",
+        str(temp),
+    ]
     # Without token authentication, like the driver here (Ray's default for drivers that name
     # an address; a token cluster needs RAY_AUTH_MODE=token on both sides).
     env = {**os.environ, "RAY_AUTH_MODE": "disabled"}
-    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, start_new_session=True,
-                            env=env)
+    proc = subprocess.Popen(
+        cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, start_new_session=True, env=env
+    )
     assert proc.stdout is not None
     seen = []
     for line in proc.stdout:  # wait for the line that says it is up
@@ -195,21 +208,43 @@ def test_ray_on_a_separately_started_cluster(dataset, local_run, tmp_path, ray_c
     folder, _ = dataset
     env = {**os.environ, "RAY_AUTH_MODE": "disabled"}
     joined = tmp_path / "joined"
-    cmd = [sys.executable, "-m", "pagelens", "prep", str(folder), str(joined), "--engine", "ray", "--address",
-           ray_cluster, "--workers", "2", "--max-tokens", str(BUDGET), "--stall-seconds", "120"]
+    cmd = [
+        sys.executable,
+        "-m",
+        "pagelens",
+        "prep",
+        str(folder),
+        str(joined),
+        "--engine",
+        "ray",
+        "--address",
+        ray_cluster,
+        "--workers",
+        "2",
+        "--max-tokens",
+        str(BUDGET),
+        "--stall-seconds",
+        "120",
+    ]
     run = subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=600)
     assert run.returncode == 0, run.stderr[-3000:]
     assert read_output(joined) == read_output(local_run[0])
-    hogged = subprocess.run([sys.executable, "-c", _HOGGED_RUN, ray_cluster, str(folder), str(tmp_path / "full")],
-                            env=env, capture_output=True, text=True, timeout=600)
+    hogged = subprocess.run(
+        [sys.executable, "-c", _HOGGED_RUN, ray_cluster, str(folder), str(tmp_path / "full")],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
     assert "ArgumentError the Ray cluster has 0 free CPU of 2" in hogged.stdout, hogged.stderr[-3000:]
 
 
 def test_a_stalled_pipeline_is_reported_not_waited_on():
     never = threading.Event()
     with pytest.raises(PrepStalled, match=r"no progress for 0.3 s \(2 of 2 CPUs free\)"):
-        wait_with_watchdog(never.wait, lambda: 7, stall_seconds=0.3, describe=lambda: "2 of 2 CPUs free",
-                           poll_seconds=0.05)
+        wait_with_watchdog(
+            never.wait, lambda: 7, stall_seconds=0.3, describe=lambda: "2 of 2 CPUs free", poll_seconds=0.05
+        )
     # Slow but moving: every poll sees a new count, so no stall however long it takes.
     ticks = itertools.count()
     polls = threading.Event()
@@ -239,8 +274,20 @@ def test_jsonl_output_and_worker_count_change_nothing(dataset, local_run, tmp_pa
 def test_resume_after_a_killed_run_redoes_nothing_and_loses_nothing(dataset, local_run, tmp_path):
     folder, _ = dataset
     out = tmp_path / "resumed"
-    cmd = [sys.executable, "-m", "pagelens", "prep", str(folder), str(out), "--max-tokens", str(BUDGET),
-           "--workers", "1", "--shard-size", "1"]
+    cmd = [
+        sys.executable,
+        "-m",
+        "pagelens",
+        "prep",
+        str(folder),
+        str(out),
+        "--max-tokens",
+        str(BUDGET),
+        "--workers",
+        "1",
+        "--shard-size",
+        "1",
+    ]
     proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     done = out / "_done"
     deadline = time.monotonic() + 120
@@ -251,7 +298,9 @@ def test_resume_after_a_killed_run_redoes_nothing_and_loses_nothing(dataset, loc
     finished = sorted(done.glob("*.json"))
     shards = len(read_workflows("steps.jsonl", (folder / "steps.jsonl").read_bytes())[0])
     assert 1 <= len(finished) < shards, "killed part-way"
-    stamps = {p: (p.stat().st_ino, p.stat().st_mtime_ns) for d in ("examples", "_done") for p in (out / d).glob("part-*")}
+    stamps = {
+        p: (p.stat().st_ino, p.stat().st_mtime_ns) for d in ("examples", "_done") for p in (out / d).glob("part-*")
+    }
     stamps = {p: s for p, s in stamps.items() if (done / f"{p.stem}.json").exists()}
     rerun = subprocess.run(cmd, capture_output=True, text=True, timeout=300)
     assert rerun.returncode == 0, rerun.stderr
@@ -272,7 +321,9 @@ def test_a_rerun_with_other_settings_is_refused(dataset, local_run):
 def test_mind2web_layout():
     data = (DATA / "mind2web_sample.json").read_bytes()
     workflows, rejects = read_workflows("mind2web_sample.json", data)
-    assert [r.field for r in rejects] == ["pos_candidates"] and rejects[0].source == "mind2web_sample.json[1].actions[0]"
+    assert [r.field for r in rejects] == ["pos_candidates"] and rejects[
+        0
+    ].source == "mind2web_sample.json[1].actions[0]"
     (wf,) = workflows
     examples, rej = Transformer(PrepConfig()).workflow(wf)
     assert rej == []
@@ -291,9 +342,33 @@ def test_mind2web_layout():
 def test_a_target_that_cleaning_would_remove_is_kept_and_counted():
     html = "<html><body><div class=close></div><p>Hello <custom-button>Go</custom-button></p></body></html>"
     steps = [
-        {"workflow_id": "w", "step": 0, "objective": "o", "url": "u", "html": html, "action": "click", "target_selector": "div.close"},
-        {"workflow_id": "w", "step": 1, "objective": "o", "url": "u", "html": html, "action": "click", "target_path": "/html/body/p/custom-button"},
-        {"workflow_id": "w", "step": 2, "objective": "o", "url": "u", "html": html, "action": "click", "target_selector": "p"},
+        {
+            "workflow_id": "w",
+            "step": 0,
+            "objective": "o",
+            "url": "u",
+            "html": html,
+            "action": "click",
+            "target_selector": "div.close",
+        },
+        {
+            "workflow_id": "w",
+            "step": 1,
+            "objective": "o",
+            "url": "u",
+            "html": html,
+            "action": "click",
+            "target_path": "/html/body/p/custom-button",
+        },
+        {
+            "workflow_id": "w",
+            "step": 2,
+            "objective": "o",
+            "url": "u",
+            "html": html,
+            "action": "click",
+            "target_selector": "p",
+        },
     ]
     (wf,), _ = read_workflows("w.jsonl", "\n".join(map(json.dumps, steps)).encode())
     examples, _ = Transformer(PrepConfig()).workflow(wf)
@@ -328,7 +403,9 @@ def test_evaluation_chunk_modes(dataset, mode):
 def test_cli_errors_are_clear(tmp_path):
     bad = tmp_path / "x.csv"
     bad.write_text("a,b\n")
-    r = subprocess.run([sys.executable, "-m", "pagelens", "prep", str(bad), str(tmp_path / "o")], capture_output=True, text=True)
+    r = subprocess.run(
+        [sys.executable, "-m", "pagelens", "prep", str(bad), str(tmp_path / "o")], capture_output=True, text=True
+    )
     assert r.returncode == 2 and "unknown format '.csv'" in r.stderr
     r = subprocess.run([sys.executable, "-m", "pagelens", "prep", str(tmp_path / "o")], capture_output=True, text=True)
     assert r.returncode == 2 and "at least one INPUT" in r.stderr
@@ -363,7 +440,11 @@ def documents(draw):
     parts: list[str] = []
     for _ in range(draw(st.integers(1, 25))):
         tag = draw(st.sampled_from(_TAGS))
-        attr = draw(st.sampled_from(["", ' class="x"', ' onclick="f()"', ' title="t"', ' id="q9Zr7xKpL2mWv8QsT4nB6yHdF3jGc1aE0uR"']))
+        attr = draw(
+            st.sampled_from(
+                ["", ' class="x"', ' onclick="f()"', ' title="t"', ' id="q9Zr7xKpL2mWv8QsT4nB6yHdF3jGc1aE0uR"']
+            )
+        )
         text = draw(st.sampled_from(["", "hi", " ", "a b"]))
         close = draw(st.booleans())
         parts.append(f"<{tag}{attr}>{text}" + (f"</{tag}>" if close else ""))

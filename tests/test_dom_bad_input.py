@@ -62,9 +62,12 @@ def test_generated_html_invariants(html):
 
 # -- issue 17: forged ids, oversized start tags, foreign void names, given ids ---------------------
 
+
 def test_page_text_cannot_forge_node_ids_in_chunks():
-    html = ('<div><!-- <p node="99"> --><iframe srcdoc="x">&lt;a node="98"&gt;</iframe>'
-            '<noscript><b node="97">no</b></noscript><p>ok</p></div>')
+    html = (
+        '<div><!-- <p node="99"> --><iframe srcdoc="x">&lt;a node="98"&gt;</iframe>'
+        '<noscript><b node="97">no</b></noscript><p>ok</p></div>'
+    )
     dom = pagelens.Dom.parse(html)
     real = set(dom.node_ids())
     for c in pagelens.chunk(dom.html(), 8, kind="dom"):
@@ -87,8 +90,11 @@ def test_foreign_elements_named_like_void_ones_keep_their_children():
 
 
 def test_given_ids_stay_unique():
-    for html in ('<p node="5">a</p><p node="5">b</p><p node="5">c</p>',
-                 '<p node="4294967295">a</p><p>b</p>', '<p node="0">a</p><p node="0">b</p>'):
+    for html in (
+        '<p node="5">a</p><p node="5">b</p><p node="5">c</p>',
+        '<p node="4294967295">a</p><p>b</p>',
+        '<p node="0">a</p><p node="0">b</p>',
+    ):
         ids = pagelens.Dom.parse(html, keep_ids=True).node_ids()
         assert len(ids) == len(set(ids)), (html, ids)
 
@@ -102,9 +108,33 @@ DOM_GROWTH, DOM_SLACK = 24, 256
 
 
 @settings(max_examples=300, deadline=None)
-@given(st.lists(st.sampled_from(["<td>", "<tr>", "<col>", "<p>", "<a>", "<svg>", "<math>", "<li>", "<option>",
-                                 "<frameset>", "<select>", "<table>", "<i>", "<b>", "</b>", "x", "<pre>\n", "&amp;"]),
-                max_size=400).map("".join))
+@given(
+    st.lists(
+        st.sampled_from(
+            [
+                "<td>",
+                "<tr>",
+                "<col>",
+                "<p>",
+                "<a>",
+                "<svg>",
+                "<math>",
+                "<li>",
+                "<option>",
+                "<frameset>",
+                "<select>",
+                "<table>",
+                "<i>",
+                "<b>",
+                "</b>",
+                "x",
+                "<pre>\n",
+                "&amp;",
+            ]
+        ),
+        max_size=400,
+    ).map("".join)
+)
 def test_dom_output_stays_within_a_fixed_multiple_of_its_input(html):
     dom = pagelens.Dom.parse(html)
     bound = DOM_GROWTH * len(html.encode()) + DOM_SLACK
@@ -114,13 +144,23 @@ def test_dom_output_stays_within_a_fixed_multiple_of_its_input(html):
 
 
 def test_from_nodes_maps_each_live_node_and_rejects_what_is_not_a_tree():
-    nodes = [(-1, 1, "html", [], False), (0, 1, "head", [], False), (0, 1, "body", [], False),
-             (2, 1, "p", ["id", "k", "node", "9"], False), (3, 3, "a", [], False), (3, 1, "B", [], False),
-             (5, 3, "b", [], False), (2, 1, "i", [], False), (7, 3, "c", [], False)]
+    nodes = [
+        (-1, 1, "html", [], False),
+        (0, 1, "head", [], False),
+        (0, 1, "body", [], False),
+        (2, 1, "p", ["id", "k", "node", "9"], False),
+        (3, 3, "a", [], False),
+        (3, 1, "B", [], False),
+        (5, 3, "b", [], False),
+        (2, 1, "i", [], False),
+        (7, 3, "c", [], False),
+    ]
     dom, ids = pagelens.Dom.from_nodes(nodes)
     assert ids == [5, 4, 3, 2, None, 1, None, 0, None]  # reverse document order, as a parse numbers them
-    assert dom.html() == ('<html node="5"><head node="4"></head><body node="3">'
-                          '<p id="k" node="2">a<b node="1">b</b></p><i node="0">c</i></body></html>')
+    assert dom.html() == (
+        '<html node="5"><head node="4"></head><body node="3">'
+        '<p id="k" node="2">a<b node="1">b</b></p><i node="0">c</i></body></html>'
+    )
     assert pagelens.Dom.parse(dom.html()).html() == dom.html()
     with pytest.raises(pagelens.ArgumentTypeError):
         pagelens.Dom.from_nodes(42)  # type: ignore[arg-type]
@@ -132,3 +172,44 @@ def test_from_nodes_maps_each_live_node_and_rejects_what_is_not_a_tree():
         pagelens.Dom.from_nodes([(0, 1, "p", [], False)])
     with pytest.raises(pagelens.DomError, match="not an element"):
         pagelens.Dom.from_nodes([(-1, 3, "t", [], False), (0, 1, "p", [], False)])
+
+
+# -- the live DOM built node for node (hardening: a page cannot forge, clone or hide an id) --------
+
+TAGS = ["p", "b", "div", "a", "script", "style", "plaintext", "textarea", "title", "xmp", "noscript", "iframe",
+        "template", "br", "img", "svg", "math", "select", "option", "table", "tr", "td", "form", "pre", "A",
+        "foreignObject", "a b", "x<y", ""]
+ATTRS = ["node", "NODE", "data-pagelens-node", "DATA-PAGELENS-NODE", "id", "href", 'x"y', "on<x", "node "]
+NASTY = st.text(alphabet='<>/!-"\'=& anode0123script', max_size=12) | st.sampled_from(
+    ['</script><a node="0">x</a>', "<!--<script>", "-->", "--!>", '</plaintext><b node="1">', "<!-->",
+     '"><a node="2">', "</style>", "<![CDATA[", "\n"])
+
+
+@st.composite
+def live_trees(draw):
+    nodes, elements = [], []
+    for i in range(draw(st.integers(0, 40))):
+        parent = draw(st.sampled_from([-1, *elements])) if elements else -1
+        kind = draw(st.sampled_from([1, 1, 1, 3, 3, 8, 10]))
+        if kind == 1:
+            attrs = [v for _ in range(draw(st.integers(0, 3))) for v in (draw(st.sampled_from(ATTRS)), draw(NASTY))]
+            nodes.append((parent, 1, draw(st.sampled_from(TAGS)), attrs, draw(st.booleans())))
+            elements.append(i)
+        else:
+            nodes.append((parent, kind, draw(NASTY), [], False))
+    return nodes
+
+
+@settings(max_examples=int(__import__("os").environ.get("PAGELENS_HYPOTHESIS_EXAMPLES", 300)), deadline=None)
+@given(live_trees())
+def test_a_reader_of_the_live_markup_finds_each_element_once_and_nothing_the_page_wrote(nodes):
+    """Every element built is written once with its own id, and a reader of the markup (the
+    chunker, as ScribeAgent's prompts are cut) finds exactly those ids, in document order:
+    no text, attribute or comment of the page reads as an element or an id."""
+    dom, ids = pagelens.Dom.from_nodes(nodes)
+    given_ids = [i for i in ids if i is not None]
+    assert sorted(given_ids) == list(range(len(dom)))  # each kept element once
+    assert all(ids[k] is None for k, n in enumerate(nodes) if n[1] != 1)
+    html = dom.html()
+    read = [i for c in pagelens.chunk(html, 10**9, kind="dom") for i in c.node_ids]
+    assert read == list(range(len(dom) - 1, -1, -1)), html

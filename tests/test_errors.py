@@ -141,4 +141,6 @@ def test_the_cli_reports_the_family_in_one_line(tmp_path: Path):
             assert out.returncode == 0, out.stderr
         else:
             assert out.returncode == 2 and out.stderr.startswith("pagelens: error: ") and message in out.stderr, (
-                args, out.stderr)
+                args,
+                out.stderr,
+            )

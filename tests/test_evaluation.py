@@ -29,10 +29,20 @@ from pagelens.evaluation.strings import alternatives
 from pagelens.evaluation.tasks import from_webarena
 from pagelens.llm import LLMClient
 
-SITES = SiteConfig({p: f"http://{name}.test:{port}" for p, name, port in [
-    ("__SHOPPING__", "shop", 7770), ("__SHOPPING_ADMIN__", "admin", 7780), ("__REDDIT__", "reddit", 9999),
-    ("__GITLAB__", "gitlab", 8023), ("__MAP__", "map", 3000), ("__WIKIPEDIA__", "wiki", 8888),
-    ("__HOMEPAGE__", "home", 4399)]})
+SITES = SiteConfig(
+    {
+        p: f"http://{name}.test:{port}"
+        for p, name, port in [
+            ("__SHOPPING__", "shop", 7770),
+            ("__SHOPPING_ADMIN__", "admin", 7780),
+            ("__REDDIT__", "reddit", 9999),
+            ("__GITLAB__", "gitlab", 8023),
+            ("__MAP__", "map", 3000),
+            ("__WIKIPEDIA__", "wiki", 8888),
+            ("__HOMEPAGE__", "home", 4399),
+        ]
+    }
+)
 
 
 def grade(messages: list[dict]) -> str:
@@ -74,6 +84,7 @@ def rectified():
 
 # -- configs -------------------------------------------------------------------------------------
 
+
 def test_all_812_tasks_load_and_validate(original, rectified):
     assert len(original) == 812 == len(rectified)
     assert sorted(t.task_id for t in original) == list(range(812))
@@ -97,16 +108,34 @@ BROKEN = [
     ({"intent": "x"}, "missing field `task_id`"),
     ({"task_id": "3"}, "field `task_id` must be int"),
     ({"task_id": 1, "intent": "x", "sites": ["a"], "start_url": "u"}, "missing field `eval`"),
-    ({"task_id": 1, "intent": "x", "sites": ["a"], "start_url": "u", "eval": {"eval_types": ["magic"]}},
-     "unknown type 'magic'"),
-    ({"task_id": 1, "intent": "x", "sites": ["a"], "start_url": "u",
-      "eval": {"eval_types": ["string_match"], "reference_answers": {"must_include": "abc"}}},
-     "`eval.reference_answers.must_include` must be a list of strings"),
-    ({"task_id": 1, "intent": "x", "sites": ["a"], "start_url": "u", "eval": {"eval_types": ["url_match"]}},
-     "url_match needs `eval.reference_url`"),
-    ({"task_id": 1, "intent": "x", "sites": ["a"], "start_url": "u",
-      "eval": {"eval_types": ["program_html"], "program_html": [{"url": "last", "locator": ""}]}},
-     "missing field `required_contents`"),
+    (
+        {"task_id": 1, "intent": "x", "sites": ["a"], "start_url": "u", "eval": {"eval_types": ["magic"]}},
+        "unknown type 'magic'",
+    ),
+    (
+        {
+            "task_id": 1,
+            "intent": "x",
+            "sites": ["a"],
+            "start_url": "u",
+            "eval": {"eval_types": ["string_match"], "reference_answers": {"must_include": "abc"}},
+        },
+        "`eval.reference_answers.must_include` must be a list of strings",
+    ),
+    (
+        {"task_id": 1, "intent": "x", "sites": ["a"], "start_url": "u", "eval": {"eval_types": ["url_match"]}},
+        "url_match needs `eval.reference_url`",
+    ),
+    (
+        {
+            "task_id": 1,
+            "intent": "x",
+            "sites": ["a"],
+            "start_url": "u",
+            "eval": {"eval_types": ["program_html"], "program_html": [{"url": "last", "locator": ""}]},
+        },
+        "missing field `required_contents`",
+    ),
 ]
 
 
@@ -124,14 +153,20 @@ def test_bad_task_files(tmp_path):
     with pytest.raises(TaskConfigError, match="no such task file"):
         load_tasks(tmp_path / "missing.json")
     twice = tmp_path / "twice.json"
-    item = {"task_id": 1, "intent": "x", "sites": ["a"], "start_url": "u",
-            "eval": {"eval_types": ["string_match"], "reference_answers": {"exact_match": "a"}}}
+    item = {
+        "task_id": 1,
+        "intent": "x",
+        "sites": ["a"],
+        "start_url": "u",
+        "eval": {"eval_types": ["string_match"], "reference_answers": {"exact_match": "a"}},
+    }
     twice.write_text(json.dumps([item, item]))
     with pytest.raises(TaskConfigError, match="appears twice"):
         load_tasks(twice)
 
 
 # -- every string and url task: the reference scores 1, a wrong answer 0 -----------------------------
+
 
 def reference_answer(task, variant: str) -> str:
     """The reference itself: its first alternative where " |OR| " separates alternatives; under
@@ -198,6 +233,7 @@ def test_regex_answers_score_zero(variant, original, grader):
 
 # -- the near-misses, per variant ----------------------------------------------------------------------
 
+
 def by_id(tasks, task_id):
     return next(t for t in tasks if t.task_id == task_id)
 
@@ -211,8 +247,15 @@ def test_778m_needs_the_rectified_config(original, rectified):
 
 
 def test_or_alternatives_in_string_answers():
-    task = from_webarena({"task_id": 1, "intent": "d", "sites": ["map"], "start_url": "u", "eval": {
-        "eval_types": ["string_match"], "reference_answers": {"must_include": ["914km |OR| 914 km"]}}})
+    task = from_webarena(
+        {
+            "task_id": 1,
+            "intent": "d",
+            "sites": ["map"],
+            "start_url": "u",
+            "eval": {"eval_types": ["string_match"], "reference_answers": {"must_include": ["914km |OR| 914 km"]}},
+        }
+    )
     assert StringEvaluator("rectified").score(task, "about 914 km") == 1.0
     assert StringEvaluator("rectified").score(task, "914km") == 1.0
     assert StringEvaluator("original").score(task, "914 km") == 0.0  # the literal " |OR| " text
@@ -220,8 +263,15 @@ def test_or_alternatives_in_string_answers():
 
 
 def test_one_character_must_include_is_a_word():
-    task = from_webarena({"task_id": 1, "intent": "n", "sites": ["gitlab"], "start_url": "u", "eval": {
-        "eval_types": ["string_match"], "reference_answers": {"must_include": ["0"]}}})
+    task = from_webarena(
+        {
+            "task_id": 1,
+            "intent": "n",
+            "sites": ["gitlab"],
+            "start_url": "u",
+            "eval": {"eval_types": ["string_match"], "reference_answers": {"must_include": ["0"]}},
+        }
+    )
     for variant in ("original", "rectified"):
         ev = StringEvaluator(variant)
         assert ev.score(task, "0") == 1.0
@@ -231,16 +281,30 @@ def test_one_character_must_include_is_a_word():
 
 
 def test_several_must_include_all_or_fraction():
-    task = from_webarena({"task_id": 1, "intent": "n", "sites": ["shopping"], "start_url": "u", "eval": {
-        "eval_types": ["string_match"], "reference_answers": {"must_include": ["alpha", "beta"]}}})
+    task = from_webarena(
+        {
+            "task_id": 1,
+            "intent": "n",
+            "sites": ["shopping"],
+            "start_url": "u",
+            "eval": {"eval_types": ["string_match"], "reference_answers": {"must_include": ["alpha", "beta"]}},
+        }
+    )
     assert StringEvaluator("original").score(task, "alpha only") == 0.0
     assert StringEvaluator("rectified").score(task, "alpha only") == 0.5
     assert StringEvaluator("original").score(task, "'Alpha and BETA'") == 1.0  # quotes, case
 
 
 def test_answers_are_normalised_as_webarena_does():
-    task = from_webarena({"task_id": 1, "intent": "n", "sites": ["shopping"], "start_url": "u", "eval": {
-        "eval_types": ["string_match"], "reference_answers": {"exact_match": "Quest Lumaflex Band"}}})
+    task = from_webarena(
+        {
+            "task_id": 1,
+            "intent": "n",
+            "sites": ["shopping"],
+            "start_url": "u",
+            "eval": {"eval_types": ["string_match"], "reference_answers": {"exact_match": "Quest Lumaflex Band"}},
+        }
+    )
     assert StringEvaluator().score(task, '  "quest lumaflex band" ') == 1.0
     assert StringEvaluator().score(task, "Quest Lumaflex Band.") == 0.0
     assert StringEvaluator().score(task, None) == 0.0
@@ -304,6 +368,7 @@ def test_llm_client_cache(llm, tmp_path):
 
 
 # -- url_match ----------------------------------------------------------------------------------------
+
 
 def test_url_match_compares_parsed_urls():
     assert url_match(["http://h/viewed"], "http://h/viewed/") == 1.0
@@ -377,18 +442,30 @@ def reddit(tmp_path_factory):
     server.shutdown()
 
 
-def post_task(required: dict, prep: list[str] | None = None, url: str = "func:reddit_get_post_url('__last_url__')",
-              locator: str = "document.querySelector('.submission__inner').outerText"):
+def post_task(
+    required: dict,
+    prep: list[str] | None = None,
+    url: str = "func:reddit_get_post_url('__last_url__')",
+    locator: str = "document.querySelector('.submission__inner').outerText",
+):
     target = {"url": url, "locator": locator, "required_contents": required}
     if prep:
         target["prep_actions"] = prep
-    return from_webarena({"task_id": 900, "intent": "post", "sites": ["reddit"], "start_url": "__REDDIT__",
-                          "eval": {"eval_types": ["program_html"], "program_html": [target]}})
+    return from_webarena(
+        {
+            "task_id": 900,
+            "intent": "post",
+            "sites": ["reddit"],
+            "start_url": "__REDDIT__",
+            "eval": {"eval_types": ["program_html"], "program_html": [target]},
+        }
+    )
 
 
 def score_live(task, final_url, variant="original", sites=None, auth_dir=None):
-    harness = Harness({task.task_id: task}, variant=variant, sites=sites or SiteConfig(), settle_ms=0,
-                      auth_dir=auth_dir)
+    harness = Harness(
+        {task.task_id: task}, variant=variant, sites=sites or SiteConfig(), settle_ms=0, auth_dir=auth_dir
+    )
 
     async def run():
         try:
@@ -430,8 +507,12 @@ def ProgramOnly(task):  # noqa: N802 - reads as a type
 
 
 def test_prep_actions_run_before_the_locator(reddit):
-    task = post_task({"exact_match": "3"}, prep=["document.getElementById('counter').textContent = '3'"],
-                     url="last", locator="document.getElementById('counter').textContent")
+    task = post_task(
+        {"exact_match": "3"},
+        prep=["document.getElementById('counter').textContent = '3'"],
+        url="last",
+        locator="document.getElementById('counter').textContent",
+    )
     assert score_live(task, f"{reddit}/f/games/1/x").score == 1.0
     no_prep = post_task({"exact_match": "3"}, url="last", locator="document.getElementById('counter').textContent")
     assert score_live(no_prep, f"{reddit}/f/games/1/x").score == 0.0
@@ -452,14 +533,21 @@ def test_helpers_are_a_whitelist_not_eval():
     from pagelens.evaluation.program_html import parse_helper
 
     assert parse_helper("func:reddit_get_post_url('__last_url__')", "http://r/f/a/1/b") == (
-        "reddit_get_post_url", ["http://r/f/a/1/b"])
-    for bad in ("func:__import__('os').system('true')", "func:open('/etc/passwd')",
-                "func:reddit_get_post_url(1 + 1)", "func:reddit_get_post_url(x='a')"):
+        "reddit_get_post_url",
+        ["http://r/f/a/1/b"],
+    )
+    for bad in (
+        "func:__import__('os').system('true')",
+        "func:open('/etc/passwd')",
+        "func:reddit_get_post_url(1 + 1)",
+        "func:reddit_get_post_url(x='a')",
+    ):
         with pytest.raises(ValueError):
             parse_helper(bad, "")
 
 
 # -- pagelens eval --------------------------------------------------------------------------------------
+
 
 def test_cli_scores_a_folder_into_a_per_site_table(tmp_path, original, llm):
     runs = tmp_path / "runs"
@@ -470,10 +558,17 @@ def test_cli_scores_a_folder_into_a_per_site_table(tmp_path, original, llm):
     (runs / f"{exact[2].task_id}.json").write_text(json.dumps({"task_id": exact[2].task_id, "answer": "wrong"}))
     # A trajectory in pagelens' JSONL form: the stop step's answer counts.
     url_task = next(t for t in original if t.eval_types == ("url_match",))
-    steps = [{"type": "run", "task_id": url_task.task_id},
-             {"type": "step", "action": "click [3]", "url": "http://start/", "final_url": "http://elsewhere/"},
-             {"type": "step", "action": "stop [done]", "answer": "done", "url": "http://elsewhere/",
-              "final_url": SITES.resolve(first_url(url_task.reference_url))}]
+    steps = [
+        {"type": "run", "task_id": url_task.task_id},
+        {"type": "step", "action": "click [3]", "url": "http://start/", "final_url": "http://elsewhere/"},
+        {
+            "type": "step",
+            "action": "stop [done]",
+            "answer": "done",
+            "url": "http://elsewhere/",
+            "final_url": SITES.resolve(first_url(url_task.reference_url)),
+        },
+    ]
     (runs / "run.jsonl").write_text("\n".join(json.dumps(s) for s in steps) + "\n")
     fuzzy = next(t for t in original if t.eval_types == ("string_match",) and t.fuzzy_match and t.fuzzy_match != "N/A")
     (runs / "fuzzy.json").write_text(json.dumps({"task_id": fuzzy.task_id, "answer": "; ".join(fuzzy.fuzzy_match)}))
@@ -484,9 +579,26 @@ def test_cli_scores_a_folder_into_a_per_site_table(tmp_path, original, llm):
     sites.write_text(json.dumps(SITES.urls))
     report = tmp_path / "report.json"
     out = subprocess.run(
-        [sys.executable, "-m", "pagelens", "eval", str(runs), "--tasks", "webarena", "--sites", str(sites),
-         "--json", str(report), "--grader-model", "grader", "--grader-base-url", llm.base_url],
-        capture_output=True, text=True, timeout=300,
+        [
+            sys.executable,
+            "-m",
+            "pagelens",
+            "eval",
+            str(runs),
+            "--tasks",
+            "webarena",
+            "--sites",
+            str(sites),
+            "--json",
+            str(report),
+            "--grader-model",
+            "grader",
+            "--grader-base-url",
+            llm.base_url,
+        ],
+        capture_output=True,
+        text=True,
+        timeout=300,
     )
     assert out.returncode == 0, out.stderr
     data = json.loads(report.read_text())
@@ -503,8 +615,12 @@ def test_cli_reports_a_bad_task_file(tmp_path):
     bad = tmp_path / "tasks.json"
     bad.write_text(json.dumps([{"task_id": 1}]))
     (tmp_path / "r.json").write_text('{"task_id": 1, "answer": "x"}')
-    out = subprocess.run([sys.executable, "-m", "pagelens", "eval", str(tmp_path / "r.json"), "--tasks", str(bad)],
-                         capture_output=True, text=True, timeout=60)
+    out = subprocess.run(
+        [sys.executable, "-m", "pagelens", "eval", str(tmp_path / "r.json"), "--tasks", str(bad)],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
     assert out.returncode == 2 and "missing field `intent`" in out.stderr
 
 
@@ -526,7 +642,10 @@ def shop():
 
         def do_POST(self):
             data = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
-            if self.path == "/rest/default/V1/integration/admin/token" and data == {"username": "admin", "password": "pw"}:
+            if self.path == "/rest/default/V1/integration/admin/token" and data == {
+                "username": "admin",
+                "password": "pw",
+            }:
                 return self._json(200, "token-123")
             self._json(401, {"message": "bad login"})
 
@@ -536,8 +655,13 @@ def shop():
             if self.path.startswith("/rest/V1/orders?") and "pageSize%5D=1" in self.path:
                 return self._json(200, {"items": [{"increment_id": "000000190"}]})
             if self.path == "/rest/V1/products/B07X/reviews":
-                return self._json(200, [{"nickname": "Old", "ratings": [{"percent": 20}]},
-                                        {"nickname": "Newest Reviewer", "ratings": [{"percent": 80}]}])
+                return self._json(
+                    200,
+                    [
+                        {"nickname": "Old", "ratings": [{"percent": 20}]},
+                        {"nickname": "Newest Reviewer", "ratings": [{"percent": 80}]},
+                    ],
+                )
             if self.path.startswith("/sales/order/view/order_id/190"):
                 body = b"<html><body><h1 class='page-title'>Order # 000000190</h1><p>Status: Pending</p></body></html>"
                 self.send_response(200)
@@ -558,18 +682,48 @@ def shop():
 
 def test_shopping_api_helpers(shop):
     sites = SiteConfig({"__SHOPPING__": shop}, {"shopping_admin": {"username": "admin", "password": "pw"}})
-    latest = from_webarena({"task_id": 901, "intent": "order", "sites": ["shopping"], "start_url": "__SHOPPING__",
-                            "eval": {"eval_types": ["program_html"], "program_html": [{
-                                "url": "func:shopping_get_latest_order_url()",
-                                "locator": "document.querySelector('.page-title').outerText",
-                                "required_contents": {"must_include": ["000000190"]}}]}})
+    latest = from_webarena(
+        {
+            "task_id": 901,
+            "intent": "order",
+            "sites": ["shopping"],
+            "start_url": "__SHOPPING__",
+            "eval": {
+                "eval_types": ["program_html"],
+                "program_html": [
+                    {
+                        "url": "func:shopping_get_latest_order_url()",
+                        "locator": "document.querySelector('.page-title').outerText",
+                        "required_contents": {"must_include": ["000000190"]},
+                    }
+                ],
+            },
+        }
+    )
     assert score_live(latest, None, sites=sites).score == 1.0
-    review = from_webarena({"task_id": 902, "intent": "review", "sites": ["shopping"], "start_url": "__SHOPPING__",
-                            "eval": {"eval_types": ["program_html"], "program_html": [
-                                {"url": "last", "locator": "func:shopping_get_sku_latest_review_author('B07X')",
-                                 "required_contents": {"must_include": ["Newest Reviewer"]}},
-                                {"url": "last", "locator": "func:shopping_get_sku_latest_review_rating('B07X')",
-                                 "required_contents": {"exact_match": "80"}}]}})
+    review = from_webarena(
+        {
+            "task_id": 902,
+            "intent": "review",
+            "sites": ["shopping"],
+            "start_url": "__SHOPPING__",
+            "eval": {
+                "eval_types": ["program_html"],
+                "program_html": [
+                    {
+                        "url": "last",
+                        "locator": "func:shopping_get_sku_latest_review_author('B07X')",
+                        "required_contents": {"must_include": ["Newest Reviewer"]},
+                    },
+                    {
+                        "url": "last",
+                        "locator": "func:shopping_get_sku_latest_review_rating('B07X')",
+                        "required_contents": {"exact_match": "80"},
+                    },
+                ],
+            },
+        }
+    )
     assert score_live(review, f"{shop}/sales/order/view/order_id/190/", sites=sites).score == 1.0
     no_account = score_live(latest, None, sites=SiteConfig({"__SHOPPING__": shop}))
     assert not no_account.scored and "shopping_admin" in no_account.reason

@@ -11,8 +11,13 @@ import pytest
 
 from pagelens.evaluation import TaskConfigError, find_outcomes, load_outcome, load_tasks
 
-GOOD_TASK = {"task_id": 1, "intent": "x", "sites": ["shopping"], "start_url": "__SHOPPING__",
-             "eval": {"eval_types": ["string_match"], "reference_answers": {"exact_match": "yes"}}}
+GOOD_TASK = {
+    "task_id": 1,
+    "intent": "x",
+    "sites": ["shopping"],
+    "start_url": "__SHOPPING__",
+    "eval": {"eval_types": ["string_match"], "reference_answers": {"exact_match": "yes"}},
+}
 
 
 def write(path, data):
@@ -21,24 +26,61 @@ def write(path, data):
 
 
 def pagelens_eval(*args):
-    return subprocess.run([sys.executable, "-m", "pagelens", "eval", *map(str, args)],
-                          capture_output=True, text=True, timeout=120)
+    return subprocess.run(
+        [sys.executable, "-m", "pagelens", "eval", *map(str, args)], capture_output=True, text=True, timeout=120
+    )
 
 
 # -- task files ---------------------------------------------------------------------------------
 
 BAD_TASKS = [
-    ({**GOOD_TASK, "eval": {**GOOD_TASK["eval"], "or": {"reference_url": "x"}}}, "field `eval.or` must be a list of objects"),
+    (
+        {**GOOD_TASK, "eval": {**GOOD_TASK["eval"], "or": {"reference_url": "x"}}},
+        "field `eval.or` must be a list of objects",
+    ),
     ({**GOOD_TASK, "eval": {**GOOD_TASK["eval"], "or": ["x"]}}, "field `eval.or` must be a list of objects"),
-    ({**GOOD_TASK, "eval": {"eval_types": ["program_html"], "program_html": [
-        {"url": "last", "locator": "", "required_contents": {"must_include": ["a"]}, "or": {"url": "x"}}]}},
-     "eval.program_html[0]: field `or` must be a list of objects"),
-    ({"task_id": 7, "intent": "x", "sites": ["gitlab"], "start_urls": ["u"], "eval": [
-        {"evaluator": "NetworkEventEvaluator", "expected": {"url": 42}}]}, "eval[0]: field `expected.url` must be a URL"),
-    ({"task_id": 7, "intent": "x", "sites": ["gitlab"], "start_urls": ["u"], "eval": [
-        {"evaluator": "AgentResponseEvaluator", "expected": {"status": 1}}]}, "field `expected.status` must be a string"),
-    ({"task_id": 7, "intent": "x", "sites": ["gitlab"], "start_urls": ["u"], "eval": [
-        {"evaluator": "Magic", "expected": {}}]}, "unknown evaluator 'Magic'"),
+    (
+        {
+            **GOOD_TASK,
+            "eval": {
+                "eval_types": ["program_html"],
+                "program_html": [
+                    {"url": "last", "locator": "", "required_contents": {"must_include": ["a"]}, "or": {"url": "x"}}
+                ],
+            },
+        },
+        "eval.program_html[0]: field `or` must be a list of objects",
+    ),
+    (
+        {
+            "task_id": 7,
+            "intent": "x",
+            "sites": ["gitlab"],
+            "start_urls": ["u"],
+            "eval": [{"evaluator": "NetworkEventEvaluator", "expected": {"url": 42}}],
+        },
+        "eval[0]: field `expected.url` must be a URL",
+    ),
+    (
+        {
+            "task_id": 7,
+            "intent": "x",
+            "sites": ["gitlab"],
+            "start_urls": ["u"],
+            "eval": [{"evaluator": "AgentResponseEvaluator", "expected": {"status": 1}}],
+        },
+        "field `expected.status` must be a string",
+    ),
+    (
+        {
+            "task_id": 7,
+            "intent": "x",
+            "sites": ["gitlab"],
+            "start_urls": ["u"],
+            "eval": [{"evaluator": "Magic", "expected": {}}],
+        },
+        "unknown evaluator 'Magic'",
+    ),
 ]
 
 
@@ -55,11 +97,14 @@ def test_bad_task_names_file_task_and_field(tmp_path, task, message):
     assert len(out.stderr.strip().splitlines()) == 1 and message in out.stderr
 
 
-@pytest.mark.parametrize("content,message", [
-    (b"\xff\xfe{", "task file is not UTF-8 text"),
-    (b"{not json", "task file is not JSON"),
-    (b"[]", "holds no tasks"),
-])
+@pytest.mark.parametrize(
+    "content,message",
+    [
+        (b"\xff\xfe{", "task file is not UTF-8 text"),
+        (b"{not json", "task file is not JSON"),
+        (b"[]", "holds no tasks"),
+    ],
+)
 def test_unreadable_task_files_are_named(tmp_path, content, message):
     path = tmp_path / "tasks.json"
     path.write_bytes(content)
@@ -85,6 +130,7 @@ def test_bad_sites_file_is_named(tmp_path):
 
 # -- runs -----------------------------------------------------------------------------------------
 
+
 def test_bad_runs_are_named_and_the_others_scored(tmp_path):
     runs = tmp_path / "runs"
     runs.mkdir()
@@ -109,9 +155,11 @@ def test_bad_runs_are_named_and_the_others_scored(tmp_path):
 
 def test_torn_last_line_is_scored_on_what_was_recorded(tmp_path):
     run = tmp_path / "run.jsonl"
-    run.write_text('{"type": "run", "task_id": 1}\n'
-                   '{"type": "step", "action": "stop [yes]", "answer": "yes", "final_url": "http://s/"}\n'
-                   '{"type": "end", "answ')
+    run.write_text(
+        '{"type": "run", "task_id": 1}\n'
+        '{"type": "step", "action": "stop [yes]", "answer": "yes", "final_url": "http://s/"}\n'
+        '{"type": "end", "answ'
+    )
     outcome = load_outcome(run)
     assert outcome.answer == "yes" and any("torn" in n for n in outcome.notes)
     out = pagelens_eval(run, "--tasks", write(tmp_path / "tasks.json", [GOOD_TASK]), "--json", tmp_path / "r.json")
@@ -122,10 +170,22 @@ def test_torn_last_line_is_scored_on_what_was_recorded(tmp_path):
 
 
 def test_a_func_outside_the_helpers_is_that_tasks_error(tmp_path):
-    evil = {"task_id": 2, "intent": "x", "sites": ["shopping"], "start_url": "u", "eval": {
-        "eval_types": ["program_html"], "program_html": [{
-            "url": "func:__import__('os').system('touch /tmp/pagelens-pwned')", "locator": "",
-            "required_contents": {"must_include": ["a"]}}]}}
+    evil = {
+        "task_id": 2,
+        "intent": "x",
+        "sites": ["shopping"],
+        "start_url": "u",
+        "eval": {
+            "eval_types": ["program_html"],
+            "program_html": [
+                {
+                    "url": "func:__import__('os').system('touch /tmp/pagelens-pwned')",
+                    "locator": "",
+                    "required_contents": {"must_include": ["a"]},
+                }
+            ],
+        },
+    }
     tasks = write(tmp_path / "tasks.json", [GOOD_TASK, evil])
     runs = tmp_path / "runs"
     runs.mkdir()

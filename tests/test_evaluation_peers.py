@@ -62,6 +62,7 @@ def both_directions(rows):
 
 # -- recorded peer verdicts -------------------------------------------------------------------------
 
+
 def string_only(task):
     """The task as the recorded cases were scored: string_match alone, fuzzy_match (a model's
     call, compared separately) left out."""
@@ -155,16 +156,38 @@ def test_grader_verdicts_are_read_as_the_peers_read_them(variant):
 
 ONE_CHARACTER = [
     # reference, answer, score in every variant (WebArena, AgentOccam and strict alike)
-    ("0", "0", 1.0), ("0", "There are 0 open issues.", 1.0), ("0", "0.", 1.0), ("0", "It is 0. It was 0.", 1.0),
-    ("6", "6 reviews", 1.0), ("6", "'6'", 1.0), ("6", "(6)", 1.0), ("6", "6%", 1.0), ("6", "$6", 1.0),
-    ("0", "0.5", 0.0), ("0", "10", 0.0), ("0", "2020", 0.0), ("6", "6,000 reviews", 0.0), ("2", "2:00", 0.0),
-    ("1", "item-1", 0.0), ("6", "6/6", 0.0), ("6", "6th", 0.0), ("1", "1-2", 0.0), ("s", "it's", 0.0),
+    ("0", "0", 1.0),
+    ("0", "There are 0 open issues.", 1.0),
+    ("0", "0.", 1.0),
+    ("0", "It is 0. It was 0.", 1.0),
+    ("6", "6 reviews", 1.0),
+    ("6", "'6'", 1.0),
+    ("6", "(6)", 1.0),
+    ("6", "6%", 1.0),
+    ("6", "$6", 1.0),
+    ("0", "0.5", 0.0),
+    ("0", "10", 0.0),
+    ("0", "2020", 0.0),
+    ("6", "6,000 reviews", 0.0),
+    ("2", "2:00", 0.0),
+    ("1", "item-1", 0.0),
+    ("6", "6/6", 0.0),
+    ("6", "6th", 0.0),
+    ("1", "1-2", 0.0),
+    ("s", "it's", 0.0),
 ]
 
 
 def must_task(*references):
-    return from_webarena({"task_id": 1, "intent": "q", "sites": ["gitlab"], "start_url": "u", "eval": {
-        "eval_types": ["string_match"], "reference_answers": {"must_include": list(references)}}})
+    return from_webarena(
+        {
+            "task_id": 1,
+            "intent": "q",
+            "sites": ["gitlab"],
+            "start_url": "u",
+            "eval": {"eval_types": ["string_match"], "reference_answers": {"must_include": list(references)}},
+        }
+    )
 
 
 @pytest.mark.parametrize("variant", [*PEERS, "strict"])
@@ -202,6 +225,7 @@ def test_or_alternatives_and_several_references(references, answer, webarena, ag
 
 
 # -- class 2: placeholders inside program_html required contents ---------------------------------------
+
 
 @pytest.mark.parametrize("variant", [*PEERS, "strict"])
 def test_placeholders_in_required_contents_are_replaced(variant, tasks):
@@ -267,6 +291,7 @@ def test_url_eval_or_groups():
 
 
 # -- class 4: AgentOccam's task file --------------------------------------------------------------
+
 
 def test_agentoccam_task_file_is_theirs(tasks):
     webarena, agentoccam = tasks["webarena"], tasks["agentoccam"]

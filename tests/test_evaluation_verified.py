@@ -23,8 +23,14 @@ pytest.importorskip("webarena_verified.types.tracing", reason="the verified extr
 
 DATA = Path(__file__).parent / "data" / "verified"
 # WebArena-Verified's own test skips these valid variations as unsupported by its evaluator.
-UNSUPPORTED = {"fmt_trim_whitespace", "fmt_extra_spaces", "fmt_with_quotes", "fmt_with_period",
-               "fmt_tabs_to_spaces", "fmt_en_dash"}
+UNSUPPORTED = {
+    "fmt_trim_whitespace",
+    "fmt_extra_spaces",
+    "fmt_with_quotes",
+    "fmt_with_period",
+    "fmt_tabs_to_spaces",
+    "fmt_en_dash",
+}
 
 
 @pytest.fixture(scope="module")
@@ -115,13 +121,18 @@ INVALID = {
     "wrong_type_object": lambda r: {**r, "retrieved_data": {"invalid": "structure"}},
     "missing_field": lambda r: {k: v for k, v in r.items() if k != "retrieved_data"},
     "wrong_task_type": lambda r: {**r, "task_type": "INVALID_TYPE"},
-    "extra_items": lambda r: {**r, "retrieved_data": [*r["retrieved_data"], "extra_item", "another_extra"]}
-    if isinstance(r.get("retrieved_data"), list) else r,
+    "extra_items": lambda r: (
+        {**r, "retrieved_data": [*r["retrieved_data"], "extra_item", "another_extra"]}
+        if isinstance(r.get("retrieved_data"), list)
+        else r
+    ),
 }
 
 
 def boolean_results(task):
-    schema = next(ev for ev in task.raw["eval"] if ev["evaluator"] == "AgentResponseEvaluator").get("results_schema", {})
+    schema = next(ev for ev in task.raw["eval"] if ev["evaluator"] == "AgentResponseEvaluator").get(
+        "results_schema", {}
+    )
     return schema.get("type") == "array" and schema.get("items", {}).get("type") == "boolean"
 
 
@@ -130,10 +141,14 @@ def test_invalid_answers_fail(verified, harness):
     checked, passed = 0, []
     for task in retrieval_tasks(verified):
         expected = expected_answer(task)
-        responses = [(name, make(dict(expected))) for name, make in INVALID.items()
-                     if not (name == "wrong_type_number" and boolean_results(task))]
-        responses += [(name, answer(data)) for name, data in
-                      variations.get(str(task.task_id), {}).get("invalid", {}).items()]
+        responses = [
+            (name, make(dict(expected)))
+            for name, make in INVALID.items()
+            if not (name == "wrong_type_number" and boolean_results(task))
+        ]
+        responses += [
+            (name, answer(data)) for name, data in variations.get(str(task.task_id), {}).get("invalid", {}).items()
+        ]
         for name, response in responses:
             result = score(harness, task.task_id, json.dumps(response))
             checked += 1
@@ -184,9 +199,14 @@ def test_network_checks_need_the_runs_har(verified, harness, example_har):
 
 
 def test_unachievable_tasks_want_their_status(verified, harness):
-    task = next(t for t in verified.values() if t.unachievable and expected_answer(t)["task_type"] == "retrieve"
-                and expected_answer(t)["status"] == "NOT_FOUND_ERROR"
-                and not any(ev["evaluator"] == "NetworkEventEvaluator" for ev in t.raw["eval"]))
+    task = next(
+        t
+        for t in verified.values()
+        if t.unachievable
+        and expected_answer(t)["task_type"] == "retrieve"
+        and expected_answer(t)["status"] == "NOT_FOUND_ERROR"
+        and not any(ev["evaluator"] == "NetworkEventEvaluator" for ev in t.raw["eval"])
+    )
     right = answer(None, status="NOT_FOUND_ERROR")
     assert score(harness, task.task_id, json.dumps(right)).score == 1.0
     assert score(harness, task.task_id, json.dumps(answer(["something"]))).score == 0.0
@@ -196,12 +216,18 @@ def test_cli_scores_verified_runs(tmp_path, verified):
     task = retrieval_tasks(verified)[0]
     runs = tmp_path / "runs"
     runs.mkdir()
-    good = json.dumps({**expected_answer(task), "retrieved_data": alternatives(expected_answer(task)["retrieved_data"])[0]})
+    good = json.dumps(
+        {**expected_answer(task), "retrieved_data": alternatives(expected_answer(task)["retrieved_data"])[0]}
+    )
     (runs / "good.json").write_text(json.dumps({"task_id": task.task_id, "answer": good}))
     (runs / "bad.json").write_text(json.dumps({"task_id": task.task_id, "answer": "no idea"}))
     report = tmp_path / "report.json"
-    out = subprocess.run([sys.executable, "-m", "pagelens", "eval", str(runs), "--variant", "verified",
-                          "--json", str(report)], capture_output=True, text=True, timeout=120)
+    out = subprocess.run(
+        [sys.executable, "-m", "pagelens", "eval", str(runs), "--variant", "verified", "--json", str(report)],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert out.returncode == 0, out.stderr
     total = json.loads(report.read_text())["table"]["total"]
     assert total["scored"] == 2 and total["successes"] == 1

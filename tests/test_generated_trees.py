@@ -24,7 +24,11 @@ from reference import (
 )
 from strategies import ax_payloads, clickable_ids
 
-SETTINGS = settings(max_examples=int(__import__("os").environ.get("PAGELENS_HYPOTHESIS_EXAMPLES", 300)), deadline=None, suppress_health_check=[HealthCheck.too_slow])
+SETTINGS = settings(
+    max_examples=int(__import__("os").environ.get("PAGELENS_HYPOTHESIS_EXAMPLES", 300)),
+    deadline=None,
+    suppress_health_check=[HealthCheck.too_slow],
+)
 
 
 def tree_of(nodes):

@@ -58,10 +58,13 @@ print(json.dumps({"failed": failed, "helps": helps}))
 
 
 def test_base_install_imports_every_module_and_runs_every_help():
-    optional = sorted({m for extra in EXTRAS.values() for m in extra.modules}
-                      | {"tiktoken", "tokenizers", "html5lib", "hypothesis", "pytest", "mcp", "browsergym"})
-    proc = subprocess.run([sys.executable, "-c", _PROBE, ",".join(optional)], capture_output=True, text=True,
-                          timeout=300)
+    optional = sorted(
+        {m for extra in EXTRAS.values() for m in extra.modules}
+        | {"tiktoken", "tokenizers", "html5lib", "hypothesis", "pytest", "mcp", "browsergym"}
+    )
+    proc = subprocess.run(
+        [sys.executable, "-c", _PROBE, ",".join(optional)], capture_output=True, text=True, timeout=300
+    )
     assert proc.returncode == 0, proc.stderr
     report = json.loads(proc.stdout.splitlines()[-1])
     assert set(report["failed"]) == set(ADAPTERS), report["failed"]
@@ -85,10 +88,14 @@ from pagelens.cli import main
 sys.exit(main(sys.argv[1:]))
 """
     data = tmp_path / "in.jsonl"
-    data.write_text('{"workflow_id": "w", "step": 0, "objective": "o", "url": "http://a.test/", "html": "<p>x</p>", '
-                    '"action": "mouse_click_action", "target_selector": "p"}\n')
-    for args, extra in ((["prep", str(data), str(tmp_path / "out")], "datasets"),
-                        (["prep", str(data), str(tmp_path / "out2"), "--engine", "ray"], "datasets")):
+    data.write_text(
+        '{"workflow_id": "w", "step": 0, "objective": "o", "url": "http://a.test/", "html": "<p>x</p>", '
+        '"action": "mouse_click_action", "target_selector": "p"}\n'
+    )
+    for args, extra in (
+        (["prep", str(data), str(tmp_path / "out")], "datasets"),
+        (["prep", str(data), str(tmp_path / "out2"), "--engine", "ray"], "datasets"),
+    ):
         proc = subprocess.run([sys.executable, "-c", probe, *args], capture_output=True, text=True, timeout=120)
         assert proc.returncode == 2, (args, proc.stderr)
         assert f"pip install 'pagelens[{extra}]'" in proc.stderr, proc.stderr

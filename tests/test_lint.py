@@ -18,8 +18,11 @@ ROOT = Path(__file__).resolve().parents[1]
 def copy(tmp_path_factory):
     root = tmp_path_factory.mktemp("lint")
     shutil.copy(ROOT / "pyproject.toml", root)
-    shutil.copytree(ROOT / "python" / "pagelens", root / "python" / "pagelens",
-                    ignore=shutil.ignore_patterns("*.so", "*.pyd", "__pycache__"))
+    shutil.copytree(
+        ROOT / "python" / "pagelens",
+        root / "python" / "pagelens",
+        ignore=shutil.ignore_patterns("*.so", "*.pyd", "__pycache__"),
+    )
     return root
 
 

@@ -52,8 +52,11 @@ def enter_text(env, obs, u):
 def login_user(env, obs, u):
     user, password = quoted(u)
     first, second = ids(obs, "textbox")[:2]
-    return [f"type [{first}] [{user}] [0]", f"type [{second}] [{password}] [0]",
-            f"click [{one(obs, 'button', 'Login')}]"]
+    return [
+        f"type [{first}] [{user}] [0]",
+        f"type [{second}] [{password}] [0]",
+        f"click [{one(obs, 'button', 'Login')}]",
+    ]
 
 
 def click_checkboxes(env, obs, u):
@@ -142,7 +145,9 @@ def test_seed_makes_the_episode_repeatable(env):
 def test_a_wrong_answer_scores_minus_1(env):
     obs = env.reset("click-tab", seed=0)
     wanted = re.match(r"Click on (Tab #\d+)\.", env.utterance).group(1)
-    wrong = next(i for i in ids(obs, "link") if obs.tree.node(i).name.startswith("Tab #") and obs.tree.node(i).name != wanted)
+    wrong = next(
+        i for i in ids(obs, "link") if obs.tree.node(i).name.startswith("Tab #") and obs.tree.node(i).name != wanted
+    )
     step = env.step(f"click [{wrong}]")
     assert step.state.done and step.state.reward == -1.0
 

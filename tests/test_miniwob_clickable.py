@@ -120,12 +120,15 @@ def email_inbox(utterance: str, text: str) -> str | None:
 
 
 @pytest.mark.parametrize("seed", SEEDS)
-@pytest.mark.parametrize("task, policy", [
-    ("navigate-tree", navigate_tree),
-    ("click-tab-2", click_tab),
-    ("social-media", social_media),
-    ("email-inbox", email_inbox),
-])
+@pytest.mark.parametrize(
+    "task, policy",
+    [
+        ("navigate-tree", navigate_tree),
+        ("click-tab-2", click_tab),
+        ("social-media", social_media),
+        ("email-inbox", email_inbox),
+    ],
+)
 def test_text_only_policy_solves_script_clickable_tasks(env, task, policy, seed):
     assert episode(env, task, seed, policy) == 1.0
 

@@ -25,6 +25,7 @@ CHUNK_TOKENS = 256  # small, so that pages come in several chunks and the votes 
 
 # -- the scripted model: reads its prompt as a fine-tuned model would -------------------------------
 
+
 def read_prompt(prompt: str) -> tuple[str, str, int]:
     """(objective, the chunk of HTML, how many steps are done)."""
     objective = re.match(r"Objective: (.*)\n", prompt).group(1)
@@ -35,7 +36,7 @@ def read_prompt(prompt: str) -> tuple[str, str, int]:
 
 def node_of(chunk: str, tag: str, text: str = "", **attrs: str) -> int | None:
     """The node id of a <tag> in the chunk with these attributes whose content starts with text."""
-    for m in re.finditer(rf'<{tag}\b([^>]*)>([^<]*)', chunk):
+    for m in re.finditer(rf"<{tag}\b([^>]*)>([^<]*)", chunk):
         attributes, content = m.group(1), m.group(2)
         node = re.search(r'\bnode="(\d+)"', attributes)
         if node and content.strip().startswith(text) and all(f'{k}="{v}"' in attributes for k, v in attrs.items()):
@@ -44,7 +45,7 @@ def node_of(chunk: str, tag: str, text: str = "", **attrs: str) -> int | None:
 
 
 def step(number: int, description: str, action: str, node: int, tag: str) -> str:
-    return f"{number}.\nDescription: {description}\nAction: {action}\nNode: {node}\nTarget: <{tag} node=\"{node}\">"
+    return f'{number}.\nDescription: {description}\nAction: {action}\nNode: {node}\nTarget: <{tag} node="{node}">'
 
 
 STOP = "Description: The task is done\nAction: stop [done]\nNode: 0\nTarget: none"
@@ -55,19 +56,28 @@ def plan_for(objective: str) -> list[tuple[str, str, str, dict[str, str], str]]:
     objective = objective.split(" Specifically: ")[0]  # a planner's rewrite adds to the objective
     quoted = re.findall(r'"([^"]*)"', objective)
     if objective == "Click the button.":
-        return [("Click \"Click Me!\"", "mouse_click_action", "button", {}, "Click Me!")]
+        return [('Click "Click Me!"', "mouse_click_action", "button", {}, "Click Me!")]
     if objective.startswith("Enter the username"):
-        return [(f'Type "{quoted[0]}" into the username', f"keyboard_sequence_action [{quoted[0]}]", "input",
-                 {"id": "username"}, ""),
-                # A click on a text field that says what to type: the agent types it.
-                (f'Type "{quoted[1]}" into the password', "mouse_click_action", "input", {"id": "password"}, ""),
-                ("Click \"Login\"", "mouse_click_action", "button", {}, "Login")]
+        return [
+            (
+                f'Type "{quoted[0]}" into the username',
+                f"keyboard_sequence_action [{quoted[0]}]",
+                "input",
+                {"id": "username"},
+                "",
+            ),
+            # A click on a text field that says what to type: the agent types it.
+            (f'Type "{quoted[1]}" into the password', "mouse_click_action", "input", {"id": "password"}, ""),
+            ('Click "Login"', "mouse_click_action", "button", {}, "Login"),
+        ]
     if objective.startswith("Select ") and "from the list" in objective:
         item = re.match(r"Select (.*) from the list", objective).group(1)
-        return [(f'Select "{item}"', f"select_action [{item}]", "select", {"id": "options"}, ""),
-                ("Click \"Submit\"", "mouse_click_action", "button", {}, "Submit")]
+        return [
+            (f'Select "{item}"', f"select_action [{item}]", "select", {"id": "options"}, ""),
+            ('Click "Submit"', "mouse_click_action", "button", {}, "Submit"),
+        ]
     if objective == "Press the button inside the frame.":
-        return [("Click \"Child button\"", "mouse_click_action", "button", {}, "Child button")]
+        return [('Click "Child button"', "mouse_click_action", "button", {}, "Child button")]
     if objective.startswith("Search the other site for"):
         return [(f'Type "{quoted[0]}" into "Query"', "mouse_click_action", "input", {"id": "q"}, "")]
     if objective.startswith("Choose the colour"):
@@ -116,6 +126,7 @@ def scribe_model():
 
 # -- MiniWoB++ ------------------------------------------------------------------------------------
 
+
 @pytest.mark.parametrize("task", ["click-test", "login-user", "choose-list"])
 def test_scribe_solves_miniwob(scribe_model, task, tmp_path):
     async def main():
@@ -123,8 +134,15 @@ def test_scribe_solves_miniwob(scribe_model, task, tmp_path):
         async with AsyncMiniWoBEnv(mw_config) as mw:
             await mw.reset(task, 5)
             agent = ScribeAgent(client(scribe_model), mw.utterance, config())
-            result = await run_agent(mw.browser, agent, mw.utterance, f"miniwob:{task}", tmp_path / task,
-                                     max_steps=6, reset=lambda: mw.reset(task, 5))
+            result = await run_agent(
+                mw.browser,
+                agent,
+                mw.utterance,
+                f"miniwob:{task}",
+                tmp_path / task,
+                max_steps=6,
+                reset=lambda: mw.reset(task, 5),
+            )
             return result, await mw.state()
 
     result, state = asyncio.run(main())
@@ -144,9 +162,11 @@ def test_scribe_solves_miniwob(scribe_model, task, tmp_path):
 
 # -- local pages: frames, a cross-site field, a native select -----------------------------------
 
+
 def run_page(site, url: str, objective: str, tmp_path, check: str, planner=None, agent_config=None):
     server = LLMServer(scripted_scribe())
     try:
+
         async def main():
             async with AsyncBrowserEnv(allowed_hosts=("127.0.0.1", "localhost"), settle_ms=50) as env:
                 agent = ScribeAgent(client(server), objective, agent_config or config(), planner=planner)
@@ -160,18 +180,23 @@ def run_page(site, url: str, objective: str, tmp_path, check: str, planner=None,
 
 
 def test_scribe_acts_inside_an_iframe(site, tmp_path):
-    result, title, _ = run_page(site, "site/frames.html", "Press the button inside the frame.", tmp_path,
-                                "document.title")
+    result, title, _ = run_page(
+        site, "site/frames.html", "Press the button inside the frame.", tmp_path, "document.title"
+    )
     assert title == "child clicked" and result.reason == "stop"
 
 
 def test_scribe_types_into_a_cross_site_frame_and_chooses_in_a_select(site, tmp_path):
-    result, _, _ = run_page(site, "site/frames.html", 'Search the other site for "pagelens".', tmp_path / "a",
-                            "1")
+    result, _, _ = run_page(site, "site/frames.html", 'Search the other site for "pagelens".', tmp_path / "a", "1")
     steps = [r for r in read_trajectory(result.trajectory) if r["type"] == "step"]
     assert steps[0]["action"].endswith("[pagelens] [0]") and steps[0]["result"]["ok"]
-    result, colour, _ = run_page(site, "site/form.html", 'Choose the colour "Blue".', tmp_path / "b",
-                                 "document.getElementById('color-echo').textContent")
+    result, colour, _ = run_page(
+        site,
+        "site/form.html",
+        'Choose the colour "Blue".',
+        tmp_path / "b",
+        "document.getElementById('color-echo').textContent",
+    )
     assert colour == "colour is blue"
 
 
@@ -188,8 +213,14 @@ def test_the_planner_rewrites_the_objective_and_stops_with_an_answer(site, tmp_p
 
     planner = LLMServer(planner_reply)
     try:
-        result, title, agent = run_page(site, "site/frames.html", "Press the button inside the frame.", tmp_path,
-                                        "document.title", planner=client(planner))
+        result, title, agent = run_page(
+            site,
+            "site/frames.html",
+            "Press the button inside the frame.",
+            tmp_path,
+            "document.title",
+            planner=client(planner),
+        )
     finally:
         planner.close()
     assert title == "child clicked"
@@ -199,6 +230,7 @@ def test_the_planner_rewrites_the_objective_and_stops_with_an_answer(site, tmp_p
 
 # -- prompts equal prep's --------------------------------------------------------------------------
 
+
 def test_inference_prompts_equal_prep_prompts_byte_for_byte(browser, site):
     browser.reset(site.url("site/form.html"))
     obs = browser.observe_html()
@@ -206,8 +238,7 @@ def test_inference_prompts_equal_prep_prompts_byte_for_byte(browser, site):
     html = obs.dom.html()  # the page as a recording would hold it
     steps = (
         Step("w", 0, objective, obs.url, html, "select_action", "r:1", text="Green", target_selector="#color"),
-        Step("w", 1, objective, obs.url, html, "keyboard_sequence_action", "r:2", text="hi",
-             target_selector="#notes"),
+        Step("w", 1, objective, obs.url, html, "keyboard_sequence_action", "r:2", text="hi", target_selector="#notes"),
         Step("w", 2, objective, obs.url, html, "mouse_click_action", "r:3", target_selector="#color"),
     )
     prep = PrepConfig(max_tokens=CHUNK_TOKENS, chunks="all")
@@ -217,19 +248,29 @@ def test_inference_prompts_equal_prep_prompts_byte_for_byte(browser, site):
     assert len(last) > 1  # several chunks
     agent = ScribeAgent(LLMClient(model="unused", base_url="http://127.0.0.1:9"), objective, config())
     labels = [next(e["label"] for e in examples if e["step"] == k) for k in (0, 1)]
-    agent.restore({"objective": objective, "rewritten": True, "last_error": None,
-                   "history": [{"lines": label, "description": ""} for label in labels]})
+    agent.restore(
+        {
+            "objective": objective,
+            "rewritten": True,
+            "last_error": None,
+            "history": [{"lines": label, "description": ""} for label in labels],
+        }
+    )
     assert agent.prompts_for(obs) == [e["prompt"] for e in sorted(last, key=lambda e: e["chunk_index"])]
 
 
 # -- bad answers ----------------------------------------------------------------------------------
 
-@pytest.mark.parametrize("answer, error", [
-    ("I would click the button.", "not a step"),
-    ("Description: x\nAction: mouse_click_action\nNode: 999999\nTarget: <b>", "not on the page"),
-    ("Description: x\nAction: fly_action\nNode: 1\nTarget: <b>", "unknown action"),
-    ("Description: x\nAction: mouse_click_action\nNode: soon\nTarget: <b>", "no node id"),
-])
+
+@pytest.mark.parametrize(
+    "answer, error",
+    [
+        ("I would click the button.", "not a step"),
+        ("Description: x\nAction: mouse_click_action\nNode: 999999\nTarget: <b>", "not on the page"),
+        ("Description: x\nAction: fly_action\nNode: 1\nTarget: <b>", "unknown action"),
+        ("Description: x\nAction: mouse_click_action\nNode: soon\nTarget: <b>", "no node id"),
+    ],
+)
 def test_answers_that_name_nothing_are_step_errors_shown_back(site, tmp_path, answer, error):
     prompts: list[str] = []
 
@@ -239,11 +280,11 @@ def test_answers_that_name_nothing_are_step_errors_shown_back(site, tmp_path, an
 
     server = LLMServer(reply)
     try:
+
         async def main():
             async with AsyncBrowserEnv(allowed_hosts=("127.0.0.1",), settle_ms=50) as env:
                 agent = ScribeAgent(client(server), "Do it", config(rounds=1))
-                return await run_agent(env, agent, "Do it", site.url("site/second.html"), tmp_path / "r",
-                                       max_steps=2)
+                return await run_agent(env, agent, "Do it", site.url("site/second.html"), tmp_path / "r", max_steps=2)
 
         result = asyncio.run(main())
     finally:

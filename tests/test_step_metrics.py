@@ -35,8 +35,19 @@ STEPS = [
 @pytest.fixture(scope="module")
 def prep_out(tmp_path_factory):
     folder = tmp_path_factory.mktemp("steps")
-    records = [{"workflow_id": w, "step": k, "objective": "Buy", "url": u, "html": PAGE, "action": a, "text": t,
-                "target_selector": sel} for w, k, u, a, t, sel in STEPS]
+    records = [
+        {
+            "workflow_id": w,
+            "step": k,
+            "objective": "Buy",
+            "url": u,
+            "html": PAGE,
+            "action": a,
+            "text": t,
+            "target_selector": sel,
+        }
+        for w, k, u, a, t, sel in STEPS
+    ]
     (folder / "in.jsonl").write_text("".join(json.dumps(r) + "\n" for r in records))
     out = folder / "out"
     run_local([str(folder / "in.jsonl")], str(out), PrepConfig(max_tokens=2048), workers=1)
@@ -56,11 +67,15 @@ def test_mind2web_metrics_by_hand(prep_out, tmp_path):
         # A/0: right element, CLICK = CLICK -> success.
         {"id": example_id(ex[("A", 0)]), "reply": reply(ex[("A", 0)]["target_node"], "mouse_click_action")},
         # A/1: right element, "TYPE new york city" vs "TYPE new york": P 3/4, R 1 -> F1 6/7.
-        {"id": example_id(ex[("A", 1)]),
-         "reply": reply(ex[("A", 1)]["target_node"], "keyboard_sequence_action [new york city]")},
+        {
+            "id": example_id(ex[("A", 1)]),
+            "reply": reply(ex[("A", 1)]["target_node"], "keyboard_sequence_action [new york city]"),
+        },
         # A/2: a click on the <input>, read as typing: "TYPE" vs "TYPE x": P 1, R 1/2 -> F1 2/3.
-        {"id": example_id(ex[("A", 2)]),
-         "reply": reply(ex[("A", 2)]["target_node"], "mouse_click_action", '<input id="note">')},
+        {
+            "id": example_id(ex[("A", 2)]),
+            "reply": reply(ex[("A", 2)]["target_node"], "mouse_click_action", '<input id="note">'),
+        },
         # B/0: wrong element, right operation: F1 1, no success.
         {"id": example_id(ex[("B", 0)]), "reply": reply(other, "select_action [Blue]")},
         # Not used: an id no example has, a second reply for A/0, a record without a reply.
@@ -80,9 +95,16 @@ def test_mind2web_metrics_by_hand(prep_out, tmp_path):
     assert (a["steps"], a["element_accuracy"], a["step_success_rate"]) == (3, 1.0, pytest.approx(1 / 3))
     assert a["operation_f1"] == pytest.approx((1 + 6 / 7 + 2 / 3) / 3)
     assert (b["steps"], b["element_accuracy"], b["operation_f1"], b["step_success_rate"]) == (2, 0.0, 0.5, 0.0)
-    assert scores["counts"] == {"examples": 5, "predictions": 5, "unknown_ids": 1, "torn_lines": 1,
-                                "malformed": 1, "duplicates": 1, "unreadable_replies": 0,
-                                "steps_without_prediction": 1}
+    assert scores["counts"] == {
+        "examples": 5,
+        "predictions": 5,
+        "unknown_ids": 1,
+        "torn_lines": 1,
+        "malformed": 1,
+        "duplicates": 1,
+        "unreadable_replies": 0,
+        "steps_without_prediction": 1,
+    }
 
 
 def test_token_f1_and_operations_are_mind2web_s():
@@ -112,9 +134,10 @@ def test_predict_steps_resumes_and_the_cli_scores(prep_out, tmp_path):
         path = tmp_path / "p.jsonl"
         first = next(iter(ex.values()))
         # A killed run: one line done, one torn.
-        path.write_text(json.dumps({"id": example_id(first), "reply": reply(first["target_node"],
-                                                                            "mouse_click_action")})
-                        + '\n{"id": "A/1/0", "re')
+        path.write_text(
+            json.dumps({"id": example_id(first), "reply": reply(first["target_node"], "mouse_click_action")})
+            + '\n{"id": "A/1/0", "re'
+        )
         seen: list[tuple[int, int]] = []
         counts = predict_steps(out, path, llm, workers=2, progress=lambda done, total: seen.append((done, total)))
         assert counts == {"examples": 5, "already_done": 1, "predicted": 4}
@@ -123,8 +146,9 @@ def test_predict_steps_resumes_and_the_cli_scores(prep_out, tmp_path):
         assert predict_steps(out, path, llm, workers=2)["predicted"] == 0  # nothing left
     finally:
         server.close()
-    run = subprocess.run([sys.executable, "-m", "pagelens", "score-steps", str(out), str(path), "--json"],
-                         capture_output=True, text=True)
+    run = subprocess.run(
+        [sys.executable, "-m", "pagelens", "score-steps", str(out), str(path), "--json"], capture_output=True, text=True
+    )
     assert run.returncode == 0, run.stderr
     scores = json.loads(run.stdout)
     # Every element right; clicks where typing and selecting were asked lose operation F1.
@@ -134,22 +158,25 @@ def test_predict_steps_resumes_and_the_cli_scores(prep_out, tmp_path):
 
 # -- reading replies and voting, as ScribeAgent's WebArena agent does -------------------------------
 
+
 def test_replies_are_read_as_scribeagent_reads_them():
     from pagelens.actions import ActionError
     from pagelens.datasets.scribe_format import parse_step, vote
 
-    step = parse_step("3.\nDescription: Type  \"ab\"\nAction: keyboard_sequence_action [ab]\nNode: 42 42 42\n"
-                      "Target: <input node=\"42\">")
-    assert (step.action, step.text, step.node, step.description) == ("keyboard_sequence_action", "ab", 42,
-                                                                      'Type  "ab"')
+    step = parse_step(
+        '3.\nDescription: Type  "ab"\nAction: keyboard_sequence_action [ab]\nNode: 42 42 42\nTarget: <input node="42">'
+    )
+    assert (step.action, step.text, step.node, step.description) == ("keyboard_sequence_action", "ab", 42, 'Type  "ab"')
     # The node is the first word after "Node:" when it is a number, else the first node="N".
     fallback = parse_step('Description: x\nAction: mouse_click_action\nNode: the link\nTarget: <a node="7">')
     assert fallback.node == 7
     assert parse_step("Description: x\nAction: click\nNode: 5\nTarget: <b>").action == "mouse_click_action"
     assert parse_step("Description: done\nAction: stop [42 items]\nNode: -\nTarget: none").text == "42 items"
-    for bad in ("Description: x\nAction: mouse_click_action\nNode: 5",  # no Target line
-                "Description: x\nAction: mouse_click_action\nNode: \nTarget: <b>",  # an empty field
-                "Description: x\nAction: mouse_click_action\nNode: 99999999999\nTarget: <b>"):
+    for bad in (
+        "Description: x\nAction: mouse_click_action\nNode: 5",  # no Target line
+        "Description: x\nAction: mouse_click_action\nNode: \nTarget: <b>",  # an empty field
+        "Description: x\nAction: mouse_click_action\nNode: 99999999999\nTarget: <b>",
+    ):
         with pytest.raises(ActionError):
             parse_step(bad)
     # A hostile reply is read in linear time.
@@ -160,8 +187,10 @@ def test_replies_are_read_as_scribeagent_reads_them():
         parse_step("Description: " + "x" * 200_000 + "\nAction: " + " " * 100_000)
     assert time.perf_counter() - t < 1.0
     # Votes: most votes win; ties go to the larger id; the longest answer is the text.
-    a = [parse_step(f"Description: {d}\nAction: mouse_click_action\nNode: {n}\nTarget: <b>")
-         for d, n in (("short", 3), ("a longer one", 3), ("x", 9), ("y", 8), ("z", 8))]
+    a = [
+        parse_step(f"Description: {d}\nAction: mouse_click_action\nNode: {n}\nTarget: <b>")
+        for d, n in (("short", 3), ("a longer one", 3), ("x", 9), ("y", 8), ("z", 8))
+    ]
     assert vote(a[:3]).description == "a longer one"
     assert vote([a[2], a[3]]).node == 9
     assert vote(a).node in (3, 8) and vote(a).node == 8  # 3 and 8 tie at two votes: the larger id

@@ -81,8 +81,12 @@ def test_a_local_study_of_tasks_and_seeds(local_study):
         assert run["episode"] == r["id"] and run["seed"] == r["seed"] and run["restarts"] == 0
         assert (episode / "report.html").is_file()
     # Seeds give different pages: the same task's first prompts differ between seeds.
-    firsts = {json.loads((directory / "episodes" / f"miniwob.enter-text.{s}.occam" / "trajectory.jsonl")
-                         .read_text().splitlines()[1])["observation"] for s in SEEDS}
+    firsts = {
+        json.loads(
+            (directory / "episodes" / f"miniwob.enter-text.{s}.occam" / "trajectory.jsonl").read_text().splitlines()[1]
+        )["observation"]
+        for s in SEEDS
+    }
     assert len(firsts) == len(SEEDS)
 
 
@@ -94,9 +98,30 @@ def test_ray_engine_gives_the_same_results(model, local_study, tmp_path):
 
 def test_a_killed_study_resumes_without_loss_or_duplicates(model, tmp_path):
     directory = tmp_path / "killed"
-    cmd = [sys.executable, "-m", "pagelens", "study", "run", str(directory), "--benchmark", "miniwob",
-           "--agent", "occam", "--model", "scripted", "--base-url", model.base_url, "--tasks", ",".join(TASKS),
-           "--seeds", "0-1", "--max-steps", "8", "--workers", "2"]
+    cmd = [
+        sys.executable,
+        "-m",
+        "pagelens",
+        "study",
+        "run",
+        str(directory),
+        "--benchmark",
+        "miniwob",
+        "--agent",
+        "occam",
+        "--model",
+        "scripted",
+        "--base-url",
+        model.base_url,
+        "--tasks",
+        ",".join(TASKS),
+        "--seeds",
+        "0-1",
+        "--max-steps",
+        "8",
+        "--workers",
+        "2",
+    ]
     proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
     results = directory / "results.jsonl"
     deadline = time.monotonic() + 300
@@ -133,12 +158,14 @@ def test_other_settings_are_refused_in_python(model, local_study):
 
 # -- faults ---------------------------------------------------------------------------------------
 
+
 def test_an_endpoint_failing_for_a_while_is_retried(tmp_path):
     server = LLMServer(miniwob_model)
     server.failures = [500, 429, 503]
     try:
-        summary = run_study(tmp_path / "s", settings(server, tasks=("click-test",), seeds=(0,)),
-                            RunOptions(backoff=0.01))
+        summary = run_study(
+            tmp_path / "s", settings(server, tasks=("click-test",), seeds=(0,)), RunOptions(backoff=0.01)
+        )
     finally:
         server.close()
     assert summary["success_rate"] == 1.0 and len(server.requests) >= 4
@@ -192,8 +219,9 @@ def test_a_browser_killed_mid_episode_is_restarted_once(tmp_path):
 
     server = LLMServer(model_that_kills)
     try:
-        summary = run_study(tmp_path / "s", settings(server, tasks=("click-test",), seeds=(0,)),
-                            RunOptions(backoff=0.01))
+        summary = run_study(
+            tmp_path / "s", settings(server, tasks=("click-test",), seeds=(0,)), RunOptions(backoff=0.01)
+        )
     finally:
         server.close()
     assert killed.is_set()
@@ -207,8 +235,11 @@ def test_an_episode_over_its_time_limit_is_an_error(tmp_path):
     server = LLMServer(miniwob_model)
     server.delay = 3.0
     try:
-        summary = run_study(tmp_path / "s", settings(server, tasks=("click-test",), seeds=(0,), episode_seconds=1.5),
-                            RunOptions(backoff=0.01))
+        summary = run_study(
+            tmp_path / "s",
+            settings(server, tasks=("click-test",), seeds=(0,), episode_seconds=1.5),
+            RunOptions(backoff=0.01),
+        )
     finally:
         server.close()
     [result] = read_results(tmp_path / "s")
@@ -231,8 +262,11 @@ def test_the_budget_stops_new_episodes(tmp_path):
 def test_an_agent_with_no_valid_action_ends_its_episode(tmp_path):
     server = LLMServer(lambda messages: "I am not sure what to do." + " really" * 2000)
     try:
-        run_study(tmp_path / "s", settings(server, tasks=("click-test",), seeds=(0,), max_failed_decisions=2),
-                  RunOptions(backoff=0.01))
+        run_study(
+            tmp_path / "s",
+            settings(server, tasks=("click-test",), seeds=(0,), max_failed_decisions=2),
+            RunOptions(backoff=0.01),
+        )
     finally:
         server.close()
     [result] = read_results(tmp_path / "s")
@@ -245,6 +279,7 @@ def test_an_agent_with_no_valid_action_ends_its_episode(tmp_path):
 
 # -- report and comparison -------------------------------------------------------------------------
 
+
 def test_the_report_in_headless_chromium(local_study, tmp_path):
     import asyncio
 
@@ -253,8 +288,9 @@ def test_the_report_in_headless_chromium(local_study, tmp_path):
     from pagelens.browser.launch import LaunchOptions
 
     directory, _ = local_study
-    made = subprocess.run([sys.executable, "-m", "pagelens", "study", "report", str(directory)],
-                          capture_output=True, text=True)
+    made = subprocess.run(
+        [sys.executable, "-m", "pagelens", "study", "report", str(directory)], capture_output=True, text=True
+    )
     assert made.returncode == 0 and made.stdout.strip() == str(directory / "report.html")
     report = write_report(directory)
     shot = tmp_path / "report.png"
@@ -300,15 +336,24 @@ def test_compare_two_studies(model, local_study, tmp_path):
         server.close()
     result = compare(directory, tmp_path / "b")
     by_task = {r["task"]: r for r in result["tasks"]}
-    assert by_task["login-user"] == {"task": "login-user", "first": 1.0, "second": 0.0, "difference": -1.0,
-                                     "flipped": "lost"}
+    assert by_task["login-user"] == {
+        "task": "login-user",
+        "first": 1.0,
+        "second": 0.0,
+        "difference": -1.0,
+        "flipped": "lost",
+    }
     assert by_task["click-test"]["difference"] == 0 and result["mean_difference"] == pytest.approx(-1 / 3)
-    out = subprocess.run([sys.executable, "-m", "pagelens", "study", "compare", str(directory), str(tmp_path / "b")],
-                         capture_output=True, text=True)
+    out = subprocess.run(
+        [sys.executable, "-m", "pagelens", "study", "compare", str(directory), str(tmp_path / "b")],
+        capture_output=True,
+        text=True,
+    )
     assert out.returncode == 0 and "flipped to failure: login-user" in out.stdout
 
 
 # -- WebArena-style tasks on local stand-ins ------------------------------------------------------
+
 
 def test_a_webarena_study_scores_each_episode_and_resets_sites(site, tmp_path):
     """Tasks on a local stand-in of the "shopping" site: string_match on the answer, program_html
@@ -316,32 +361,79 @@ def test_a_webarena_study_scores_each_episode_and_resets_sites(site, tmp_path):
     needs the login. Site URLs and the account come from the sites file; each result carries the
     harness's verdict."""
     tasks = [
-        {"task_id": 1, "intent": "Say done.", "sites": ["shopping"], "start_url": "__SHOPPING__/",
-         "require_login": False, "storage_state": None,
-         "eval": {"eval_types": ["string_match"], "reference_answers": {"must_include": ["done"]},
-                  "reference_url": "", "program_html": []}},
-        {"task_id": 2, "intent": "Open the second page.", "sites": ["shopping"],
-         "start_url": "__SHOPPING__/", "require_login": False, "storage_state": None,
-         "eval": {"eval_types": ["program_html"], "reference_answers": None, "reference_url": "",
-                  "program_html": [{"url": "__SHOPPING__/", "locator": "",
-                                    "required_contents": {"must_include": ["Please sign in"]}}]}},
+        {
+            "task_id": 1,
+            "intent": "Say done.",
+            "sites": ["shopping"],
+            "start_url": "__SHOPPING__/",
+            "require_login": False,
+            "storage_state": None,
+            "eval": {
+                "eval_types": ["string_match"],
+                "reference_answers": {"must_include": ["done"]},
+                "reference_url": "",
+                "program_html": [],
+            },
+        },
+        {
+            "task_id": 2,
+            "intent": "Open the second page.",
+            "sites": ["shopping"],
+            "start_url": "__SHOPPING__/",
+            "require_login": False,
+            "storage_state": None,
+            "eval": {
+                "eval_types": ["program_html"],
+                "reference_answers": None,
+                "reference_url": "",
+                "program_html": [
+                    {"url": "__SHOPPING__/", "locator": "", "required_contents": {"must_include": ["Please sign in"]}}
+                ],
+            },
+        },
     ]
     # A task that needs the shop's login: the worker runs WebArena's shopping login recipe on a
     # local stand-in of its login page once, and the episode starts logged in.
-    tasks.append({"task_id": 3, "intent": "Who is signed in?", "sites": ["shopping"],
-                  "start_url": "__SHOPPING__/", "require_login": True, "storage_state": "./.auth/shopping_state.json",
-                  "eval": {"eval_types": ["string_match"], "reference_answers": {"must_include": ["done"]},
-                           "reference_url": "", "program_html": []}})
+    tasks.append(
+        {
+            "task_id": 3,
+            "intent": "Who is signed in?",
+            "sites": ["shopping"],
+            "start_url": "__SHOPPING__/",
+            "require_login": True,
+            "storage_state": "./.auth/shopping_state.json",
+            "eval": {
+                "eval_types": ["string_match"],
+                "reference_answers": {"must_include": ["done"]},
+                "reference_url": "",
+                "program_html": [],
+            },
+        }
+    )
     (tmp_path / "tasks.json").write_text(json.dumps(tasks))
-    (tmp_path / "sites.json").write_text(json.dumps({
-        "shopping": site.url("site/shop").rstrip("/"),
-        "accounts": {"shopping": {"username": "emma@example.com", "password": "secret"}}}))
+    (tmp_path / "sites.json").write_text(
+        json.dumps(
+            {
+                "shopping": site.url("site/shop").rstrip("/"),
+                "accounts": {"shopping": {"username": "emma@example.com", "password": "secret"}},
+            }
+        )
+    )
     log = tmp_path / "resets.log"
     server = LLMServer(lambda messages: answer("stop [done]"))
     try:
-        s = StudySettings("webarena", "occam", "scripted", tasks=("1", "2", "3"), seeds=(0,), max_steps=3,
-                          base_url=server.base_url, sites_file=str(tmp_path / "sites.json"),
-                          task_file=str(tmp_path / "tasks.json"), reset_cmd=f"echo {{site}} >> {log}")
+        s = StudySettings(
+            "webarena",
+            "occam",
+            "scripted",
+            tasks=("1", "2", "3"),
+            seeds=(0,),
+            max_steps=3,
+            base_url=server.base_url,
+            sites_file=str(tmp_path / "sites.json"),
+            task_file=str(tmp_path / "tasks.json"),
+            reset_cmd=f"echo {{site}} >> {log}",
+        )
         summary = run_study(tmp_path / "s", s, RunOptions(workers=2, backoff=0.01))
     finally:
         server.close()
@@ -350,16 +442,27 @@ def test_a_webarena_study_scores_each_episode_and_resets_sites(site, tmp_path):
     assert results["2"]["success"] and results["2"]["evaluation"]["evaluators"] == {"program_html": 1.0}
     assert {r["site"] for r in results.values()} == {"shopping"} and summary["per_site"]["shopping"]["successes"] == 3
     assert log.read_text().split() == ["shopping"]  # only the task that changes the site reset it
-    first = json.loads((tmp_path / "s" / "episodes" / "webarena.3.0.occam" / "trajectory.jsonl")
-                       .read_text().splitlines()[1])
+    first = json.loads(
+        (tmp_path / "s" / "episodes" / "webarena.3.0.occam" / "trajectory.jsonl").read_text().splitlines()[1]
+    )
     assert "Welcome back, emma@example.com" in first["observation"]
-    not_logged_in = json.loads((tmp_path / "s" / "episodes" / "webarena.1.0.occam" / "trajectory.jsonl")
-                               .read_text().splitlines()[1])
+    not_logged_in = json.loads(
+        (tmp_path / "s" / "episodes" / "webarena.1.0.occam" / "trajectory.jsonl").read_text().splitlines()[1]
+    )
     assert "Welcome back" not in not_logged_in["observation"]
     # A reset command that fails leaves the site in an unknown state: an infrastructure failure.
-    broken = StudySettings("webarena", "occam", "scripted", tasks=("2",), seeds=(0,), max_steps=3,
-                           base_url="http://127.0.0.1:9/v1", sites_file=str(tmp_path / "sites.json"),
-                           task_file=str(tmp_path / "tasks.json"), reset_cmd="echo no >&2; exit 3")
+    broken = StudySettings(
+        "webarena",
+        "occam",
+        "scripted",
+        tasks=("2",),
+        seeds=(0,),
+        max_steps=3,
+        base_url="http://127.0.0.1:9/v1",
+        sites_file=str(tmp_path / "sites.json"),
+        task_file=str(tmp_path / "tasks.json"),
+        reset_cmd="echo no >&2; exit 3",
+    )
     with pytest.raises(StudyStopped, match="the last: reset: reset command for shopping failed \\(3\\): no"):
         run_study(tmp_path / "broken", broken, RunOptions(max_infra_failures=1))
     assert read_results(tmp_path / "broken") == []

@@ -120,9 +120,39 @@ def test_bad_tokenizers(tmp_path):
 
 # -- linear time, no panic: the pre-tokenizers run on the linear-time regex engine -------------------
 
-PIECES = [" ", "  ", "\t", "\n", "\r\n", "\u00a0", "\u3000", "a", "Hello", "WORLD", "camelCase", "x1", "12345", "'s",
-          "'LL", "don't", ".", "!!", "/", "...\n", "<div class=\"a\">", "中文", "テキスト", "🙂", "é", "\u0301", "ǅ",
-          "\u0085", "\u2028", "$", "\n\n"]
+PIECES = [
+    " ",
+    "  ",
+    "\t",
+    "\n",
+    "\r\n",
+    "\u00a0",
+    "\u3000",
+    "a",
+    "Hello",
+    "WORLD",
+    "camelCase",
+    "x1",
+    "12345",
+    "'s",
+    "'LL",
+    "don't",
+    ".",
+    "!!",
+    "/",
+    "...\n",
+    '<div class="a">',
+    "中文",
+    "テキスト",
+    "🙂",
+    "é",
+    "\u0301",
+    "ǅ",
+    "\u0085",
+    "\u2028",
+    "$",
+    "\n\n",
+]
 
 
 @settings(max_examples=300, deadline=None)

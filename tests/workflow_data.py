@@ -116,7 +116,13 @@ def build_dataset(folder: Path, n_pages: int = 12, steps: int = 3, seed: int = 7
             expected[(page, s)] = t
     if broken:
         html = page_html(chosen[0])
-        good = {"objective": "Broken on purpose", "url": "https://corpus.test/b", "html": html, "action": "click", "target_selector": "a[href]"}
+        good = {
+            "objective": "Broken on purpose",
+            "url": "https://corpus.test/b",
+            "html": html,
+            "action": "click",
+            "target_selector": "a[href]",
+        }
 
         def add(record, field):
             lines.append(record if isinstance(record, str) else json.dumps(record))
@@ -128,9 +134,18 @@ def build_dataset(folder: Path, n_pages: int = 12, steps: int = 3, seed: int = 7
         add({**good, "workflow_id": "no-text", "step": 0, "action": "keyboard_sequence_action"}, "text")
         add({**good, "workflow_id": "no-target", "step": 0, "target_selector": ""}, "target_selector")
         add({**good, "workflow_id": "bad-selector", "step": 0, "target_selector": "div >"}, "target_selector")
-        add({**good, "workflow_id": "missing-target", "step": 0, "target_selector": "#no-such-element-anywhere"}, "target_selector")
-        add({**good, "workflow_id": "bad-path", "step": 0, "target_selector": "", "target_path": "/html/body/div[0]"}, "target_path")
-        add({**good, "workflow_id": "disagree", "step": 0, "target_selector": "body", "target_path": "/html/head"}, "target_path")
+        add(
+            {**good, "workflow_id": "missing-target", "step": 0, "target_selector": "#no-such-element-anywhere"},
+            "target_selector",
+        )
+        add(
+            {**good, "workflow_id": "bad-path", "step": 0, "target_selector": "", "target_path": "/html/body/div[0]"},
+            "target_path",
+        )
+        add(
+            {**good, "workflow_id": "disagree", "step": 0, "target_selector": "body", "target_path": "/html/head"},
+            "target_path",
+        )
         # A good first step, a broken second one, and a third that must follow it out.
         lines.append(json.dumps({**good, "workflow_id": "cut-short", "step": 0}))
         expected_cut = len(lines)

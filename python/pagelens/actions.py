@@ -56,34 +56,68 @@ class ActionSpec:
 _OCCAM, _WEBARENA = frozenset({"occam"}), frozenset({"webarena"})
 _BOTH = _OCCAM | _WEBARENA
 
-ACTIONS: dict[str, ActionSpec] = {spec.name: spec for spec in (
-    ActionSpec("click", ("id",), _BOTH, on_element=True, prompt=(
-        "click [id]: click the element with this id. To choose an option of a drop-down, click the option's id "
-        "directly.")),
-    ActionSpec("type", ("id", "text", "flag"), _BOTH, on_element=True, prompt=(
-        "type [id] [text] [press_enter_after=0|1]: replace the content of a field with the text; Enter is pressed "
-        "afterwards unless the last argument is 0.")),
-    ActionSpec("hover", ("id",), _WEBARENA, on_element=True, prompt="hover [id]: move the mouse over the element."),
-    ActionSpec("press", ("keys",), _WEBARENA, prompt=(
-        "press [keys]: press a key combination on the focused element, e.g. press [Control+a].")),
-    ActionSpec("scroll", ("dir",), _WEBARENA, prompt="scroll [up|down]: scroll the page by one screen."),
-    ActionSpec("goto", ("text",), _WEBARENA, prompt="goto [url]: open a URL in this tab."),
-    ActionSpec("new_tab", (), _WEBARENA, prompt="new_tab: open a new tab."),
-    ActionSpec("tab_focus", ("int",), _WEBARENA, prompt="tab_focus [index]: switch to the tab with this index."),
-    ActionSpec("close_tab", (), _WEBARENA, prompt="close_tab: close this tab."),
-    ActionSpec("go_back", (), _BOTH, prompt="go_back: return to the previous page."),
-    ActionSpec("go_forward", (), _WEBARENA, prompt="go_forward: undo go_back."),
-    ActionSpec("go_home", (), _OCCAM, prompt=(
-        "go_home: go to the start page, where the sites of this task are listed.")),
-    ActionSpec("note", ("text",), _OCCAM, internal=True, prompt=(
-        "note [text]: write down a fact you will need later (notes stay visible with the plans).")),
-    ActionSpec("stop", ("text",), _BOTH, internal=True, prompt=(
-        "stop [answer]: finish. Put the answer in the brackets; if the task has no textual answer or cannot be "
-        "done, write N/A and the reason.")),
-    ActionSpec("branch", ("id", "text"), _OCCAM, internal=True),
-    ActionSpec("prune", ("id", "text"), _OCCAM, internal=True),
-    ActionSpec("noop", (), _WEBARENA, prompt="noop: do nothing this turn (wait for the page)."),
-)}
+ACTIONS: dict[str, ActionSpec] = {
+    spec.name: spec
+    for spec in (
+        ActionSpec(
+            "click",
+            ("id",),
+            _BOTH,
+            on_element=True,
+            prompt=(
+                "click [id]: click the element with this id. To choose an option of a drop-down, click the option's id "
+                "directly."
+            ),
+        ),
+        ActionSpec(
+            "type",
+            ("id", "text", "flag"),
+            _BOTH,
+            on_element=True,
+            prompt=(
+                "type [id] [text] [press_enter_after=0|1]: replace the content of a field with the text; "
+                "Enter is pressed afterwards unless the last argument is 0."
+            ),
+        ),
+        ActionSpec("hover", ("id",), _WEBARENA, on_element=True, prompt="hover [id]: move the mouse over the element."),
+        ActionSpec(
+            "press",
+            ("keys",),
+            _WEBARENA,
+            prompt=("press [keys]: press a key combination on the focused element, e.g. press [Control+a]."),
+        ),
+        ActionSpec("scroll", ("dir",), _WEBARENA, prompt="scroll [up|down]: scroll the page by one screen."),
+        ActionSpec("goto", ("text",), _WEBARENA, prompt="goto [url]: open a URL in this tab."),
+        ActionSpec("new_tab", (), _WEBARENA, prompt="new_tab: open a new tab."),
+        ActionSpec("tab_focus", ("int",), _WEBARENA, prompt="tab_focus [index]: switch to the tab with this index."),
+        ActionSpec("close_tab", (), _WEBARENA, prompt="close_tab: close this tab."),
+        ActionSpec("go_back", (), _BOTH, prompt="go_back: return to the previous page."),
+        ActionSpec("go_forward", (), _WEBARENA, prompt="go_forward: undo go_back."),
+        ActionSpec(
+            "go_home", (), _OCCAM, prompt=("go_home: go to the start page, where the sites of this task are listed.")
+        ),
+        ActionSpec(
+            "note",
+            ("text",),
+            _OCCAM,
+            internal=True,
+            prompt=("note [text]: write down a fact you will need later (notes stay visible with the plans)."),
+        ),
+        ActionSpec(
+            "stop",
+            ("text",),
+            _BOTH,
+            internal=True,
+            prompt=(
+                "stop [answer]: finish. Put the answer in the brackets; if the task has no textual answer or cannot be "
+                "done, write N/A and the reason."
+            ),
+        ),
+        ActionSpec("branch", ("id", "text"), _OCCAM, internal=True),
+        ActionSpec("prune", ("id", "text"), _OCCAM, internal=True),
+        ActionSpec("noop", (), _WEBARENA, prompt="noop: do nothing this turn (wait for the page)."),
+    )
+}
 # The planning actions, switched on and off together.
 PLANNING = frozenset({"branch", "prune"})
 
@@ -151,7 +185,7 @@ _FENCE = re.compile(r"```(?:[a-zA-Z]+[ \t]*\n)?\s*(.*?)```", re.S)
 # No two unbounded repeats can share the same characters: a model's text is parsed in linear time.
 _LABEL = re.compile(r"^\s*(?:[-*>]\s*)?(?:\*\*)?(?:next\s+)?action\s*(?:\*\*\s*)?[:：]\s*(?:\*\*)?\s*", re.I)
 _NAME = re.compile(r"^\s*([A-Za-z_]+)")
-_QUOTES = ("\"\"", "''", "``", "“”", "‘’")
+_QUOTES = ('""', "''", "``", "“”", "‘’")
 
 
 def _strip_quotes(s: str) -> str:
@@ -199,7 +233,7 @@ def parse_action(raw: str, allowed: frozenset[str] | str | None = None) -> Actio
         if name not in space:
             raise ActionError(f"action {name!r} is not available here; valid actions: {', '.join(sorted(space))}")
         try:
-            return _parse_args(name, text[m.end():])
+            return _parse_args(name, text[m.end() :])
         except ActionError as e:
             first_error = first_error or e
     if first_error is not None:
@@ -245,13 +279,19 @@ def _parse_args(name: str, rest: str) -> Action:
     if not rest.startswith("["):
         usage = " ".join(f"[{a}]" for a in sig if a != "flag")
         raise ActionError(f"`{name}` needs its arguments in brackets: `{name} {usage}`")
-    what = {"click": "element id", "hover": "element id", "type": "element id",
-            "branch": "parent plan id", "prune": "plan id", "tab_focus": "tab index"}
+    what = {
+        "click": "element id",
+        "hover": "element id",
+        "type": "element id",
+        "branch": "parent plan id",
+        "prune": "plan id",
+        "tab_focus": "tab index",
+    }
     if sig == ("id",) or sig == ("int",):
         spans = _brackets(rest)
         if not spans:
             raise ActionError(f"`{name}` needs a closing bracket: `{name} [{what[name]}]`")
-        return Action(name, target=_parse_int(name, what[name], rest[spans[0][0]:spans[0][1]]))
+        return Action(name, target=_parse_int(name, what[name], rest[spans[0][0] : spans[0][1]]))
     if sig in (("text",), ("keys",), ("dir",)):
         # Free text runs to the last closing bracket: `stop [a [b] c]` answers "a [b] c".
         end = rest.rfind("]")
@@ -275,8 +315,8 @@ def _parse_args(name: str, rest: str) -> Action:
     spans = _brackets(rest)
     if not spans:
         raise ActionError(f"`{name}` needs a closing bracket")
-    target = _parse_int(name, what[name], rest[spans[0][0]:spans[0][1]])
-    after = rest[spans[0][1] + 1:].lstrip()
+    target = _parse_int(name, what[name], rest[spans[0][0] : spans[0][1]])
+    after = rest[spans[0][1] + 1 :].lstrip()
     if not after.startswith("["):
         usage = "[id] [text] [press_enter_after=0|1]" if name == "type" else "[id] [text]"
         raise ActionError(f"`{name}` needs {usage}, got `{name} {rest}`")

@@ -28,6 +28,7 @@ class TrajectoryError(PagelensError, ValueError):
     """A run file that cannot be read or resumed (a bad line before the last, a field of the
     wrong type, a run of another task); the message names the file, line or field."""
 
+
 __all__ = [
     "AXTreeError",
     "ArgumentError",

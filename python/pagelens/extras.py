@@ -21,11 +21,14 @@ class Extra:
     purpose: str
 
 
-EXTRAS: dict[str, Extra] = {e.name: e for e in (
-    Extra("datasets", ("pyarrow", "ray"), "`pagelens prep` (Parquet) and the Ray engines of prep and studies"),
-    Extra("miniwob", ("miniwob",), "MiniWoB++ task pages"),
-    Extra("verified", ("webarena_verified",), "WebArena-Verified's own evaluators (`eval --variant verified`)"),
-)}
+EXTRAS: dict[str, Extra] = {
+    e.name: e
+    for e in (
+        Extra("datasets", ("pyarrow", "ray"), "`pagelens prep` (Parquet) and the Ray engines of prep and studies"),
+        Extra("miniwob", ("miniwob",), "MiniWoB++ task pages"),
+        Extra("verified", ("webarena_verified",), "WebArena-Verified's own evaluators (`eval --variant verified`)"),
+    )
+}
 
 
 def extra_for(module: str) -> Extra:

@@ -123,9 +123,15 @@ class LLMClient:
                 return reply
         reply = self._call(request)
         if self.cache_dir is not None:
-            write_atomically(self.cache_dir / key[:2] / f"{key}.json", json.dumps(
-                {k: getattr(reply, k) for k in ("text", "model", "prompt_tokens", "completion_tokens", "cost",
-                                                "texts")}))
+            write_atomically(
+                self.cache_dir / key[:2] / f"{key}.json",
+                json.dumps(
+                    {
+                        k: getattr(reply, k)
+                        for k in ("text", "model", "prompt_tokens", "completion_tokens", "cost", "texts")
+                    }
+                ),
+            )
         self.usage.add(reply)
         return reply
 
@@ -151,8 +157,16 @@ class LLMClient:
             cost = 0.0
             if self.prices:
                 cost = (prompt * self.prices[0] + completion * self.prices[1]) / 1e6
-            return LLMReply(texts[0], response.model or request["model"], prompt, completion, cost, False,
-                            time.perf_counter() - start, texts)
+            return LLMReply(
+                texts[0],
+                response.model or request["model"],
+                prompt,
+                completion,
+                cost,
+                False,
+                time.perf_counter() - start,
+                texts,
+            )
 
     def complete(self, prompt: str, system: str | None = None, **params: Any) -> LLMReply:
         messages = [{"role": "system", "content": system}] if system else []

@@ -17,13 +17,14 @@ class RayCluster:
             if address:
                 self.ray.init(address=address, log_to_driver=False)
             else:
-                self.ray.init(num_cpus=num_cpus, include_dashboard=False, log_to_driver=False,
-                              configure_logging=False)
+                self.ray.init(num_cpus=num_cpus, include_dashboard=False, log_to_driver=False, configure_logging=False)
 
     def cpus(self) -> tuple[float, float]:
         """(free, total) CPUs of the cluster."""
-        return (float(self.ray.available_resources().get("CPU", 0.0)),
-                float(self.ray.cluster_resources().get("CPU", 0.0)))
+        return (
+            float(self.ray.available_resources().get("CPU", 0.0)),
+            float(self.ray.cluster_resources().get("CPU", 0.0)),
+        )
 
     def close(self) -> None:
         if self.started_here:

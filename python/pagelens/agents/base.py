@@ -83,10 +83,14 @@ def ask_for_action(
         except ActionError as e:
             decision.invalid.append(str(e))
             # The bad reply goes back shortened: a runaway answer must not grow every retry's prompt.
-            messages = [*messages, {"role": "assistant", "content": shorten(reply.text)}, {
-                "role": "user",
-                "content": f"That action is not valid: {e}\nAnswer again in the same format with one valid action.",
-            }]
+            messages = [
+                *messages,
+                {"role": "assistant", "content": shorten(reply.text)},
+                {
+                    "role": "user",
+                    "content": f"That action is not valid: {e}\nAnswer again in the same format with one valid action.",
+                },
+            ]
     decision.error = f"no valid action after {max_invalid + 1} answers; last error: {decision.invalid[-1]}"
     return None
 

@@ -33,18 +33,33 @@ class AgentKind:
     build: Callable[[LLMClient, str, str, AgentOptions], Agent]  # (llm, task, start URL, options)
 
 
-AGENTS: dict[str, AgentKind] = {a.name: a for a in (
-    AgentKind("occam", "AgentOccam: planning tree, pivotal history",
-              lambda llm, task, url, o: OccamAgent(llm, task, url, OccamConfig(max_invalid=o.max_invalid))),
-    AgentKind("occam-judge", "AgentOccam with its judge choosing among candidate actions",
-              lambda llm, task, url, o: OccamAgent(llm, task, url, OccamConfig(judge=True,
-                                                                                max_invalid=o.max_invalid))),
-    AgentKind("step", "SteP: a stack of policies, each a Markdown file",
-              lambda llm, task, url, o: StePAgent(llm, task, load_policies(o.policies),
-                                                  StePConfig(max_invalid=o.max_invalid))),
-    AgentKind("scribe", "ScribeAgent: a model fine-tuned on `pagelens prep` data, reading HTML chunks",
-              lambda llm, task, url, o: ScribeAgent(llm, task, o.scribe, planner=o.planner)),
-)}
+AGENTS: dict[str, AgentKind] = {
+    a.name: a
+    for a in (
+        AgentKind(
+            "occam",
+            "AgentOccam: planning tree, pivotal history",
+            lambda llm, task, url, o: OccamAgent(llm, task, url, OccamConfig(max_invalid=o.max_invalid)),
+        ),
+        AgentKind(
+            "occam-judge",
+            "AgentOccam with its judge choosing among candidate actions",
+            lambda llm, task, url, o: OccamAgent(llm, task, url, OccamConfig(judge=True, max_invalid=o.max_invalid)),
+        ),
+        AgentKind(
+            "step",
+            "SteP: a stack of policies, each a Markdown file",
+            lambda llm, task, url, o: StePAgent(
+                llm, task, load_policies(o.policies), StePConfig(max_invalid=o.max_invalid)
+            ),
+        ),
+        AgentKind(
+            "scribe",
+            "ScribeAgent: a model fine-tuned on `pagelens prep` data, reading HTML chunks",
+            lambda llm, task, url, o: ScribeAgent(llm, task, o.scribe, planner=o.planner),
+        ),
+    )
+}
 
 
 def make_agent(kind: str, llm: LLMClient, task: str, url: str, options: AgentOptions | None = None) -> Agent:

@@ -25,7 +25,6 @@ SECTIONS = ["Interaction history summary", "Observation description", "Reason", 
 JUDGE_SECTIONS = ["Plan progress assessment", "Action assessment", "Action selection"]
 
 
-
 @dataclass
 class OccamConfig:
     action_space: str = "occam"  # "occam" (aligned) or "webarena" (the full original set)
@@ -59,8 +58,7 @@ class OccamConfig:
 class OccamAgent:
     name = "occam"
 
-    def __init__(self, llm: LLMClient, objective: str, start_url: str | None = None,
-                 config: OccamConfig | None = None):
+    def __init__(self, llm: LLMClient, objective: str, start_url: str | None = None, config: OccamConfig | None = None):
         self.llm = llm
         self.objective = objective
         self.config = config or OccamConfig()
@@ -74,8 +72,12 @@ class OccamAgent:
     # -- state (for --resume) ----------------------------------------------------------------
 
     def state(self) -> dict[str, Any]:
-        return {"plans": self.plans.to_json(), "notes": self.notes.items,
-                "memory": [m.to_json() for m in self.memory], "last_obs": self._last_obs_digest}
+        return {
+            "plans": self.plans.to_json(),
+            "notes": self.notes.items,
+            "memory": [m.to_json() for m in self.memory],
+            "last_obs": self._last_obs_digest,
+        }
 
     def restore(self, state: dict[str, Any]) -> None:
         self.plans = PlanTree.from_json(state["plans"])
@@ -92,8 +94,10 @@ class OccamAgent:
             actions = load_prompt("planning_actions").strip() + "\n" + actions
         action_line = "one action, exactly as specified below."
         if self.config.judge:
-            action_line = (f"every action worth considering for this step, one per line, best first "
-                           f"(at most {self.config.candidates}).")
+            action_line = (
+                f"every action worth considering for this step, one per line, best first "
+                f"(at most {self.config.candidates})."
+            )
         sections = load_prompt("output_sections").strip().format(action_line=action_line)
         return load_prompt("occam_system").strip().format(output_sections=sections, action_instructions=actions)
 
@@ -114,8 +118,11 @@ class OccamAgent:
         else:
             shown, folded = {m.index for m in self.memory}, set()
         visible = [m for m in self.memory if m.index in shown or m.index in folded]
-        recent = {m.index for m in [m for m in visible if m.index in shown][-self.config.recent_full:]} \
-            if self.config.recent_full else set()
+        recent = (
+            {m.index for m in [m for m in visible if m.index in shown][-self.config.recent_full :]}
+            if self.config.recent_full
+            else set()
+        )
         out = []
         for m in visible:
             outcome = "done" if m.ok else f"failed: {m.error}"
@@ -151,8 +158,7 @@ class OccamAgent:
 
     def decide(self, obs: PageObservation, step: int) -> Decision:
         decision = Decision(action=None, meta={"plan": self.plans.active})
-        messages = [{"role": "system", "content": self._system()},
-                    {"role": "user", "content": self.user_message(obs)}]
+        messages = [{"role": "system", "content": self._system()}, {"role": "user", "content": self.user_message(obs)}]
         allowed = self.config.allowed()
 
         def extract(text: str) -> tuple[str, Any]:
@@ -190,16 +196,22 @@ class OccamAgent:
 
     def _judge(self, obs: PageObservation, candidates: list[Action], decision: Decision) -> Action:
         listing = "\n".join(f"{i}: {c}" for i, c in enumerate(candidates))
-        messages = [{"role": "system", "content": load_prompt("judge_system").strip()},
-                    {"role": "user", "content": self.user_message(obs) + f"\n\nACTIONS TO CHOOSE FROM:\n{listing}"}]
+        messages = [
+            {"role": "system", "content": load_prompt("judge_system").strip()},
+            {"role": "user", "content": self.user_message(obs) + f"\n\nACTIONS TO CHOOSE FROM:\n{listing}"},
+        ]
         reply = self.llm.chat(messages)
         decision.prompt_tokens += reply.prompt_tokens
         decision.completion_tokens += reply.completion_tokens
         sections = split_sections(reply.text, JUDGE_SECTIONS)
         picked = parse_ids(sections.get("action_selection", reply.text.splitlines()[-1] if reply.text else ""))
         index = picked[0] if picked and picked[0] < len(candidates) else 0
-        decision.judge = {"prompt": messages, "response": reply.text, "selected": index,
-                          "fell_back": not (picked and picked[0] < len(candidates))}
+        decision.judge = {
+            "prompt": messages,
+            "response": reply.text,
+            "selected": index,
+            "fell_back": not (picked and picked[0] < len(candidates)),
+        }
         return candidates[index]
 
     # -- planning actions and memory ----------------------------------------------------------------
@@ -229,8 +241,17 @@ class OccamAgent:
             self.plans.plans[self.plans.active].folded.append(step)
         else:
             self.plans.plans[plan].steps.append(step)
-        memory = StepMemory(step, plan, str(decision.action) if decision.action else "(no valid action)",
-                            decision.reason, ok, error, obs.url, replay, page)
+        memory = StepMemory(
+            step,
+            plan,
+            str(decision.action) if decision.action else "(no valid action)",
+            decision.reason,
+            ok,
+            error,
+            obs.url,
+            replay,
+            page,
+        )
         self.memory.append(memory)
         return memory
 

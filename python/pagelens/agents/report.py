@@ -33,15 +33,19 @@ def write_report(trajectory: str | Path, out: str | Path) -> Path:
     header = next((r for r in records if r.get("type") == "run"), {})
     steps = [r for r in records if r.get("type") == "step"]
     end = next((r for r in records if r.get("type") == "end"), None)
-    parts = [f"<!DOCTYPE html><html><head><meta charset='utf-8'><title>{_e(header.get('task'))}</title>"
-             f"<style>{_STYLE}</style></head><body>"]
+    parts = [
+        f"<!DOCTYPE html><html><head><meta charset='utf-8'><title>{_e(header.get('task'))}</title>"
+        f"<style>{_STYLE}</style></head><body>"
+    ]
     parts.append(f"<h1>{_e(header.get('task'))}</h1><table>")
     for key in ("url", "agent", "model", "task_id"):
         parts.append(f"<tr><th>{key}</th><td>{_e(header.get(key))}</td></tr>")
     if end:
-        parts.append(f"<tr><th>answer</th><td>{_e(end.get('answer'))}</td></tr>"
-                     f"<tr><th>final URL</th><td>{_e(end.get('final_url'))}</td></tr>"
-                     f"<tr><th>ended</th><td>{_e(end.get('reason'))} after {_e(end.get('steps'))} steps</td></tr>")
+        parts.append(
+            f"<tr><th>answer</th><td>{_e(end.get('answer'))}</td></tr>"
+            f"<tr><th>final URL</th><td>{_e(end.get('final_url'))}</td></tr>"
+            f"<tr><th>ended</th><td>{_e(end.get('reason'))} after {_e(end.get('steps'))} steps</td></tr>"
+        )
     else:
         parts.append("<tr><th>status</th><td>unfinished (no end record)</td></tr>")
     tokens = sum(s.get("tokens", {}).get("prompt", 0) + s.get("tokens", {}).get("completion", 0) for s in steps)
@@ -50,22 +54,27 @@ def write_report(trajectory: str | Path, out: str | Path) -> Path:
     if isinstance(state, dict) and "plans" in state:
         parts.append("<h2>Plan tree</h2><pre>" + _e(PlanTree.from_json(state["plans"]).render()) + "</pre>")
     if isinstance(state, dict) and state.get("stack"):
-        parts.append("<h2>Policy stack at the end</h2><pre>" + _e(" > ".join(f["policy"] for f in state["stack"]))
-                     + "</pre>")
+        parts.append(
+            "<h2>Policy stack at the end</h2><pre>" + _e(" > ".join(f["policy"] for f in state["stack"])) + "</pre>"
+        )
     for s in steps:
         result = s.get("result", {})
         cls = "ok" if result.get("ok") else "failed"
         outcome = "done" if result.get("ok") else f"failed: {result.get('error')}"
-        parts.append(f"<h2>Step {s['step']}: <span class='action'>{_e(s.get('action'))}</span> "
-                     f"<span class='{cls}'>{_e(outcome)}</span></h2>")
+        parts.append(
+            f"<h2>Step {s['step']}: <span class='action'>{_e(s.get('action'))}</span> "
+            f"<span class='{cls}'>{_e(outcome)}</span></h2>"
+        )
         parts.append(f"<div>{_e(s.get('title'))} &lt;{_e(s.get('url'))}&gt;</div><dl>")
         for name, text in (s.get("sections") or {}).items():
             parts.append(f"<dt>{_e(name.replace('_', ' ').capitalize())}</dt><dd>{_e(text)}</dd>")
         for error in s.get("invalid") or []:
             parts.append(f"<dt>Invalid action shown back</dt><dd>{_e(error)}</dd>")
         if s.get("judge"):
-            parts.append(f"<dt>Judge</dt><dd>candidates: {_e('; '.join(s.get('candidates') or []))}\n"
-                         f"selected: {_e(s['judge'].get('selected'))}</dd>")
+            parts.append(
+                f"<dt>Judge</dt><dd>candidates: {_e('; '.join(s.get('candidates') or []))}\n"
+                f"selected: {_e(s['judge'].get('selected'))}</dd>"
+            )
         if (s.get("meta") or {}).get("policy"):
             parts.append(f"<dt>Policy</dt><dd>{_e(s['meta']['policy'])}</dd>")
         parts.append("</dl>")
@@ -74,8 +83,10 @@ def write_report(trajectory: str | Path, out: str | Path) -> Path:
             if shot.is_file():
                 data = base64.b64encode(shot.read_bytes()).decode()
                 parts.append(f"<img alt='step {s['step']}' src='data:image/png;base64,{data}'>")
-        parts.append(f"<details><summary>Observation ({len(s.get('observation') or '')} characters)</summary>"
-                     f"<pre>{_e(s.get('observation'))}</pre></details>")
+        parts.append(
+            f"<details><summary>Observation ({len(s.get('observation') or '')} characters)</summary>"
+            f"<pre>{_e(s.get('observation'))}</pre></details>"
+        )
     parts.append("</body></html>")
     write_atomically(out, "\n".join(parts))
     return out

@@ -108,9 +108,21 @@ async def run_agent(
         har = env.config.har_path
         if har and Path(har).parent.resolve() == out.resolve():
             har = Path(har).name  # beside the trajectory
-        writer.append({"type": "run", "version": 1, "task": task, "task_id": task_id, "url": url, "har": har,
-                       "agent": agent.name, "model": model, "config": agent.config_json(), "started": time.time(),
-                       **(header or {})})
+        writer.append(
+            {
+                "type": "run",
+                "version": 1,
+                "task": task,
+                "task_id": task_id,
+                "url": url,
+                "har": har,
+                "agent": agent.name,
+                "model": model,
+                "config": agent.config_json(),
+                "started": time.time(),
+                **(header or {}),
+            }
+        )
         obs = await first_observation()
     else:
         header = records[0]
@@ -156,14 +168,21 @@ async def run_agent(
                 obs = result.observation or await look()
         agent.record(step, decision, before, ok, error)
         record = {
-            "type": "step", "step": step, "url": before.url, "title": before.title,
-            "observation": before.text, "dialogs": before.dialogs,
+            "type": "step",
+            "step": step,
+            "url": before.url,
+            "title": before.title,
+            "observation": before.text,
+            "dialogs": before.dialogs,
             **decision.to_json(),
             "result": {"ok": ok, "error": error},
             "answer": answer if done else None,
             "final_url": obs.url if not done else before.url,
-            "timing": {"model_s": t_model, "total_s": time.perf_counter() - t0,
-                       "observe_ms": before.timings_ms.get("total")},
+            "timing": {
+                "model_s": t_model,
+                "total_s": time.perf_counter() - t0,
+                "observe_ms": before.timings_ms.get("total"),
+            },
             "state": agent.state(),
         }
         model_s += t_model
@@ -185,8 +204,18 @@ async def run_agent(
     final_url = obs.url
     n = step + 1 if max_steps > start else start
     usage = llm.usage.as_dict() if llm is not None else {}
-    writer.append({"type": "end", "answer": answer, "final_url": final_url, "steps": n, "reason": reason,
-                   "task_id": task_id, "usage": usage, "finished": time.time()})
+    writer.append(
+        {
+            "type": "end",
+            "answer": answer,
+            "final_url": final_url,
+            "steps": n,
+            "reason": reason,
+            "task_id": task_id,
+            "usage": usage,
+            "finished": time.time(),
+        }
+    )
     report_path = None
     if report:
         from pagelens.agents.report import write_report

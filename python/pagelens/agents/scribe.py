@@ -68,8 +68,9 @@ class ScribeAgent:
     name = "scribe"
     observation = "html"  # the runner gives decide() an HtmlObservation
 
-    def __init__(self, llm: LLMClient, objective: str, config: ScribeConfig | None = None,
-                 planner: LLMClient | None = None):
+    def __init__(
+        self, llm: LLMClient, objective: str, config: ScribeConfig | None = None, planner: LLMClient | None = None
+    ):
         self.llm = llm
         self.planner = planner
         self.config = config or ScribeConfig()
@@ -85,8 +86,12 @@ class ScribeAgent:
     # -- the runner's protocol --------------------------------------------------------------
 
     def state(self) -> dict[str, Any]:
-        return {"objective": self.objective, "rewritten": self.rewritten, "last_error": self.last_error,
-                "history": [asdict(d) for d in self.history]}
+        return {
+            "objective": self.objective,
+            "rewritten": self.rewritten,
+            "last_error": self.last_error,
+            "history": [asdict(d) for d in self.history],
+        }
 
     def restore(self, state: dict[str, Any]) -> None:
         self.objective, self.rewritten = state["objective"], state["rewritten"]
@@ -121,9 +126,14 @@ class ScribeAgent:
             for prompt in prompts:
                 messages = [{"role": "system", "content": SYSTEM}, {"role": "user", "content": prompt}]
                 decision.prompts.append(messages)
-                reply = self.llm.chat(messages, n=self.config.samples, temperature=self.config.temperature,
-                                      top_p=self.config.top_p, max_tokens=self.config.max_answer_tokens,
-                                      seed=round_)
+                reply = self.llm.chat(
+                    messages,
+                    n=self.config.samples,
+                    temperature=self.config.temperature,
+                    top_p=self.config.top_p,
+                    max_tokens=self.config.max_answer_tokens,
+                    seed=round_,
+                )
                 decision.prompt_tokens += reply.prompt_tokens
                 decision.completion_tokens += reply.completion_tokens
                 for text in reply.texts or [reply.text]:
@@ -141,15 +151,21 @@ class ScribeAgent:
                 break
         if not votes:
             reasons = sorted(set(decision.invalid))[:3]
-            decision.error = (f"no answer named an element on the page ({len(decision.responses)} answers over "
-                              f"{len(prompts)} chunks; {'; '.join(reasons) or 'no answers'})")
+            decision.error = (
+                f"no answer named an element on the page ({len(decision.responses)} answers over "
+                f"{len(prompts)} chunks; {'; '.join(reasons) or 'no answers'})"
+            )
             return decision
         chosen = vote([p for v in votes.values() for p in v])
         assert chosen is not None  # there are votes
         node = chosen.node
-        decision.meta = {"votes": {str(n): len(v) for n, v in votes.items()}, "node": node,
-                         "chunks": len(prompts), "step": chosen.reply,
-                         "target": cleaned.start_tag(node) if node in cleaned else chosen.target}
+        decision.meta = {
+            "votes": {str(n): len(v) for n, v in votes.items()},
+            "node": node,
+            "chunks": len(prompts),
+            "step": chosen.reply,
+            "target": cleaned.start_tag(node) if node in cleaned else chosen.target,
+        }
         decision.reason = chosen.description
         try:
             decision.action = self._action(chosen, cleaned)

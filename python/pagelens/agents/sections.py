@@ -17,7 +17,7 @@ def split_sections(text: str, names: list[str]) -> dict[str, str]:
         end = found[i + 1].start() if i + 1 < len(found) else len(text)
         key = m.group(1).lower().replace(" ", "_")
         if key not in out:  # the first occurrence wins; models sometimes repeat a name in prose
-            out[key] = text[m.end():end].strip()
+            out[key] = text[m.end() : end].strip()
     return out
 
 

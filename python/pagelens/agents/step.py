@@ -51,8 +51,11 @@ class PolicyError(PagelensError, ValueError):
 def load_policies(folder: str | Path | None = None) -> dict[str, Policy]:
     """Every ``*.md`` policy in ``folder`` (default: the built-in ones)."""
     if folder is None:
-        files = [(p.name, p.read_text()) for p in resources.files("pagelens.agents").joinpath("policies").iterdir()
-                 if p.name.endswith(".md")]
+        files = [
+            (p.name, p.read_text())
+            for p in resources.files("pagelens.agents").joinpath("policies").iterdir()
+            if p.name.endswith(".md")
+        ]
     else:
         folder = Path(folder)
         if not folder.is_dir():
@@ -86,8 +89,13 @@ def parse_policy(text: str, where: str = "policy") -> Policy:
         raise PolicyError(f"{where}: missing `description`")
     sections = re.split(r"^##\s*(Instructions|Examples)\s*$", body, flags=re.M | re.I)
     parts = {sections[i].lower(): sections[i + 1].strip() for i in range(1, len(sections) - 1, 2)}
-    return Policy(name, fields["description"], fields.get("argument", ""), parts.get("instructions", body.strip()),
-                  parts.get("examples", ""))
+    return Policy(
+        name,
+        fields["description"],
+        fields.get("argument", ""),
+        parts.get("instructions", body.strip()),
+        parts.get("examples", ""),
+    )
 
 
 @dataclass(frozen=True)
@@ -119,8 +127,13 @@ class StePConfig:
 class StePAgent:
     name = "step"
 
-    def __init__(self, llm: LLMClient, objective: str, policies: dict[str, Policy] | None = None,
-                 config: StePConfig | None = None):
+    def __init__(
+        self,
+        llm: LLMClient,
+        objective: str,
+        policies: dict[str, Policy] | None = None,
+        config: StePConfig | None = None,
+    ):
         self.llm = llm
         self.objective = objective
         self.policies = policies or load_policies()
@@ -142,24 +155,43 @@ class StePAgent:
     def _system(self, frame: Frame) -> str:
         policy = self.policies[frame.policy]
         navigation = describe_actions(self.allowed - {"stop"})
-        others = "\n".join(f"{p.name} [{p.argument or 'argument'}]: {p.description}" for p in self.policies.values()
-                           if p.name != self.config.root)
+        others = "\n".join(
+            f"{p.name} [{p.argument or 'argument'}]: {p.description}"
+            for p in self.policies.values()
+            if p.name != self.config.root
+        )
         example = next((f"{p.name} [...]" for p in self.policies.values() if p.name != self.config.root), "none")
-        stop_note = " (as root policy: the final answer; N/A if the task cannot be done)" \
-            if frame.policy == self.config.root else " to the policy that called you"
+        stop_note = (
+            " (as root policy: the final answer; N/A if the task cannot be done)"
+            if frame.policy == self.config.root
+            else " to the policy that called you"
+        )
         examples = f"Examples:\n{policy.examples}" if policy.examples else ""
-        return load_prompt("step_system").strip().format(
-            name=policy.name, description=policy.description, instructions=policy.instructions,
-            navigation_actions=navigation, policies=others or "(none)", example_call=example,
-            stop_note=stop_note, examples=examples).strip()
+        return (
+            load_prompt("step_system")
+            .strip()
+            .format(
+                name=policy.name,
+                description=policy.description,
+                instructions=policy.instructions,
+                navigation_actions=navigation,
+                policies=others or "(none)",
+                example_call=example,
+                stop_note=stop_note,
+                examples=examples,
+            )
+            .strip()
+        )
 
     def decide(self, obs: PageObservation, step: int) -> Decision:
         frame = self.stack[-1]
         decision = Decision(action=None, meta={"policy": frame.policy, "depth": len(self.stack)})
         page = obs.text if obs.mode == self.config.observation else obs.tree.render(self.config.observation).text
         history = "\n".join(frame.history) or "(no steps yet)"
-        user = (f"OBJECTIVE:\n{frame.objective}\n\nHISTORY OF THIS POLICY:\n{history}\n\n"
-                f"CURRENT OBSERVATION:\nURL: {obs.url}\n{page}")
+        user = (
+            f"OBJECTIVE:\n{frame.objective}\n\nHISTORY OF THIS POLICY:\n{history}\n\n"
+            f"CURRENT OBSERVATION:\nURL: {obs.url}\n{page}"
+        )
         messages = [{"role": "system", "content": self._system(frame)}, {"role": "user", "content": user}]
 
         def extract(text: str) -> tuple[str, Any]:
@@ -195,8 +227,11 @@ class StePAgent:
         frame = self.stack[-1]
         if isinstance(action, PolicyCall):
             if len(self.stack) >= self.config.max_depth:
-                return Internal(False, f"cannot call {action.name}: the policy stack is full "
-                                       f"(at most {self.config.max_depth} policies deep)")
+                return Internal(
+                    False,
+                    f"cannot call {action.name}: the policy stack is full "
+                    f"(at most {self.config.max_depth} policies deep)",
+                )
             self.stack.append(Frame(action.name, action.argument))
             return Internal(True)
         if isinstance(action, Action) and action.kind == "note":
@@ -211,19 +246,22 @@ class StePAgent:
 
     def record(self, step: int, decision: Decision, obs: PageObservation, ok: bool, error: str | None) -> None:
         depth = decision.meta.get("depth", len(self.stack))
-        if depth > len(self.stack) or (isinstance(decision.action, Action) and decision.action.kind == "stop"
-                                       and depth > 1):
+        if depth > len(self.stack) or (
+            isinstance(decision.action, Action) and decision.action.kind == "stop" and depth > 1
+        ):
             return  # the frame finished this step; its return value is already with the caller
         frame = self.stack[depth - 1]
         outcome = "done" if ok else f"failed: {error}"
         what = str(decision.action) if decision.action else "(no valid action)"
         # A call that went ahead shows up as its return value; a refused one as its error.
         if not isinstance(decision.action, PolicyCall) or not ok:
-            frame.history.append(f"STEP {step}: {what} -> {outcome}" + (f" (reason: {decision.reason})"
-                                                                        if decision.reason else ""))
+            frame.history.append(
+                f"STEP {step}: {what} -> {outcome}" + (f" (reason: {decision.reason})" if decision.reason else "")
+            )
         frame.steps += 1
         top = self.stack[-1]
         if len(self.stack) > 1 and top.steps >= self.config.max_policy_steps:
             self.stack.pop()
             self.stack[-1].history.append(
-                f"{top.policy} [{top.objective}] gave up after {top.steps} steps without finishing")
+                f"{top.policy} [{top.objective}] gave up after {top.steps} steps without finishing"
+            )

@@ -83,8 +83,9 @@ class DevToolsSocket:
                 if session == gone:
                     del self._sessions[target]
 
-    async def call(self, method: str, params: dict[str, Any] | None = None, session_id: str | None = None,
-                   timeout: float = 60.0) -> bytes:
+    async def call(
+        self, method: str, params: dict[str, Any] | None = None, session_id: str | None = None, timeout: float = 60.0
+    ) -> bytes:
         """The whole response message, unparsed."""
         self._next += 1
         ident = self._next
@@ -102,16 +103,18 @@ class DevToolsSocket:
     async def session_for(self, target_id: str, timeout: float = 60.0) -> str:
         session = self._sessions.get(target_id)
         if session is None:
-            reply = json.loads(await self.call("Target.attachToTarget", {"targetId": target_id, "flatten": True},
-                                               timeout=timeout))
+            reply = json.loads(
+                await self.call("Target.attachToTarget", {"targetId": target_id, "flatten": True}, timeout=timeout)
+            )
             if "error" in reply:
                 raise DevToolsError(f"cannot attach to target {target_id}: {reply['error'].get('message')}")
             session = reply["result"]["sessionId"]
             self._sessions[target_id] = session
         return session
 
-    async def target_call(self, target_id: str, method: str, params: dict[str, Any] | None = None,
-                          timeout: float = 60.0) -> bytes:
+    async def target_call(
+        self, target_id: str, method: str, params: dict[str, Any] | None = None, timeout: float = 60.0
+    ) -> bytes:
         """A call on a page or frame target; re-attaches once if the old session went away."""
         for attempt in (0, 1):
             session = await self.session_for(target_id, timeout)

@@ -44,10 +44,10 @@ _LOADED_NEXT_FRAME = """new Promise(done => {
 })"""
 
 
-
 class BrowserStateError(PagelensError, RuntimeError):
     """A call the environment's state does not allow yet (observing before ``reset``) or any
     more (after ``close``)."""
+
 
 @dataclass
 class BrowserConfig:
@@ -251,6 +251,7 @@ class AsyncBrowserEnv:
         page.on("request", requested)
         page.on("requestfinished", answered)
         page.on("requestfailed", failed)
+
         def committed(frame: Frame) -> None:
             if frame == page.main_frame:
                 pending.clear()
@@ -306,8 +307,12 @@ class AsyncBrowserEnv:
         tabs_task = asyncio.ensure_future(self._tabs())  # small calls, alongside the tree
         try:
             capture = await fetch_tree(
-                self.sessions_for(page), include_frames=cfg.include_frames, timeout=cfg.cdp_timeout_s,
-                devtools=self._devtools, clickables=cfg.clickables, snapshot_timeout=cfg.snapshot_timeout_s,
+                self.sessions_for(page),
+                include_frames=cfg.include_frames,
+                timeout=cfg.cdp_timeout_s,
+                devtools=self._devtools,
+                clickables=cfg.clickables,
+                snapshot_timeout=cfg.snapshot_timeout_s,
             )
         except BaseException:
             tabs_task.cancel()
@@ -337,8 +342,12 @@ class AsyncBrowserEnv:
             frame_count=len({r.frame_id for r in frames.values()}),
             frame_errors=capture.frame_errors,
             notes=capture.notes,
-            timings_ms={"ax_tree": (t1 - t0) * 1e3, "snapshot": capture.snapshot_ms, "render": (t2 - t1) * 1e3,
-                        "total": (time.perf_counter() - t0) * 1e3},
+            timings_ms={
+                "ax_tree": (t1 - t0) * 1e3,
+                "snapshot": capture.snapshot_ms,
+                "render": (t2 - t1) * 1e3,
+                "total": (time.perf_counter() - t0) * 1e3,
+            },
             screenshot=screenshot,
         )
         self._last, self._last_html = obs, None
@@ -352,8 +361,9 @@ class AsyncBrowserEnv:
         t0 = time.perf_counter()
         tabs_task = asyncio.ensure_future(self._tabs())
         try:
-            capture = await fetch_html(self.sessions_for(page), include_frames=cfg.include_frames,
-                                       timeout=cfg.cdp_timeout_s)
+            capture = await fetch_html(
+                self.sessions_for(page), include_frames=cfg.include_frames, timeout=cfg.cdp_timeout_s
+            )
         except BaseException:
             tabs_task.cancel()
             raise
@@ -361,11 +371,19 @@ class AsyncBrowserEnv:
         self._frames = capture.frames
         dialogs, self._dialogs = self._dialogs, []
         obs = HtmlObservation(
-            url=page.url, title=next((t.title for t in tabs if t.active), ""), tabs=tabs, dom=capture.dom,
-            targets=capture.targets, dialogs=dialogs,
-            frame_count=len({r.frame_id for r in capture.frames.values()}), frame_errors=capture.frame_errors,
-            timings_ms={"get_document": capture.cdp_ms, "parse": capture.parse_ms,
-                        "total": (time.perf_counter() - t0) * 1e3},
+            url=page.url,
+            title=next((t.title for t in tabs if t.active), ""),
+            tabs=tabs,
+            dom=capture.dom,
+            targets=capture.targets,
+            dialogs=dialogs,
+            frame_count=len({r.frame_id for r in capture.frames.values()}),
+            frame_errors=capture.frame_errors,
+            timings_ms={
+                "get_document": capture.cdp_ms,
+                "parse": capture.parse_ms,
+                "total": (time.perf_counter() - t0) * 1e3,
+            },
         )
         self._last_html, self._last = obs, None
         return obs
@@ -493,4 +511,3 @@ class AsyncBrowserEnv:
 
     def set_active_page(self, page: Page) -> None:
         self._page = page
-

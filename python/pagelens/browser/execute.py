@@ -50,14 +50,35 @@ class ActionTarget(Protocol):
     def sessions_for(self, page: Page) -> FrameSessions: ...
     def set_active_page(self, page: Page) -> None: ...
 
+
 # Model-written key names to Playwright's.
 _KEY_NAMES = {
-    "ctrl": "Control", "control": "Control", "cmd": "Meta", "command": "Meta", "meta": "Meta",
-    "win": "Meta", "alt": "Alt", "option": "Alt", "shift": "Shift", "enter": "Enter",
-    "return": "Enter", "esc": "Escape", "escape": "Escape", "tab": "Tab", "space": "Space",
-    "backspace": "Backspace", "delete": "Delete", "del": "Delete", "up": "ArrowUp", "down": "ArrowDown",
-    "left": "ArrowLeft", "right": "ArrowRight", "pageup": "PageUp", "pagedown": "PageDown",
-    "home": "Home", "end": "End",
+    "ctrl": "Control",
+    "control": "Control",
+    "cmd": "Meta",
+    "command": "Meta",
+    "meta": "Meta",
+    "win": "Meta",
+    "alt": "Alt",
+    "option": "Alt",
+    "shift": "Shift",
+    "enter": "Enter",
+    "return": "Enter",
+    "esc": "Escape",
+    "escape": "Escape",
+    "tab": "Tab",
+    "space": "Space",
+    "backspace": "Backspace",
+    "delete": "Delete",
+    "del": "Delete",
+    "up": "ArrowUp",
+    "down": "ArrowDown",
+    "left": "ArrowLeft",
+    "right": "ArrowRight",
+    "pageup": "PageUp",
+    "pagedown": "PageDown",
+    "home": "Home",
+    "end": "End",
 }
 
 _PARK = """function(key) {
@@ -143,9 +164,16 @@ class Executor:
         if object_id is None:
             return None
         try:
-            await cdp(session, "Runtime.callFunctionOn", {
-                "objectId": object_id, "functionDeclaration": _PARK, "arguments": [{"value": self._key}],
-            }, t)
+            await cdp(
+                session,
+                "Runtime.callFunctionOn",
+                {
+                    "objectId": object_id,
+                    "functionDeclaration": _PARK,
+                    "arguments": [{"value": self._key}],
+                },
+                t,
+            )
         finally:
             await quietly(cdp(session, "Runtime.releaseObject", {"objectId": object_id}, t))
         handle = await frame.evaluate_handle(_UNPARK, self._key)
@@ -314,8 +342,15 @@ class Executor:
 
 
 # Call-log lines that say why Playwright kept waiting.
-_REASONS = ("intercepts pointer events", "not visible", "not enabled", "not stable", "not editable",
-            "outside of the viewport", "detached")
+_REASONS = (
+    "intercepts pointer events",
+    "not visible",
+    "not enabled",
+    "not stable",
+    "not editable",
+    "outside of the viewport",
+    "detached",
+)
 
 
 def _first_line(error: Exception) -> str:
@@ -333,4 +368,3 @@ def _first_line(error: Exception) -> str:
 
 async def _release(handle: ElementHandle) -> None:
     await quietly(handle.dispose())
-

@@ -109,7 +109,11 @@ _SNAPSHOT_PARAMS = {"computedStyles": [], "includeDOMRects": False, "includePain
 
 
 async def raw_call(
-    sessions: FrameSessions, session: CDPSession, method: str, params: dict[str, Any], timeout: float,
+    sessions: FrameSessions,
+    session: CDPSession,
+    method: str,
+    params: dict[str, Any],
+    timeout: float,
     devtools: DevToolsSocket | None,
 ) -> Any:
     """One large CDP call: raw bytes over the DevTools socket when there is one (parsed in
@@ -124,7 +128,10 @@ async def raw_call(
 
 
 async def full_ax_tree(
-    sessions: FrameSessions, session: CDPSession, params: dict[str, Any], timeout: float,
+    sessions: FrameSessions,
+    session: CDPSession,
+    params: dict[str, Any],
+    timeout: float,
     devtools: DevToolsSocket | None,
 ) -> Any:
     """One getFullAXTree (of the session's document, or of ``params["frameId"]``)."""
@@ -160,8 +167,9 @@ async def _timed(awaitable: Any) -> tuple[Any, float]:
     return await awaitable, (time.perf_counter() - t0) * 1e3
 
 
-async def list_frames(sessions: FrameSessions, main: CDPSession, include_frames: bool,
-                      timeout: float) -> tuple[str, dict[str, FrameRecord], dict[str, CDPSession]]:
+async def list_frames(
+    sessions: FrameSessions, main: CDPSession, include_frames: bool, timeout: float
+) -> tuple[str, dict[str, FrameRecord], dict[str, CDPSession]]:
     """The page's frames: (main frame id, a record per frame by id, the root frame id of
     each out-of-process session). One ``Page.getFrameTree`` per session; a child's
     ``owner_session`` is the session of its parent's document."""
@@ -173,14 +181,16 @@ async def list_frames(sessions: FrameSessions, main: CDPSession, include_frames:
         records[main_root] = FrameRecord(main_root, main, None, None, None, url)
         return main_root, records, {}
     oopif = await sessions.out_of_process()
-    trees = await asyncio.gather(*(cdp(s, "Page.getFrameTree", timeout=timeout) for s in oopif),
-                                 return_exceptions=True)
+    trees = await asyncio.gather(*(cdp(s, "Page.getFrameTree", timeout=timeout) for s in oopif), return_exceptions=True)
     roots: dict[str, CDPSession] = {}
     for session, tree in zip(oopif, trees, strict=True):
         if not isinstance(tree, BaseException):
             roots[tree["frameTree"]["frame"]["id"]] = session
-    listed = [(main, main_tree)] + [(roots[t["frameTree"]["frame"]["id"]], t) for t in trees
-                                    if not isinstance(t, BaseException) and t["frameTree"]["frame"]["id"] in roots]
+    listed = [(main, main_tree)] + [
+        (roots[t["frameTree"]["frame"]["id"]], t)
+        for t in trees
+        if not isinstance(t, BaseException) and t["frameTree"]["frame"]["id"] in roots
+    ]
     for session, tree in listed:
         for frame_id, parent, url in _walk(tree["frameTree"], set(roots)):
             if frame_id not in records:
@@ -211,7 +221,8 @@ async def fetch_tree(
     def snapshot_of(session: CDPSession) -> None:
         if clickables and session not in snapshots:
             snapshots[session] = asyncio.ensure_future(
-                _timed(clickable_elements(sessions, session, snapshot_timeout, devtools)))
+                _timed(clickable_elements(sessions, session, snapshot_timeout, devtools))
+            )
 
     # The main frame's tree is the long call: it starts first and runs while the frames are listed.
     main_ax = asyncio.ensure_future(full_ax_tree(sessions, main, {}, timeout, devtools))
@@ -249,7 +260,7 @@ async def fetch_tree(
     if isinstance(payload, BaseException):
         raise payload
     k = len(children)
-    ax_results, owned_results, snapshot_results = results[1:1 + k], results[1 + k:1 + 2 * k], results[1 + 2 * k:]
+    ax_results, owned_results, snapshot_results = results[1 : 1 + k], results[1 + k : 1 + 2 * k], results[1 + 2 * k :]
 
     notes: list[str] = []
     clickable: dict[str, dict[int, str | None]] = {}
@@ -259,8 +270,10 @@ async def fetch_tree(
         if isinstance(result, BaseException):
             snapshot_failed.add(session)
             reason = "timed out" if isinstance(result, asyncio.TimeoutError) else f"{type(result).__name__}: {result}"
-            notes.append(f"no DOM snapshot ({reason}): script-clickable elements have no ids in "
-                         f"{'the page' if session is main else 'an out-of-process frame'}")
+            notes.append(
+                f"no DOM snapshot ({reason}): script-clickable elements have no ids in "
+                f"{'the page' if session is main else 'an out-of-process frame'}"
+            )
             continue
         by_frame, ms = result
         snapshot_ms = max(snapshot_ms, ms)
@@ -271,8 +284,10 @@ async def fetch_tree(
             return None
         found = clickable.get(record.frame_id)
         if found is None:
-            notes.append(f"frame {record.url or record.frame_id}: not in the DOM snapshot; "
-                         "its script-clickable elements have no ids")
+            notes.append(
+                f"frame {record.url or record.frame_id}: not in the DOM snapshot; "
+                "its script-clickable elements have no ids"
+            )
         return found
 
     frames = []
@@ -288,20 +303,29 @@ async def fetch_tree(
             errors.append(f"frame {record.url or record.frame_id}: its parent frame could not be read")
             continue
         included.add(record.frame_id)
-        frames.append({"owner": record.owner_backend_id, "payload": result, "frame_id": record.frame_id,
-                       "clickable": clickable_of(record)})
+        frames.append(
+            {
+                "owner": record.owner_backend_id,
+                "payload": result,
+                "frame_id": record.frame_id,
+                "clickable": clickable_of(record),
+            }
+        )
     main_clickable = clickable_of(records[main_root])
     records[""] = records[main_root]
     tree = _build(payload, frames, max_depth, main_clickable)
     given = len(main_clickable or ()) + sum(len(f["clickable"] or ()) for f in frames)
     if given and not tree.clickable_ids:
-        notes.append(f"the DOM snapshot's {given} clickable elements match no node of the accessibility tree "
-                     "(the page changed between the two?)")
+        notes.append(
+            f"the DOM snapshot's {given} clickable elements match no node of the accessibility tree "
+            "(the page changed between the two?)"
+        )
     return Capture(tree, records, errors, notes, snapshot_ms)
 
 
-def _build(payload: Any, frames: list[dict[str, Any]], max_depth: int | None,
-           clickable: dict[int, str | None] | None) -> AXTree:
+def _build(
+    payload: Any, frames: list[dict[str, Any]], max_depth: int | None, clickable: dict[int, str | None] | None
+) -> AXTree:
     # A hidden <iframe> has no AX node: its frame cannot be shown and is left out.
     if max_depth is None:
         return AXTree.from_cdp(payload, frames=frames, skip_orphan_frames=True, clickable=clickable)

@@ -43,8 +43,9 @@ class HtmlCapture:
     parse_ms: float = 0.0  # turning the answers into the document
 
 
-def live_nodes(document: dict[str, Any], frame_ids: list[str], documents: dict[str, dict[str, Any]],
-               owners: dict[str, int]) -> tuple[list[LiveNode], list[tuple[int, int] | None]]:
+def live_nodes(
+    document: dict[str, Any], frame_ids: list[str], documents: dict[str, dict[str, Any]], owners: dict[str, int]
+) -> tuple[list[LiveNode], list[tuple[int, int] | None]]:
     """A ``DOM.getDocument`` answer as ``Dom.from_nodes`` input, in document order, and per
     node the live element it is: ``(frame index, backendNodeId)`` where the index is into
     ``frame_ids`` (``frame_ids[0]``: the document's own frame), None for anything else.
@@ -119,8 +120,9 @@ async def fetch_html(sessions: FrameSessions, include_frames: bool = True, timeo
     except BaseException:
         main_doc.cancel()
         raise
-    answers = await asyncio.gather(main_doc, *(cdp(s, "DOM.getDocument", params, timeout)
-                                                for s in oopif_roots.values()), return_exceptions=True)
+    answers = await asyncio.gather(
+        main_doc, *(cdp(s, "DOM.getDocument", params, timeout) for s in oopif_roots.values()), return_exceptions=True
+    )
     if isinstance(answers[0], BaseException):
         raise answers[0]
     cdp_ms = (time.perf_counter() - t0) * 1e3

@@ -57,8 +57,9 @@ class PageObservation:
         """Tabs and dialogs as lines to put above ``text`` in a prompt."""
         lines = []
         if len(self.tabs) > 1:
-            lines.append("Tabs: " + " | ".join(
-                f"{'*' if t.active else ''}[{t.index}] {t.title or t.url}" for t in self.tabs))
+            lines.append(
+                "Tabs: " + " | ".join(f"{'*' if t.active else ''}[{t.index}] {t.title or t.url}" for t in self.tabs)
+            )
         lines.extend(f"Dialog (dismissed): {d}" for d in self.dialogs)
         return "\n".join(lines)
 

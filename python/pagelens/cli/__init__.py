@@ -17,8 +17,12 @@ class _Version(argparse.Action):
     """``--version``: computed only when asked (it starts Chromium to ask its version)."""
 
     def __init__(self, option_strings: list[str], dest: str = argparse.SUPPRESS, **kwargs: object):
-        super().__init__(option_strings, dest, nargs=0, help="print the versions of pagelens, its core, "
-                         "Playwright and Chromium, and exit")
+        super().__init__(
+            option_strings,
+            dest,
+            nargs=0,
+            help="print the versions of pagelens, its core, Playwright and Chromium, and exit",
+        )
 
     def __call__(self, parser: argparse.ArgumentParser, *args: object) -> None:
         from pagelens.versions import versions

@@ -29,30 +29,45 @@ def _run(args: argparse.Namespace) -> int:
     llm = LLMClient(model=args.model, base_url=args.base_url, cache_dir=args.cache)
     planner = None
     if args.planner_model:
-        planner = LLMClient(model=args.planner_model, base_url=args.planner_base_url or args.base_url,
-                            cache_dir=args.cache)
+        planner = LLMClient(
+            model=args.planner_model, base_url=args.planner_base_url or args.base_url, cache_dir=args.cache
+        )
     scribe = ScribeConfig(max_tokens=args.max_tokens, samples=args.samples, tokenizer=args.tokenizer)
-    options = factory.AgentOptions(policies=args.policies, max_invalid=args.max_invalid, scribe=scribe,
-                                   planner=planner)
+    options = factory.AgentOptions(policies=args.policies, max_invalid=args.max_invalid, scribe=scribe, planner=planner)
     agent = factory.make_agent(args.agent, llm, args.task, args.url, options)
     hosts = tuple(args.allow_host) or None
 
     def progress(step: int, record: dict[str, Any]) -> None:
         # Model and page text printed as they are: brackets are not markup.
         status = "[green]ok[/]" if record["result"]["ok"] else f"[red]{escape(str(record['result']['error']))}[/]"
-        console.print(f"step {step + 1}/{args.max_steps}: [bold]{escape(str(record['action']))}[/] {status}",
-                      highlight=False)
+        console.print(
+            f"step {step + 1}/{args.max_steps}: [bold]{escape(str(record['action']))}[/] {status}", highlight=False
+        )
 
     async def main() -> RunResult:
         har = str(Path(args.out) / "network.har") if args.har else None
-        async with AsyncBrowserEnv(allowed_hosts=(*hosts, *own_host(args.url)) if hosts else None,
-                                   screenshots=args.screenshots, har_path=har) as env:
-            return await run_agent(env, agent, args.task, args.url, args.out, max_steps=args.max_steps,
-                                   resume=args.resume, task_id=args.task_id, model=llm.model, progress=progress)
+        async with AsyncBrowserEnv(
+            allowed_hosts=(*hosts, *own_host(args.url)) if hosts else None, screenshots=args.screenshots, har_path=har
+        ) as env:
+            return await run_agent(
+                env,
+                agent,
+                args.task,
+                args.url,
+                args.out,
+                max_steps=args.max_steps,
+                resume=args.resume,
+                task_id=args.task_id,
+                model=llm.model,
+                progress=progress,
+            )
 
     result = asyncio.run(main())
-    console.print(f"{result.reason}: answer {result.answer!r}, final URL {result.final_url}; "
-                  f"{llm.usage.prompt_tokens + llm.usage.completion_tokens:,} tokens", markup=False)
+    console.print(
+        f"{result.reason}: answer {result.answer!r}, final URL {result.final_url}; "
+        f"{llm.usage.prompt_tokens + llm.usage.completion_tokens:,} tokens",
+        markup=False,
+    )
     print(result.trajectory)
     if result.report:
         print(result.report)
@@ -73,7 +88,8 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         help="run an agent on a live site; every step goes to a resumable JSONL trajectory",
         description="Run an agent on a page with any OpenAI-compatible model (OPENAI_BASE_URL, OPENAI_API_KEY, "
         "PAGELENS_MODEL). Writes OUT/trajectory.jsonl and OUT/report.html. Agents: "
-        + "; ".join(f"{a.name}: {a.summary}" for a in factory.AGENTS.values()) + ".",
+        + "; ".join(f"{a.name}: {a.summary}" for a in factory.AGENTS.values())
+        + ".",
     )
     run.add_argument("--url", required=True)
     run.add_argument("--task", required=True, help="the objective, in words")
@@ -87,18 +103,33 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     run.add_argument("--policies", help="folder of SteP policy files (*.md); default: the built-in ones")
     run.add_argument("--allow-host", action="append", default=[], help="also allow navigation to HOST")
     run.add_argument("--screenshots", action="store_true", help="save a screenshot per step (in the report)")
-    run.add_argument("--har", action="store_true",
-                     help="record the run's network traffic to OUT/network.har (WebArena-Verified checks it)")
+    run.add_argument(
+        "--har",
+        action="store_true",
+        help="record the run's network traffic to OUT/network.har (WebArena-Verified checks it)",
+    )
     run.add_argument("--cache", help="folder caching the model's replies (reproducible reruns)")
-    run.add_argument("--max-invalid", type=int, default=default(factory.AgentOptions, "max_invalid"),
-                     help="invalid actions shown back before a step fails")
+    run.add_argument(
+        "--max-invalid",
+        type=int,
+        default=default(factory.AgentOptions, "max_invalid"),
+        help="invalid actions shown back before a step fails",
+    )
     scribe = run.add_argument_group("scribe agent")
-    scribe.add_argument("--max-tokens", type=int, default=default(ScribeConfig, "max_tokens"),
-                        help="chunk budget: the `pagelens prep --max-tokens` the model was trained with")
-    scribe.add_argument("--tokenizer", default=default(ScribeConfig, "tokenizer"),
-                        help="the tokenizer chunks are counted in: " + choices_help(pagelens.TOKENIZERS))
-    scribe.add_argument("--samples", type=int, default=default(ScribeConfig, "samples"),
-                        help="answers sampled per chunk, then voted")
+    scribe.add_argument(
+        "--max-tokens",
+        type=int,
+        default=default(ScribeConfig, "max_tokens"),
+        help="chunk budget: the `pagelens prep --max-tokens` the model was trained with",
+    )
+    scribe.add_argument(
+        "--tokenizer",
+        default=default(ScribeConfig, "tokenizer"),
+        help="the tokenizer chunks are counted in: " + choices_help(pagelens.TOKENIZERS),
+    )
+    scribe.add_argument(
+        "--samples", type=int, default=default(ScribeConfig, "samples"), help="answers sampled per chunk, then voted"
+    )
     scribe.add_argument("--planner-model", help="a general model that rewrites the objective and decides when to stop")
     scribe.add_argument("--planner-base-url", help="its endpoint (default: --base-url)")
     run.set_defaults(func=_run)

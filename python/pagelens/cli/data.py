@@ -28,12 +28,20 @@ def _prep(args: argparse.Namespace) -> int:
     if len(args.paths) < 2:
         raise ArgumentError("give at least one INPUT and the OUTPUT folder")
     *inputs, out = args.paths
-    config = transform.PrepConfig(tokenizer=args.tokenizer, max_tokens=args.max_tokens, profile=args.profile,
-                                  chunks=args.chunks)
+    config = transform.PrepConfig(
+        tokenizer=args.tokenizer, max_tokens=args.max_tokens, profile=args.profile, chunks=args.chunks
+    )
     console = Console(stderr=True)
     if args.engine == "ray":
-        summary = cluster.run_ray(inputs, out, config, address=args.address, workers=args.workers, fmt=args.format,
-                                  stall_seconds=args.stall_seconds)
+        summary = cluster.run_ray(
+            inputs,
+            out,
+            config,
+            address=args.address,
+            workers=args.workers,
+            fmt=args.format,
+            stall_seconds=args.stall_seconds,
+        )
     else:
         columns = (TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn())
         with Progress(*columns, console=console, disable=not console.is_terminal) as bar:
@@ -44,13 +52,22 @@ def _prep(args: argparse.Namespace) -> int:
                     tasks[file] = bar.add_task(Path(file).name, total=total)
                 bar.update(tasks[file], completed=done)
 
-            summary = local.run_local(inputs, out, config, workers=args.workers, shard_size=args.shard_size,
-                                      fmt=args.format, overwrite=args.overwrite, on_progress=progress)
+            summary = local.run_local(
+                inputs,
+                out,
+                config,
+                workers=args.workers,
+                shard_size=args.shard_size,
+                fmt=args.format,
+                overwrite=args.overwrite,
+                on_progress=progress,
+            )
     console.print(
         f"{summary['examples_out']:,} examples from {summary['steps_out']:,} steps; {summary['rejected']:,} rejected "
         f"(see {Path(out) / 'rejects'}); tokens {summary['tokens_before']:,} -> {summary['tokens_after']:,}; "
         f"{summary['html_mb_per_s']} MB/s of HTML",
-        highlight=False, markup=False,
+        highlight=False,
+        markup=False,
     )
     print(json.dumps(summary, indent=2))
     return 0
@@ -65,26 +82,34 @@ def _predict_steps(args: argparse.Namespace) -> int:
     columns = (TextColumn("predicting"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn())
     with Progress(*columns, console=console, disable=not console.is_terminal) as bar:
         task = bar.add_task("", total=None)
-        counts = steps.predict_steps(args.prep_out, args.predictions, llm, workers=args.workers,
-                                     progress=lambda done, total: bar.update(task, completed=done, total=total),
-                                     max_tokens=args.max_answer_tokens)
-    console.print(f"{counts['predicted']} predicted, {counts['already_done']} already there; "
-                  f"{llm.usage.prompt_tokens + llm.usage.completion_tokens:,} tokens")
+        counts = steps.predict_steps(
+            args.prep_out,
+            args.predictions,
+            llm,
+            workers=args.workers,
+            progress=lambda done, total: bar.update(task, completed=done, total=total),
+            max_tokens=args.max_answer_tokens,
+        )
+    console.print(
+        f"{counts['predicted']} predicted, {counts['already_done']} already there; "
+        f"{llm.usage.prompt_tokens + llm.usage.completion_tokens:,} tokens"
+    )
     return 0
 
 
 def _score_steps(args: argparse.Namespace) -> int:
     scores = steps.score_steps(args.prep_out, args.predictions)
     if args.json:
-        print(json.dumps(scores if args.per_step else {k: v for k, v in scores.items() if k != "per_step"},
-                         indent=1))
+        print(json.dumps(scores if args.per_step else {k: v for k, v in scores.items() if k != "per_step"}, indent=1))
         return 0
     print("| website | steps | element accuracy | operation F1 | step success |")
     print("| --- | ---: | ---: | ---: | ---: |")
     rows = [*scores["per_website"].items(), ("all", scores)]
     for site, t in rows:
-        print(f"| {site} | {t['steps']} | {t['element_accuracy']:.1%} | {t['operation_f1']:.1%} | "
-              f"{t['step_success_rate']:.1%} |")
+        print(
+            f"| {site} | {t['steps']} | {t['element_accuracy']:.1%} | {t['operation_f1']:.1%} | "
+            f"{t['step_success_rate']:.1%} |"
+        )
     counts = scores["counts"]
     problems = {k: v for k, v in counts.items() if k not in ("examples", "predictions") and v}
     if problems:
@@ -100,24 +125,42 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         "examples: cleaned DOM chunk holding the target, previous steps, and the next step as label. Bad records "
         "go to OUTPUT/rejects; a rerun of the same command resumes. Schema: docs/datasets.md.",
     )
-    prep.add_argument("paths", nargs="+", metavar="INPUT... OUTPUT",
-                      help="input files or folders, then the output folder")
+    prep.add_argument(
+        "paths", nargs="+", metavar="INPUT... OUTPUT", help="input files or folders, then the output folder"
+    )
     names = list(engines.ENGINES)
-    prep.add_argument("--engine", choices=names, default=names[0],
-                      help="; ".join(f"{k}: {v}" for k, v in engines.ENGINES.items()))
+    prep.add_argument(
+        "--engine", choices=names, default=names[0], help="; ".join(f"{k}: {v}" for k, v in engines.ENGINES.items())
+    )
     prep.add_argument("--workers", type=int, default=os.cpu_count() or 1, help="threads (local) or Ray actors")
     prep.add_argument("--address", help="Ray cluster to join ('auto', 'ray://host:10001'); default: start a local one")
-    prep.add_argument("--stall-seconds", type=float, default=cluster.STALL_SECONDS,
-                      help="Ray: stop with an error after this many seconds without progress (default %(default)g)")
-    prep.add_argument("--tokenizer", default=default(transform.PrepConfig, "tokenizer"),
-                      help=choices_help(pagelens.TOKENIZERS) + " or a tokenizer.json")
-    prep.add_argument("--max-tokens", type=int, default=default(transform.PrepConfig, "max_tokens"),
-                      help="token budget of the observation (DOM chunk)")
+    prep.add_argument(
+        "--stall-seconds",
+        type=float,
+        default=cluster.STALL_SECONDS,
+        help="Ray: stop with an error after this many seconds without progress (default %(default)g)",
+    )
+    prep.add_argument(
+        "--tokenizer",
+        default=default(transform.PrepConfig, "tokenizer"),
+        help=choices_help(pagelens.TOKENIZERS) + " or a tokenizer.json",
+    )
+    prep.add_argument(
+        "--max-tokens",
+        type=int,
+        default=default(transform.PrepConfig, "max_tokens"),
+        help="token budget of the observation (DOM chunk)",
+    )
     prep.add_argument("--profile", choices=pagelens.CLEAN_PROFILES, default=default(transform.PrepConfig, "profile"))
-    prep.add_argument("--chunks", choices=transform.CHUNK_MODES, default=default(transform.PrepConfig, "chunks"),
-                      help="the chunk holding the target (training), every chunk, or the last (evaluation)")
-    prep.add_argument("--shard-size", type=int, default=local.SHARD_SIZE,
-                      help="workflows per output shard (local engine)")
+    prep.add_argument(
+        "--chunks",
+        choices=transform.CHUNK_MODES,
+        default=default(transform.PrepConfig, "chunks"),
+        help="the chunk holding the target (training), every chunk, or the last (evaluation)",
+    )
+    prep.add_argument(
+        "--shard-size", type=int, default=local.SHARD_SIZE, help="workflows per output shard (local engine)"
+    )
     prep.add_argument("--format", choices=output.OUTPUT_FORMATS, default=output.OUTPUT_FORMATS[0])
     prep.add_argument("--overwrite", action="store_true", help="discard a previous run in OUTPUT")
     prep.set_defaults(func=_prep)

@@ -25,10 +25,21 @@ def _eval(args: argparse.Namespace) -> int:
     if args.grader_model or os.environ.get("PAGELENS_GRADER_MODEL"):
         from pagelens.llm import LLMClient
 
-        grader = Grader(LLMClient(model=args.grader_model or os.environ["PAGELENS_GRADER_MODEL"],
-                                  base_url=args.grader_base_url, cache_dir=args.grader_cache))
-    scorer = Harness(tasks, variant=variant, combine=args.combine, grader=grader,
-                     sites=SiteConfig.load(args.sites), auth_dir=args.auth_dir)
+        grader = Grader(
+            LLMClient(
+                model=args.grader_model or os.environ["PAGELENS_GRADER_MODEL"],
+                base_url=args.grader_base_url,
+                cache_dir=args.grader_cache,
+            )
+        )
+    scorer = Harness(
+        tasks,
+        variant=variant,
+        combine=args.combine,
+        grader=grader,
+        sites=SiteConfig.load(args.sites),
+        auth_dir=args.auth_dir,
+    )
 
     async def run() -> list[TaskScore]:
         try:
@@ -38,8 +49,14 @@ def _eval(args: argparse.Namespace) -> int:
 
     scores = asyncio.run(run())
     table = site_table(scores)
-    report = {"variant": variant.name, "reproduces": variant.reproduces, "combine": args.combine,
-              "tasks_file": str(source), "table": table, "runs": [s.as_dict() for s in scores]}
+    report = {
+        "variant": variant.name,
+        "reproduces": variant.reproduces,
+        "combine": args.combine,
+        "tasks_file": str(source),
+        "table": table,
+        "runs": [s.as_dict() for s in scores],
+    }
     if args.json:
         from pagelens._io import write_atomically
 
@@ -65,16 +82,26 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         "does not have are reported as not scored.",
     )
     ev.add_argument("runs", metavar="TRAJECTORY_OR_DIR")
-    ev.add_argument("--tasks", help="task JSON (file or folder), or 'webarena' / 'webarena-verified' "
-                    "(default: the variant's own task file)")
+    ev.add_argument(
+        "--tasks",
+        help="task JSON (file or folder), or 'webarena' / 'webarena-verified' (default: the variant's own task file)",
+    )
     names = [*variants.VARIANTS, *variants.ALIASES]
     aliases = ", ".join(f"{a} = {n}" for a, n in variants.ALIASES.items())
-    ev.add_argument("--variant", choices=names, default=names[0],
-                    help="whose scoring to reproduce: " + "; ".join(
-                        f"{v.name}: {v.reproduces}" for v in variants.VARIANTS.values())
-                    + f" ({aliases}); see docs/evaluation.md")
-    ev.add_argument("--combine", choices=variants.COMBINE, default=variants.COMBINE[0],
-                    help="all checks must pass (WebArena) or their mean (BrowserGym)")
+    ev.add_argument(
+        "--variant",
+        choices=names,
+        default=names[0],
+        help="whose scoring to reproduce: "
+        + "; ".join(f"{v.name}: {v.reproduces}" for v in variants.VARIANTS.values())
+        + f" ({aliases}); see docs/evaluation.md",
+    )
+    ev.add_argument(
+        "--combine",
+        choices=variants.COMBINE,
+        default=variants.COMBINE[0],
+        help="all checks must pass (WebArena) or their mean (BrowserGym)",
+    )
     ev.add_argument("--sites", help="JSON mapping placeholders (__GITLAB__...) or site names to URLs")
     ev.add_argument("--auth-dir", help="folder of Playwright storage states for logged-in checks")
     ev.add_argument("--grader-model", help="model for fuzzy_match/ua_match (or PAGELENS_GRADER_MODEL)")

@@ -137,8 +137,13 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     observe.add_argument("--tokenizer", default=pagelens.DEFAULT_TOKENIZER, help=choices_help(pagelens.TOKENIZERS))
     observe.add_argument("--show-urls", action="store_true", help="print links' URLs in occam form")
     live = observe.add_argument_group("live pages (a URL or an .html file)")
-    live.add_argument("--allow-host", action="append", default=[], metavar="HOST",
-                      help="also allow navigation to HOST (repeatable; the page's own host always is)")
+    live.add_argument(
+        "--allow-host",
+        action="append",
+        default=[],
+        metavar="HOST",
+        help="also allow navigation to HOST (repeatable; the page's own host always is)",
+    )
     live.add_argument("--wait-ms", type=float, default=500, help="quiet time after load before observing")
     live.add_argument("--timeout", type=float, default=30, help="seconds to wait for the page to load")
     live.add_argument("--no-frames", action="store_true", help="leave iframes' content out")
@@ -155,7 +160,10 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     clean.add_argument("--profile", choices=pagelens.CLEAN_PROFILES, default=pagelens.CLEAN_PROFILES[0])
     clean.add_argument("--max-tokens", type=int, default=None, help="print chunks of at most this many tokens")
     clean.add_argument("--from-end", action="store_true", help="pack chunks from the end of the page")
-    clean.add_argument("--tokenizer", default=pagelens.DEFAULT_TOKENIZER,
-                       help=choices_help(pagelens.TOKENIZERS) + " or a tokenizer.json")
+    clean.add_argument(
+        "--tokenizer",
+        default=pagelens.DEFAULT_TOKENIZER,
+        help=choices_help(pagelens.TOKENIZERS) + " or a tokenizer.json",
+    )
     clean.add_argument("--encoding", default=None, help="override the page's declared encoding")
     clean.set_defaults(func=_clean)

@@ -31,11 +31,20 @@ def _study_run(args: argparse.Namespace) -> int:
     from pagelens.studies import RunOptions, StudySettings, parse_seeds, run_study
 
     settings = StudySettings(
-        benchmark=args.benchmark, agent=args.agent, model=args.model or os.environ.get("PAGELENS_MODEL", ""),
-        tasks=_study_tasks(args), seeds=parse_seeds(args.seeds), max_steps=args.max_steps,
-        episode_seconds=args.episode_seconds, max_failed_decisions=args.max_failed_decisions,
-        base_url=args.base_url, sites_file=args.sites_file, reset_cmd=args.reset_cmd,
-        storage_dir=args.storage_dir, task_file=args.task_file)
+        benchmark=args.benchmark,
+        agent=args.agent,
+        model=args.model or os.environ.get("PAGELENS_MODEL", ""),
+        tasks=_study_tasks(args),
+        seeds=parse_seeds(args.seeds),
+        max_steps=args.max_steps,
+        episode_seconds=args.episode_seconds,
+        max_failed_decisions=args.max_failed_decisions,
+        base_url=args.base_url,
+        sites_file=args.sites_file,
+        reset_cmd=args.reset_cmd,
+        storage_dir=args.storage_dir,
+        task_file=args.task_file,
+    )
     if not settings.model:
         raise ArgumentError("no model: give --model or set PAGELENS_MODEL")
     prices = None
@@ -45,8 +54,14 @@ def _study_run(args: argparse.Namespace) -> int:
         except ValueError:
             raise ArgumentError(f"--prices is two numbers such as 2.5,10, not {args.prices!r}") from None
         prices = (prompt_price, completion_price)
-    options = RunOptions(workers=args.workers, engine=args.engine, address=args.address, budget_usd=args.budget_usd,
-                         prices=prices, max_infra_failures=args.max_infra_failures)
+    options = RunOptions(
+        workers=args.workers,
+        engine=args.engine,
+        address=args.address,
+        budget_usd=args.budget_usd,
+        prices=prices,
+        max_infra_failures=args.max_infra_failures,
+    )
     console = Console(stderr=True)
     columns = (TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeRemainingColumn())
     with Progress(*columns, console=console, disable=not console.is_terminal) as bar:
@@ -54,16 +69,22 @@ def _study_run(args: argparse.Namespace) -> int:
         task = bar.add_task("episodes", total=total)
 
         def on_result(result: EpisodeResult, state: dict[str, Any]) -> None:
-            bar.update(task, completed=state["done"], description=(
-                f"running {state['running']} | success {state['successes']}/{state['done']} | "
-                f"${state['spent']:.4f}"))
+            bar.update(
+                task,
+                completed=state["done"],
+                description=(
+                    f"running {state['running']} | success {state['successes']}/{state['done']} | ${state['spent']:.4f}"
+                ),
+            )
             if not console.is_terminal:
                 outcome = "success" if result.success else (result.error_kind or "failure")
                 console.print(f"{result.id}: {outcome} ({state['done']}/{total})", highlight=False, markup=False)
 
         summary = run_study(args.dir, settings, options, on_result=on_result)
-    console.print(f"{summary['finished']}/{summary['episodes']} episodes, success {summary['success_rate']:.1%}, "
-                  f"${summary['cost_usd']:.4f}")
+    console.print(
+        f"{summary['finished']}/{summary['episodes']} episodes, success {summary['success_rate']:.1%}, "
+        f"${summary['cost_usd']:.4f}"
+    )
     return 0
 
 
@@ -86,12 +107,18 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     study = sub.add_parser("study", help="evaluate an agent on a whole benchmark: run, report, compare")
     study_sub = study.add_subparsers(dest="study_command", required=True)
     srun = study_sub.add_parser(
-        "run", help="run (or resume) a study in DIR",
+        "run",
+        help="run (or resume) a study in DIR",
         description="Tasks x seeds, each an episode with its own trajectory and report under DIR/episodes; "
-        "DIR/results.jsonl gets a line per finished episode. Rerun the same command to resume.")
+        "DIR/results.jsonl gets a line per finished episode. Rerun the same command to resume.",
+    )
     srun.add_argument("dir", metavar="DIR")
-    srun.add_argument("--benchmark", choices=list(benchmarks.BENCHMARKS), required=True,
-                      help="; ".join(f"{b.name}: {b.summary}" for b in benchmarks.BENCHMARKS.values()))
+    srun.add_argument(
+        "--benchmark",
+        choices=list(benchmarks.BENCHMARKS),
+        required=True,
+        help="; ".join(f"{b.name}: {b.summary}" for b in benchmarks.BENCHMARKS.values()),
+    )
     agents = list(factory.AGENTS)
     srun.add_argument("--agent", choices=agents, default=agents[0])
     model_arguments(srun)
@@ -101,22 +128,40 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     seeds = ",".join(str(s) for s in default(settings, "seeds"))
     srun.add_argument("--seeds", default=seeds, help=f"e.g. 0-4 or 1,3 (default {seeds})")
     srun.add_argument("--max-steps", type=int, default=default(settings, "max_steps"))
-    srun.add_argument("--episode-seconds", type=float, default=default(settings, "episode_seconds"),
-                      help="wall-clock limit per episode")
-    srun.add_argument("--max-failed-decisions", type=int, default=default(settings, "max_failed_decisions"),
-                      help="steps in a row without a valid action that end an episode")
+    srun.add_argument(
+        "--episode-seconds",
+        type=float,
+        default=default(settings, "episode_seconds"),
+        help="wall-clock limit per episode",
+    )
+    srun.add_argument(
+        "--max-failed-decisions",
+        type=int,
+        default=default(settings, "max_failed_decisions"),
+        help="steps in a row without a valid action that end an episode",
+    )
     srun.add_argument("--workers", type=int, default=default(options, "workers"), help="browsers at once")
-    srun.add_argument("--engine", choices=list(engines.ENGINES), default=default(options, "engine"),
-                      help="; ".join(f"{k}: {v}" for k, v in engines.ENGINES.items()))
+    srun.add_argument(
+        "--engine",
+        choices=list(engines.ENGINES),
+        default=default(options, "engine"),
+        help="; ".join(f"{k}: {v}" for k, v in engines.ENGINES.items()),
+    )
     srun.add_argument("--address", help="Ray cluster to join (default: a local one)")
     srun.add_argument("--sites-file", help="WebArena: site URLs (and accounts), as for `pagelens eval`")
-    srun.add_argument("--reset-cmd", help="WebArena: shell command run before a task that changes its site "
-                      "({site} is replaced by the site's name)")
+    srun.add_argument(
+        "--reset-cmd",
+        help="WebArena: shell command run before a task that changes its site ({site} is replaced by the site's name)",
+    )
     srun.add_argument("--storage-dir", help="WebArena: <site>.json Playwright storage states (logins)")
     srun.add_argument("--budget-usd", type=float, help="start no episode once the spend reaches this")
     srun.add_argument("--prices", help="USD per 1M prompt and completion tokens, e.g. 2.5,10 (for the budget)")
-    srun.add_argument("--max-infra-failures", type=int, default=default(options, "max_infra_failures"),
-                      help="stop after this many episodes in a row lost to the endpoint or the browser")
+    srun.add_argument(
+        "--max-infra-failures",
+        type=int,
+        default=default(options, "max_infra_failures"),
+        help="stop after this many episodes in a row lost to the endpoint or the browser",
+    )
     srun.set_defaults(func=_study_run)
     srep = study_sub.add_parser("report", help="write DIR/report.html")
     srep.add_argument("dir", metavar="DIR")

@@ -19,11 +19,16 @@ pq: Any = require("pyarrow.parquet", "Parquet input and output")
 def _schema() -> Any:
     """The output's columns: :class:`Example`'s fields, in order, none nullable."""
     python_types = {"str": pa.string(), "int": pa.int64(), "bool": pa.bool_()}
-    return pa.schema([
-        pa.field(f.name, getattr(pa, f.metadata["arrow"])() if "arrow" in f.metadata else python_types[str(f.type)],
-                 nullable=False)
-        for f in fields(Example)
-    ])
+    return pa.schema(
+        [
+            pa.field(
+                f.name,
+                getattr(pa, f.metadata["arrow"])() if "arrow" in f.metadata else python_types[str(f.type)],
+                nullable=False,
+            )
+            for f in fields(Example)
+        ]
+    )
 
 
 # One row per example (see Example for what each column holds).

@@ -51,8 +51,14 @@ class _Progress:
         return self.ticks
 
 
-def wait_with_watchdog(work: Callable[[], Any], progress: Callable[[], int], *, stall_seconds: float,
-                       describe: Callable[[], str], poll_seconds: float = 2.0) -> Any:
+def wait_with_watchdog(
+    work: Callable[[], Any],
+    progress: Callable[[], int],
+    *,
+    stall_seconds: float,
+    describe: Callable[[], str],
+    poll_seconds: float = 2.0,
+) -> Any:
     """Runs ``work`` on a thread and returns its result; raises :class:`PrepStalled` when
     ``progress()`` has not moved for ``stall_seconds`` (``describe()`` says why it may be)."""
     box: dict[str, Any] = {}
@@ -85,8 +91,10 @@ def _file_rows(row: dict[str, Any], names: dict[str, str], progress: Any = None)
     path = str(Path(row["path"]).resolve())
     workflows, rejects = read_workflows(names.get(path, row["path"]), bytes(row["bytes"]))
     rows = [{"kind": "reject", "payload": json.dumps(r.to_dict())} for r in rejects]
-    rows += [{"kind": "workflow", "payload": json.dumps({"id": w.workflow_id, "steps": [asdict(s) for s in w.steps]})}
-             for w in workflows]
+    rows += [
+        {"kind": "workflow", "payload": json.dumps({"id": w.workflow_id, "steps": [asdict(s) for s in w.steps]})}
+        for w in workflows
+    ]
     return rows
 
 
@@ -122,8 +130,10 @@ def _actor_cpus(cluster: RayCluster, workers: int) -> float:
     (Ray schedules by these numbers only; an actor still uses a whole CPU when it runs)."""
     free, total = cluster.cpus()
     if free < 1:
-        raise ArgumentError(f"the Ray cluster has {free:g} free CPU of {total:g}: the pipeline needs at least one "
-                            "(free some, or add a node)")
+        raise ArgumentError(
+            f"the Ray cluster has {free:g} free CPU of {total:g}: the pipeline needs at least one "
+            "(free some, or add a node)"
+        )
     return min(1.0, (free - 1) / workers)
 
 
@@ -177,8 +187,12 @@ def run_ray(
             free, total = cluster.cpus()
             return f"{free:g} of {total:g} CPUs free; {workers} actors asked for {share:g} CPU each"
 
-        ds = wait_with_watchdog(ds.materialize, lambda: int(ray.get(progress.count.remote(), timeout=60)),
-                                stall_seconds=stall_seconds, describe=cluster_state)
+        ds = wait_with_watchdog(
+            ds.materialize,
+            lambda: int(ray.get(progress.count.remote(), timeout=60)),
+            stall_seconds=stall_seconds,
+            describe=cluster_state,
+        )
         examples = ds.filter(expr=col("kind") == "example").drop_columns(["kind", "reject"])
         if examples.count():
             if fmt == "parquet":
@@ -191,7 +205,8 @@ def run_ray(
         seconds = time.perf_counter() - started
     finally:
         cluster.close()
-    summary = summarize(out_dir, seconds,
-                        {"engine": "ray", "workers": workers, "address": address, "config": config.to_dict()})
+    summary = summarize(
+        out_dir, seconds, {"engine": "ray", "workers": workers, "address": address, "config": config.to_dict()}
+    )
     write_summary(out_dir, summary)
     return summary

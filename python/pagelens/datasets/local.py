@@ -28,6 +28,7 @@ class ManifestMismatch(PagelensError, ValueError):
 # Workflows per output shard: what a kill can lose, and what a resume redoes.
 SHARD_SIZE = 64
 
+
 def check_manifest(out: Path, manifest: dict[str, Any], overwrite: bool = False) -> None:
     path = out / "manifest.json"
     if path.exists() and not overwrite:
@@ -63,8 +64,13 @@ def run_local(
         raise ArgumentError("workers and shard_size must be at least 1")
     files = input_files(inputs)
     out_dir = Path(out)
-    manifest = {"engine": "local", "config": config.to_dict(), "inputs": [str(f) for f in files],
-                "shard_size": shard_size, "format": fmt}
+    manifest = {
+        "engine": "local",
+        "config": config.to_dict(),
+        "inputs": [str(f) for f in files],
+        "shard_size": shard_size,
+        "format": fmt,
+    }
     check_manifest(out_dir, manifest, overwrite)
     transformer = Transformer(config)
     started = time.perf_counter()
@@ -97,8 +103,9 @@ def run_local(
                 if on_progress:
                     on_progress(str(f), done, total)
     seconds = time.perf_counter() - started
-    summary = summarize(out_dir, seconds,
-                        {"engine": "local", "workers": workers, "shards_resumed": resumed, "config": config.to_dict()})
+    summary = summarize(
+        out_dir, seconds, {"engine": "local", "workers": workers, "shards_resumed": resumed, "config": config.to_dict()}
+    )
     summary["html_mb_per_s"] = round(html_bytes / 1e6 / seconds, 3) if seconds > 0 else None
     summary["examples_per_s"] = round(new_examples / seconds, 2) if seconds > 0 else None
     write_summary(out_dir, summary)

@@ -44,8 +44,9 @@ def rejects_bytes(rejects: list[dict[str, Any]]) -> bytes:
 
 def _example_files(out: Path) -> list[Path]:
     folder = out / "examples"
-    return sorted(p for p in folder.glob("*")
-                  if p.suffix in (".parquet", ".jsonl", ".json") and not p.name.startswith("."))
+    return sorted(
+        p for p in folder.glob("*") if p.suffix in (".parquet", ".jsonl", ".json") and not p.name.startswith(".")
+    )
 
 
 def _read_examples(out: Path, columns: list[str] | None = None) -> list[dict[str, Any]]:
@@ -77,8 +78,17 @@ def read_output(out: str | os.PathLike[str]) -> tuple[list[dict[str, Any]], list
 def summarize(out: str | os.PathLike[str], seconds: float, extra: dict[str, Any]) -> dict[str, Any]:
     """The run summary from what is on disk (so a resumed run counts everything once)."""
     out = Path(out)
-    cols = ["workflow_id", "step", "html_bytes", "raw_tokens", "clean_tokens", "target_rescued", "prompt_tokens",
-            "label_tokens", "contains_target"]
+    cols = [
+        "workflow_id",
+        "step",
+        "html_bytes",
+        "raw_tokens",
+        "clean_tokens",
+        "target_rescued",
+        "prompt_tokens",
+        "label_tokens",
+        "contains_target",
+    ]
     rows = _read_examples(out, cols)
     steps: dict[tuple[str, int], dict[str, Any]] = {}
     for r in rows:

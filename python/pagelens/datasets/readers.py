@@ -33,8 +33,12 @@ from pagelens.datasets.records import (
 from pagelens.errors import ArgumentError
 
 FORMATS = {".jsonl": "jsonl", ".ndjson": "jsonl", ".json": "json", ".parquet": "parquet"}
-_MIND2WEB_OPS = {"CLICK": "mouse_click_action", "TYPE": "keyboard_sequence_action", "SELECT": "select_action",
-                 "HOVER": "hover_action"}
+_MIND2WEB_OPS = {
+    "CLICK": "mouse_click_action",
+    "TYPE": "keyboard_sequence_action",
+    "SELECT": "select_action",
+    "HOVER": "hover_action",
+}
 
 
 def input_files(paths: Sequence[str | os.PathLike[str]]) -> list[Path]:
@@ -103,14 +107,18 @@ def _mind2web_steps(record: dict[str, Any], source: str) -> Iterator[Step | Reje
             op = act.get("operation") or {}
             op_name = str(op.get("op") or op.get("original_op") or "").upper()
             if op_name not in _MIND2WEB_OPS:
-                raise RecordError("operation.op",
-                                  f"unknown operation {op_name!r}; expected CLICK, TYPE, SELECT or HOVER")
+                raise RecordError(
+                    "operation.op", f"unknown operation {op_name!r}; expected CLICK, TYPE, SELECT or HOVER"
+                )
             candidates = act.get("pos_candidates") or []
-            backend_id = next((str(c.get("backend_node_id")) for c in candidates
-                               if isinstance(c, dict) and c.get("backend_node_id")), None)
+            backend_id = next(
+                (str(c.get("backend_node_id")) for c in candidates if isinstance(c, dict) and c.get("backend_node_id")),
+                None,
+            )
             if backend_id is None:
-                raise RecordError("pos_candidates",
-                                  "no positive candidate with a backend_node_id: the target is unknown")
+                raise RecordError(
+                    "pos_candidates", "no positive candidate with a backend_node_id: the target is unknown"
+                )
             description = reprs[i] if i < len(reprs) and isinstance(reprs[i], str) else ""
             yield step_from_record(
                 {

@@ -115,16 +115,19 @@ def step_from_record(record: Any, source: str, position: int) -> Step:
     raw_action = _string(record, "action", required=True)
     action = canonical_action(raw_action)
     if action is None:
-        raise RecordError("action", f"unknown action {raw_action!r}; expected one of {', '.join(ACTIONS)} "
-                                    "or click/type/press/select/hover")
+        raise RecordError(
+            "action",
+            f"unknown action {raw_action!r}; expected one of {', '.join(ACTIONS)} or click/type/press/select/hover",
+        )
     text = _string(record, "text", required=False)
     if action in NEEDS_TEXT and not text:
         raise RecordError("text", f"{action} needs the 'text' that was typed, pressed or chosen")
     selector = _string(record, "target_selector", required=False).strip()
     path = _string(record, "target_path", required=False).strip()
     if not selector and not path:
-        raise RecordError("target_selector",
-                          "no target: give 'target_selector' (CSS) or 'target_path' (/html/body/...)")
+        raise RecordError(
+            "target_selector", "no target: give 'target_selector' (CSS) or 'target_path' (/html/body/...)"
+        )
     return Step(
         workflow_id=workflow_id,
         step=step,
@@ -169,15 +172,25 @@ class WorkflowBuilder:
             broken = self.broken.get(wid)
             for s in steps:
                 if broken is not None and s.step > broken[0]:
-                    self.rejects.append(Reject(
-                        s.source, f"an earlier step ({broken[0]}, {broken[1]}) of the workflow was rejected",
-                        "workflow", wid, s.step))
+                    self.rejects.append(
+                        Reject(
+                            s.source,
+                            f"an earlier step ({broken[0]}, {broken[1]}) of the workflow was rejected",
+                            "workflow",
+                            wid,
+                            s.step,
+                        )
+                    )
                     continue
                 if kept and kept[-1].step == s.step:
                     self.rejects.append(
-                        Reject(s.source,
-                               f"step {s.step} of workflow {wid!r} appears twice (first at {kept[-1].source})",
-                               "step", wid, s.step)
+                        Reject(
+                            s.source,
+                            f"step {s.step} of workflow {wid!r} appears twice (first at {kept[-1].source})",
+                            "step",
+                            wid,
+                            s.step,
+                        )
                     )
                     continue
                 kept.append(s)
@@ -220,4 +233,3 @@ class Example:
 
     def as_row(self) -> dict[str, Any]:
         return asdict(self)
-

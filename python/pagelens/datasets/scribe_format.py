@@ -27,8 +27,10 @@ SYSTEM = "Help achieve the objective by generating the next step."
 
 # A reply must hold the four fields in order, one line each (ScribeAgent keeps a sample only
 # when this matches). Bounded repetitions keep it linear on hostile text.
-_STEP = re.compile(r"Description: ([^\n]{1,4000})\nAction: ([^\n]{1,4000})\n"
-                   r"Node: ([^\n]{1,200})\nTarget: ([^\n]{1,4000})")
+_STEP = re.compile(
+    r"Description: ([^\n]{1,4000})\nAction: ([^\n]{1,4000})\n"
+    r"Node: ([^\n]{1,200})\nTarget: ([^\n]{1,4000})"
+)
 _FIRST_WORD = re.compile(r"[^ \n]*")
 _NODE_ATTR = re.compile(r'node="([^"]{0,40})"')
 _ACTION = re.compile(r"([A-Za-z_]{1,40})(?: \[(.*)\])?")
@@ -80,15 +82,17 @@ def parse_step(reply: str) -> ParsedStep:
         return ParsedStep(description, "stop", text, -1, target, reply)
     action = canonical_action(name)
     if action is None:
-        raise ActionError(f"unknown action {name!r}: use mouse_click_action, keyboard_sequence_action, "
-                          "keyboard_combination_action, select_action or hover_action")
+        raise ActionError(
+            f"unknown action {name!r}: use mouse_click_action, keyboard_sequence_action, "
+            "keyboard_combination_action, select_action or hover_action"
+        )
     first = _FIRST_WORD.match(node_field)
     word = first.group(0) if first else ""
     if not word.isdigit():
         attr = _NODE_ATTR.search(reply)
         word = attr.group(1) if attr else ""
         if not word.isdigit():
-            raise ActionError(f"no node id: Node: {node_field[:40]!r} is not a number and the reply has no node=\"N\"")
+            raise ActionError(f'no node id: Node: {node_field[:40]!r} is not a number and the reply has no node="N"')
     if len(word) > 10 or int(word) > 2**32 - 1:
         raise ActionError(f"node id {word[:20]} is out of range")
     return ParsedStep(description, action, text, int(word), target, reply)

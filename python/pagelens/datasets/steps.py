@@ -82,6 +82,7 @@ def predicted_operation(step: ParsedStep) -> str:
 
 # -- reading predictions -------------------------------------------------------------------------
 
+
 @dataclass
 class Predictions:
     """Replies by example id, and what could not be used (counted, never fatal)."""
@@ -103,8 +104,9 @@ def read_predictions(path: str | os.PathLike[str]) -> Predictions:
             except ValueError:
                 found.torn_lines += 1
                 continue
-            if not (isinstance(record, dict) and isinstance(record.get("id"), str)
-                    and isinstance(record.get("reply"), str)):
+            if not (
+                isinstance(record, dict) and isinstance(record.get("id"), str) and isinstance(record.get("reply"), str)
+            ):
                 found.malformed += 1
             elif record["id"] in found.replies:
                 found.duplicates += 1
@@ -114,6 +116,7 @@ def read_predictions(path: str | os.PathLike[str]) -> Predictions:
 
 
 # -- scoring -----------------------------------------------------------------------------------------
+
 
 @dataclass
 class _Tally:
@@ -130,8 +133,12 @@ class _Tally:
 
     def as_dict(self) -> dict[str, Any]:
         n = self.steps or 1
-        return {"steps": self.steps, "element_accuracy": self.element / n, "operation_f1": self.f1 / n,
-                "step_success_rate": self.success / n}
+        return {
+            "steps": self.steps,
+            "element_accuracy": self.element / n,
+            "operation_f1": self.f1 / n,
+            "step_success_rate": self.success / n,
+        }
 
 
 def score_steps(prep_out: str | os.PathLike[str], predictions: str | os.PathLike[str]) -> dict[str, Any]:
@@ -169,23 +176,39 @@ def score_steps(prep_out: str | os.PathLike[str], predictions: str | os.PathLike
         site = urlsplit(gold["url"]).hostname or "(no URL)"
         overall.add(element, f1)
         by_site.setdefault(site, _Tally()).add(element, f1)
-        per_step.append({"workflow_id": workflow, "step": number, "website": site, "element": element,
-                         "operation_f1": f1, "success": element and f1 == 1.0,
-                         "predicted": None if winner is None else {"node": winner.node, "operation":
-                                                                   predicted_operation(winner)},
-                         "truth": {"node": gold["target_node"], "operation": truth}})
+        per_step.append(
+            {
+                "workflow_id": workflow,
+                "step": number,
+                "website": site,
+                "element": element,
+                "operation_f1": f1,
+                "success": element and f1 == 1.0,
+                "predicted": None
+                if winner is None
+                else {"node": winner.node, "operation": predicted_operation(winner)},
+                "truth": {"node": gold["target_node"], "operation": truth},
+            }
+        )
     return {
         **overall.as_dict(),
         "per_website": {site: t.as_dict() for site, t in sorted(by_site.items())},
-        "counts": {"examples": len(examples), "predictions": len(found.replies),
-                   "unknown_ids": len(set(found.replies) - known), "torn_lines": found.torn_lines,
-                   "malformed": found.malformed, "duplicates": found.duplicates, "unreadable_replies": unreadable,
-                   "steps_without_prediction": missing},
+        "counts": {
+            "examples": len(examples),
+            "predictions": len(found.replies),
+            "unknown_ids": len(set(found.replies) - known),
+            "torn_lines": found.torn_lines,
+            "malformed": found.malformed,
+            "duplicates": found.duplicates,
+            "unreadable_replies": unreadable,
+            "steps_without_prediction": missing,
+        },
         "per_step": per_step,
     }
 
 
 # -- predicting ----------------------------------------------------------------------------------------
+
 
 def _repair_tail(path: Path) -> None:
     """Cuts a torn last line (a killed run's), so that appending starts on a fresh line."""
@@ -204,8 +227,14 @@ PREDICT_TEMPERATURE = 0.0
 PREDICT_MAX_TOKENS = 200
 
 
-def predict_steps(prep_out: str | os.PathLike[str], predictions: str | os.PathLike[str], llm: LLMClient,
-                  workers: int = PREDICT_WORKERS, progress: Any = None, **params: Any) -> dict[str, int]:
+def predict_steps(
+    prep_out: str | os.PathLike[str],
+    predictions: str | os.PathLike[str],
+    llm: LLMClient,
+    workers: int = PREDICT_WORKERS,
+    progress: Any = None,
+    **params: Any,
+) -> dict[str, int]:
     """Asks ``llm`` for every example of a prep output not yet in ``predictions`` (a rerun
     resumes; a line is written, flushed and synced as each reply comes), ``workers`` at a
     time. ``params`` go to the endpoint (``temperature``, ``max_tokens``...). ``progress(done,
@@ -221,6 +250,7 @@ def predict_steps(prep_out: str | os.PathLike[str], predictions: str | os.PathLi
     answered = [0]
     path.parent.mkdir(parents=True, exist_ok=True)
     with open(path, "a", encoding="utf-8") as out:
+
         def one(example: dict[str, Any]) -> None:
             messages = [{"role": "system", "content": SYSTEM}, {"role": "user", "content": example["prompt"]}]
             reply = llm.chat(messages, **params)

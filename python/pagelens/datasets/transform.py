@@ -40,8 +40,12 @@ class PrepConfig:
             raise ArgumentError(f"unknown cleaning profile {self.profile!r}; expected scribe or minimal")
 
     def to_dict(self) -> dict[str, Any]:
-        return {"tokenizer": self.tokenizer, "max_tokens": self.max_tokens, "profile": self.profile,
-                "chunks": self.chunks}
+        return {
+            "tokenizer": self.tokenizer,
+            "max_tokens": self.max_tokens,
+            "profile": self.profile,
+            "chunks": self.chunks,
+        }
 
 
 @dataclass(frozen=True)
@@ -78,8 +82,9 @@ def _describe(step: Step, dom: Dom, node: int) -> str:
     return f'{verb} "{label}"'
 
 
-def page_chunks(dom: Dom, config: PrepConfig, tokenizer: Tokenizer,
-                keep: list[int] | None = None) -> tuple[Dom, list[Chunk]]:
+def page_chunks(
+    dom: Dom, config: PrepConfig, tokenizer: Tokenizer, keep: list[int] | None = None
+) -> tuple[Dom, list[Chunk]]:
     """A page as the model reads it: cleaned under ``config``'s profile (``keep``: ids that
     survive every rule) and cut at start tags into chunks of at most ``max_tokens``. Shared
     by `pagelens prep` and the ScribeAgent agent, so that what a model is trained on and what
@@ -132,9 +137,13 @@ class Transformer:
                 rejects.append(reject)
                 for later in wf.steps[i + 1 :]:
                     rejects.append(
-                        Reject(later.source,
-                               f"an earlier step ({step.step}, {step.source}) of the workflow was rejected",
-                               "workflow", later.workflow_id, later.step)
+                        Reject(
+                            later.source,
+                            f"an earlier step ({step.step}, {step.source}) of the workflow was rejected",
+                            "workflow",
+                            later.workflow_id,
+                            later.step,
+                        )
                     )
                 break
             assert done is not None  # a step is either rejected or done
@@ -142,8 +151,9 @@ class Transformer:
             history.append(done)
         return examples, rejects
 
-    def _step(self, step: Step, number: int,
-              history: list[_Done]) -> tuple[list[dict[str, Any]], Reject | None, _Done | None]:
+    def _step(
+        self, step: Step, number: int, history: list[_Done]
+    ) -> tuple[list[dict[str, Any]], Reject | None, _Done | None]:
         cfg, tok = self.config, self.tokenizer
         dom = Dom.parse(step.html)
         node, reject = self._resolve(dom, step)
@@ -157,8 +167,9 @@ class Transformer:
         holding = next((i for i, c in enumerate(chunks) if node in c.node_ids), None)
         if cfg.chunks == "target":
             if holding is None:
-                reject = Reject(step.source, f"no chunk holds target node {node}", "target_selector",
-                                step.workflow_id, step.step)
+                reject = Reject(
+                    step.source, f"no chunk holds target node {node}", "target_selector", step.workflow_id, step.step
+                )
                 return [], reject, None
             chosen = [holding]
         elif cfg.chunks == "last":
@@ -174,13 +185,32 @@ class Transformer:
         for k in chosen:
             c = chunks[k]
             prompt = prompt_text(step.objective, step.url, c.text, guide)
-            examples.append(Example(
-                workflow_id=step.workflow_id, step=step.step, source=step.source, objective=step.objective,
-                url=step.url, action=step.action, text=step.text, prompt=prompt, label=lines, target_node=node,
-                target_tag=target_tag, target_rescued=node in cleaned.rescued_ids, chunk_index=k,
-                chunk_count=len(chunks), contains_target=node in c.node_ids, oversized=c.oversized,
-                html_bytes=len(step.html.encode()), raw_tokens=raw_tokens, clean_tokens=clean_tokens,
-                observation_tokens=c.token_count, prompt_tokens=tok.count(prompt), label_tokens=tok.count(lines),
-                tokenizer=tok.name, profile=cfg.profile,
-            ).as_row())
+            examples.append(
+                Example(
+                    workflow_id=step.workflow_id,
+                    step=step.step,
+                    source=step.source,
+                    objective=step.objective,
+                    url=step.url,
+                    action=step.action,
+                    text=step.text,
+                    prompt=prompt,
+                    label=lines,
+                    target_node=node,
+                    target_tag=target_tag,
+                    target_rescued=node in cleaned.rescued_ids,
+                    chunk_index=k,
+                    chunk_count=len(chunks),
+                    contains_target=node in c.node_ids,
+                    oversized=c.oversized,
+                    html_bytes=len(step.html.encode()),
+                    raw_tokens=raw_tokens,
+                    clean_tokens=clean_tokens,
+                    observation_tokens=c.token_count,
+                    prompt_tokens=tok.count(prompt),
+                    label_tokens=tok.count(lines),
+                    tokenizer=tok.name,
+                    profile=cfg.profile,
+                ).as_row()
+            )
         return examples, None, _Done(number, lines)

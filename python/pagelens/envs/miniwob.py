@@ -112,8 +112,9 @@ class AsyncMiniWoBEnv:
         await self.browser.reset(url, observe=False)
         page = self.browser.page
         timeout = self.browser.config.action_timeout_ms
-        await page.wait_for_function("() => typeof core !== 'undefined' && typeof genProblem !== 'undefined'",
-                                     timeout=timeout)
+        await page.wait_for_function(
+            "() => typeof core !== 'undefined' && typeof genProblem !== 'undefined'", timeout=timeout
+        )
         if seed is not None:
             await page.evaluate("s => Math.seedrandom(s)", str(seed))
         await page.evaluate(
@@ -130,8 +131,12 @@ class AsyncMiniWoBEnv:
             "() => ({done: WOB_DONE_GLOBAL, env: WOB_REWARD_GLOBAL, raw: WOB_RAW_REWARD_GLOBAL, "
             "reason: WOB_REWARD_REASON})"
         )
-        return EpisodeState(bool(raw["done"]), float(raw["raw"]), float(raw["env"]),
-                            None if raw["reason"] is None else str(raw["reason"]))
+        return EpisodeState(
+            bool(raw["done"]),
+            float(raw["raw"]),
+            float(raw["env"]),
+            None if raw["reason"] is None else str(raw["reason"]),
+        )
 
     async def step(self, action: Action | str) -> MiniWoBStep:
         result = await self.browser.step(action)

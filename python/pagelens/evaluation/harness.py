@@ -83,7 +83,8 @@ def load_outcome(path: str | os.PathLike[str]) -> RunOutcome:
     for name, value in fields.items():
         if not isinstance(value, str):
             raise TrajectoryError(
-                f"{path} (task {task_id}): field `{name}` must be a string, not {type(value).__name__}")
+                f"{path} (task {task_id}): field `{name}` must be a string, not {type(value).__name__}"
+            )
     answer, final_url, har = fields.get("answer"), fields.get("final_url"), fields.get("har")
     if har is not None:
         har = str(path.parent / har)
@@ -176,8 +177,10 @@ class Harness:
         state = None
         if task.require_login and task.storage_state:
             if self.auth_dir is None:
-                raise NotScored(f"task {task.task_id} checks a logged-in page: give --auth-dir with its "
-                                f"storage state ({Path(task.storage_state).name})")
+                raise NotScored(
+                    f"task {task.task_id} checks a logged-in page: give --auth-dir with its "
+                    f"storage state ({Path(task.storage_state).name})"
+                )
             state = Path(self.auth_dir) / Path(task.storage_state).name
             if not state.is_file():
                 raise NotScored(f"task {task.task_id}: no storage state {state}")
@@ -191,8 +194,7 @@ class Harness:
     async def score(self, outcome: RunOutcome) -> TaskScore:
         task = self.tasks.get(outcome.task_id)
         if task is None:
-            return TaskScore(outcome.task_id, "?", False, reason="no such task in the task file",
-                             source=outcome.source)
+            return TaskScore(outcome.task_id, "?", False, reason="no such task in the task file", source=outcome.source)
         result = TaskScore(task.task_id, task.site, False, source=outcome.source, details=list(outcome.notes))
         try:
             if get_variant(self.variant).name == "verified":
@@ -241,8 +243,9 @@ class Harness:
 
     async def _score_verified(self, task: TaskConfig, outcome: RunOutcome, result: TaskScore) -> None:
         if task.source != "webarena-verified":
-            raise TaskError(f"{task.where}: the verified variant scores WebArena-Verified's tasks "
-                            "(--tasks webarena-verified)")
+            raise TaskError(
+                f"{task.where}: the verified variant scores WebArena-Verified's tasks (--tasks webarena-verified)"
+            )
         if self._verified is None:
             from pagelens.evaluation.verified import VerifiedScorer
 
@@ -278,12 +281,15 @@ def _row(name: str, items: list[TaskScore]) -> dict[str, Any]:
 
 
 def format_table(table: dict[str, Any]) -> str:
-    lines = ["| site | runs | scored | not scored | successes | success rate | mean score |",
-             "| --- | ---: | ---: | ---: | ---: | ---: | ---: |"]
+    lines = [
+        "| site | runs | scored | not scored | successes | success rate | mean score |",
+        "| --- | ---: | ---: | ---: | ---: | ---: | ---: |",
+    ]
     for row in [*table["sites"], table["total"]]:
         rate = "–" if row["success_rate"] is None else f"{100 * row['success_rate']:.1f}%"
         mean = "–" if row["mean_score"] is None else f"{row['mean_score']:.3f}"
         name = f"**{row['site']}**" if row["site"] == "total" else row["site"]
-        lines.append(f"| {name} | {row['runs']} | {row['scored']} | {row['not_scored']} | {row['successes']} | "
-                     f"{rate} | {mean} |")
+        lines.append(
+            f"| {name} | {row['runs']} | {row['scored']} | {row['not_scored']} | {row['successes']} | {rate} | {mean} |"
+        )
     return "\n".join(lines)

@@ -33,6 +33,7 @@ __all__ = ["HELPERS", "ProgramHtmlEvaluator", "parse_helper"]
 
 # -- helpers ------------------------------------------------------------------------------------
 
+
 def reddit_get_post_url(ctx: HelperContext, url: str) -> str:
     """The post a URL belongs to: ``/f/<forum>/<id>/...`` -> ``/f/<forum>/<id>/``."""
     parts = urllib.parse.urlsplit(url)
@@ -46,12 +47,14 @@ def _shopping_api(ctx: HelperContext, path: str, params: dict[str, str] | None =
     base = ctx.sites.base("__SHOPPING__")
     account = ctx.sites.accounts.get("shopping_admin")
     if base is None or not account:
-        raise NotScored("this check reads the shopping site's REST API: give its URL and a "
-                        "shopping_admin account in --sites")
+        raise NotScored(
+            "this check reads the shopping site's REST API: give its URL and a shopping_admin account in --sites"
+        )
     token_request = urllib.request.Request(
         f"{base}/rest/default/V1/integration/admin/token",
         data=json.dumps({"username": account["username"], "password": account["password"]}).encode(),
-        headers={"Content-Type": "application/json"}, method="POST",
+        headers={"Content-Type": "application/json"},
+        method="POST",
     )
     try:
         with urllib.request.urlopen(token_request, timeout=ctx.timeout) as r:
@@ -65,11 +68,15 @@ def _shopping_api(ctx: HelperContext, path: str, params: dict[str, str] | None =
 
 
 def shopping_get_latest_order_url(ctx: HelperContext) -> str:
-    data = _shopping_api(ctx, "/rest/V1/orders", {
-        "searchCriteria[sortOrders][0][field]": "created_at",
-        "searchCriteria[sortOrders][0][direction]": "DESC",
-        "searchCriteria[pageSize]": "1",
-    })
+    data = _shopping_api(
+        ctx,
+        "/rest/V1/orders",
+        {
+            "searchCriteria[sortOrders][0][field]": "created_at",
+            "searchCriteria[sortOrders][0][direction]": "DESC",
+            "searchCriteria[pageSize]": "1",
+        },
+    )
     order = int(data["items"][0]["increment_id"])
     return f"{ctx.sites.base('__SHOPPING__')}/sales/order/view/order_id/{order}/"
 
@@ -156,6 +163,7 @@ async def _call_helper(text: str, ctx: HelperContext, page: Page, task: TaskConf
 
 # -- the evaluator -----------------------------------------------------------------------------
 
+
 @dataclass
 class ProgramHtmlEvaluator:
     variant: Variant | str = "webarena"
@@ -183,8 +191,15 @@ class ProgramHtmlEvaluator:
             score *= best
         return score
 
-    async def _target(self, target: ProgramTarget, ctx: HelperContext, page: Page, task: TaskConfig,
-                      final_url: str | None, at_final_url: bool) -> float:
+    async def _target(
+        self,
+        target: ProgramTarget,
+        ctx: HelperContext,
+        page: Page,
+        task: TaskConfig,
+        final_url: str | None,
+        at_final_url: bool,
+    ) -> float:
         v = get_variant(self.variant)
         url = target.url
         if url.startswith("func:"):
@@ -213,8 +228,10 @@ class ProgramHtmlEvaluator:
         elif locator.startswith("func:"):
             selected = await _call_helper(locator, ctx, page, task)
         else:
-            raise TaskError(f"{task.where}: program_html locator {locator!r} is neither empty, a "
-                            "`document.` expression nor a `func:` helper")
+            raise TaskError(
+                f"{task.where}: program_html locator {locator!r} is neither empty, a "
+                "`document.` expression nor a `func:` helper"
+            )
         selected = html.unescape(selected)
         if target.exact_match is not None:
             s = exact_match(target.exact_match, selected)

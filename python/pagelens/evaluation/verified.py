@@ -51,7 +51,8 @@ class VerifiedScorer:
         except ImportError as e:
             raise EvaluationSetupError(
                 "the verified variant runs WebArena-Verified's own evaluators: pip install 'pagelens[verified]' "
-                f"(Python 3.11 or later; make setup does it) [{e}]") from None
+                f"(Python 3.11 or later; make setup does it) [{e}]"
+            ) from None
         environments = {
             placeholder: EnvironmentConfig(urls=[sites.base(placeholder) or f"http://{name.replace('_', '-')}.invalid"])
             for placeholder, name in PLACEHOLDERS.items()
@@ -59,16 +60,19 @@ class VerifiedScorer:
         }
         self._wa = WebArenaVerified(config=WebArenaVerifiedConfig(environments=environments))
         # A run without recorded network events: the answer's checks need none.
-        self._no_events = NetworkTrace.model_construct(is_playwright=False, src_file=Path("no-network-events"),
-                                                       events=())
+        self._no_events = NetworkTrace.model_construct(
+            is_playwright=False, src_file=Path("no-network-events"), events=()
+        )
         self._sites = sites
 
     def score(self, task: TaskConfig, answer: str | None, har: str | None) -> VerifiedResult:
         checks = task.raw.get("eval", [])
         if any(ev.get("evaluator") == "NetworkEventEvaluator" for ev in checks):
             if not har:
-                raise NotScored("this task is checked on the run's network events: record them with "
-                                "`pagelens run --har` (no network.har next to the trajectory)")
+                raise NotScored(
+                    "this task is checked on the run's network events: record them with "
+                    "`pagelens run --har` (no network.har next to the trajectory)"
+                )
             missing = [s for s in task.sites if self._sites.base(_placeholder(s)) is None]
             if missing:
                 raise NotScored(f"network events are matched on the sites' URLs: give {', '.join(missing)} in --sites")
@@ -89,8 +93,9 @@ class VerifiedScorer:
             out.evaluators[name] = out.evaluators.get(name, 1.0) * float(ev.score)
             for assertion in ev.assertions or ():
                 messages = "; ".join(assertion.assertion_msgs or ())
-                out.details.append(f"{name} {assertion.assertion_name}: {assertion.status}"
-                                   + (f" ({messages})" if messages else ""))
+                out.details.append(
+                    f"{name} {assertion.assertion_name}: {assertion.status}" + (f" ({messages})" if messages else "")
+                )
             if ev.error_msg:
                 out.details.append(f"{name}: {ev.error_msg}")
         return out

@@ -44,8 +44,10 @@ class Pool(Protocol):
 
 # -- local: worker processes ---------------------------------------------------------------------
 
-def _worker(settings: dict[str, Any], directory: str, prices: tuple[float, float] | None, backoff: float,
-            module: str | None) -> Worker:
+
+def _worker(
+    settings: dict[str, Any], directory: str, prices: tuple[float, float] | None, backoff: float, module: str | None
+) -> Worker:
     """A worker in its own process, with the study's benchmark registered (``module``
     registers it when imported)."""
     get_benchmark(settings["benchmark"], module)
@@ -71,8 +73,13 @@ def _process_main(conn: Any, *args: Any) -> None:
 class ProcessPool:
     def __init__(self, workers: int, settings: StudySettings, directory: Path, options: RunOptions):
         self._ctx = multiprocessing.get_context("spawn")
-        self._args = (settings.to_json(), str(directory), options.prices, options.backoff,
-                      benchmarks.module_of(settings.benchmark))
+        self._args = (
+            settings.to_json(),
+            str(directory),
+            options.prices,
+            options.backoff,
+            benchmarks.module_of(settings.benchmark),
+        )
         self._procs: list[Any] = [None] * workers
         self._conns: list[Any] = [None] * workers
         self._busy: set[int] = set()
@@ -81,8 +88,9 @@ class ProcessPool:
 
     def _start(self, slot: int) -> None:
         parent, child = self._ctx.Pipe()
-        proc = self._ctx.Process(target=_process_main, args=(child, *self._args), daemon=True,
-                                 name=f"pagelens-study-{slot}")
+        proc = self._ctx.Process(
+            target=_process_main, args=(child, *self._args), daemon=True, name=f"pagelens-study-{slot}"
+        )
         proc.start()
         child.close()
         self._procs[slot], self._conns[slot] = proc, parent
@@ -124,6 +132,7 @@ class ProcessPool:
 
 # -- ray: actors ---------------------------------------------------------------------------------------
 
+
 class _RayWorker:
     """A Ray actor holding one browser (a :class:`Worker`) and its event loop."""
 
@@ -146,8 +155,13 @@ class RayPool:
         # A browser actor mostly waits on the model and the page: a share of what is free each.
         cpus = max(0.01, min(1.0, free / workers))
         self._cls = self._ray.remote(num_cpus=cpus, max_restarts=0)(_RayWorker)
-        self._args = (settings.to_json(), str(directory.resolve()), options.prices, options.backoff,
-                      benchmarks.module_of(settings.benchmark))
+        self._args = (
+            settings.to_json(),
+            str(directory.resolve()),
+            options.prices,
+            options.backoff,
+            benchmarks.module_of(settings.benchmark),
+        )
         self._actors: list[Any] = [self._cls.remote(*self._args) for _ in range(workers)]
         self._running: dict[Any, int] = {}
 
@@ -176,8 +190,13 @@ class RayPool:
 
 # -- the dispatcher ---------------------------------------------------------------------------------------
 
-def run_study(directory: str | Path, settings: StudySettings, options: RunOptions | None = None,
-              on_result: Callable[[EpisodeResult, dict[str, Any]], None] | None = None) -> dict[str, Any]:
+
+def run_study(
+    directory: str | Path,
+    settings: StudySettings,
+    options: RunOptions | None = None,
+    on_result: Callable[[EpisodeResult, dict[str, Any]], None] | None = None,
+) -> dict[str, Any]:
     """Runs every unfinished episode of the study in ``directory``; returns the summary (also
     in ``summary.json``). Raises :class:`StudyStopped` when it had to stop early."""
     options = options or RunOptions()
@@ -189,15 +208,24 @@ def run_study(directory: str | Path, settings: StudySettings, options: RunOption
     pending = deque(s for s in settings.episodes() if s.id not in finished)
     log = ResultsLog(directory)
     spent = sum(r.get("cost", 0.0) for r in finished.values())
-    state = {"total": len(settings.episodes()), "done": len(finished),
-             "successes": sum(bool(r["success"]) for r in finished.values()), "running": 0, "spent": spent,
-             "started": time.monotonic(), "done_here": 0}
+    state = {
+        "total": len(settings.episodes()),
+        "done": len(finished),
+        "successes": sum(bool(r["success"]) for r in finished.values()),
+        "running": 0,
+        "spent": spent,
+        "started": time.monotonic(),
+        "done_here": 0,
+    }
     stopped: str | None = None
     pool: Pool | None = None
     if pending:
         workers = min(options.workers, len(pending))
-        pool = (RayPool(workers, settings, directory, options) if options.engine == "ray"
-                else ProcessPool(workers, settings, directory, options))
+        pool = (
+            RayPool(workers, settings, directory, options)
+            if options.engine == "ray"
+            else ProcessPool(workers, settings, directory, options)
+        )
     sites = _Sites(benchmark, settings)
     running: dict[int, tuple[EpisodeSpec, EpisodeTask]] = {}  # slot -> episode, its task
     free = list(range(min(options.workers, len(pending)))) if pending else []
@@ -209,8 +237,10 @@ def run_study(directory: str | Path, settings: StudySettings, options: RunOption
         infra_streak += 1
         _append_failure(directory, result)
         if infra_streak >= options.max_infra_failures and stopped is None:
-            stopped = (f"stopped after {infra_streak} infrastructure failures in a row; the last: "
-                       f"{result.error_kind}: {result.error}")
+            stopped = (
+                f"stopped after {infra_streak} infrastructure failures in a row; the last: "
+                f"{result.error_kind}: {result.error}"
+            )
             pending.clear()
 
     def finished_now(result: EpisodeResult) -> None:
@@ -275,14 +305,25 @@ def run_study(directory: str | Path, settings: StudySettings, options: RunOption
             pool.close()
     summary = summarize(directory, settings.to_json(), stopped)
     if stopped is not None:
-        raise StudyStopped(f"{stopped} ({summary['finished']} of {summary['episodes']} episodes finished; "
-                           "rerun the same command to continue)")
+        raise StudyStopped(
+            f"{stopped} ({summary['finished']} of {summary['episodes']} episodes finished; "
+            "rerun the same command to continue)"
+        )
     return summary
 
 
 def _error(spec: EpisodeSpec, settings: StudySettings, kind: str, message: str) -> EpisodeResult:
-    return EpisodeResult(spec.id, spec.benchmark, spec.task, spec.seed, spec.agent, settings.model, reason="error",
-                         error_kind=kind, error=message)
+    return EpisodeResult(
+        spec.id,
+        spec.benchmark,
+        spec.task,
+        spec.seed,
+        spec.agent,
+        settings.model,
+        reason="error",
+        error_kind=kind,
+        error=message,
+    )
 
 
 class _Sites:

@@ -56,8 +56,9 @@ class Worker:
     def client(self) -> LLMClient:
         if self.llm is None:
             s = self.settings
-            self.llm = LLMClient(model=s.model, base_url=s.base_url, prices=self.prices, temperature=s.temperature,
-                                 backoff=self.backoff)
+            self.llm = LLMClient(
+                model=s.model, base_url=s.base_url, prices=self.prices, temperature=s.temperature, backoff=self.backoff
+            )
         return self.llm
 
     async def fresh_browser(self) -> AsyncBrowserEnv:
@@ -80,8 +81,9 @@ class Worker:
         started = time.perf_counter()
         out = episode_dir(self.directory, spec.id)
         restarts = _begin(out)
-        result = EpisodeResult(spec.id, spec.benchmark, spec.task, spec.seed, spec.agent, self.settings.model,
-                               restarts=restarts)
+        result = EpisodeResult(
+            spec.id, spec.benchmark, spec.task, spec.seed, spec.agent, self.settings.model, restarts=restarts
+        )
         for attempt in (0, 1):
             llm = self.client()
             before = (llm.usage.prompt_tokens, llm.usage.completion_tokens, llm.usage.cost)
@@ -94,8 +96,9 @@ class Worker:
                     break
             try:
                 benchmark = get_benchmark(spec.benchmark)
-                await asyncio.wait_for(benchmark.run_episode(self, task, spec, out, result, restarts),
-                                       self.settings.episode_seconds)
+                await asyncio.wait_for(
+                    benchmark.run_episode(self, task, spec, out, result, restarts), self.settings.episode_seconds
+                )
                 result.error_kind = result.error = None
                 break
             except asyncio.TimeoutError:

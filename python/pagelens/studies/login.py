@@ -35,14 +35,27 @@ class Recipe:
 
 # WebArena's browser_env/auto_login.py, site by site.
 RECIPES = {
-    "shopping": Recipe("/customer/account/login/", (Field("label", "Email", "username"),
-                                                    Field("label", "Password", "password")), "role", "Sign In"),
-    "reddit": Recipe("/login", (Field("label", "Username", "username"), Field("label", "Password", "password")),
-                     "role", "Log in"),
-    "shopping_admin": Recipe("", (Field("placeholder", "user name", "username"),
-                                  Field("placeholder", "password", "password")), "role", "Sign in"),
-    "gitlab": Recipe("/users/sign_in", (Field("test_id", "username-field", "username"),
-                                        Field("test_id", "password-field", "password")), "test_id", "sign-in-button"),
+    "shopping": Recipe(
+        "/customer/account/login/",
+        (Field("label", "Email", "username"), Field("label", "Password", "password")),
+        "role",
+        "Sign In",
+    ),
+    "reddit": Recipe(
+        "/login", (Field("label", "Username", "username"), Field("label", "Password", "password")), "role", "Log in"
+    ),
+    "shopping_admin": Recipe(
+        "",
+        (Field("placeholder", "user name", "username"), Field("placeholder", "password", "password")),
+        "role",
+        "Sign in",
+    ),
+    "gitlab": Recipe(
+        "/users/sign_in",
+        (Field("test_id", "username-field", "username"), Field("test_id", "password-field", "password")),
+        "test_id",
+        "sign-in-button",
+    ),
 }
 
 
@@ -61,8 +74,10 @@ async def log_in(browser: Any, site: str, base_url: str, account: dict[str, str]
     the context's storage state."""
     recipe = RECIPES.get(site)
     if recipe is None:
-        raise LoginError(f"no login recipe for site {site!r} (known: {', '.join(sorted(RECIPES))}); "
-                         f"give STORAGE_DIR/{site}.json instead")
+        raise LoginError(
+            f"no login recipe for site {site!r} (known: {', '.join(sorted(RECIPES))}); "
+            f"give STORAGE_DIR/{site}.json instead"
+        )
     context = await browser.new_context()
     try:
         page = await context.new_page()
@@ -70,8 +85,11 @@ async def log_in(browser: Any, site: str, base_url: str, account: dict[str, str]
         await page.goto(base_url.rstrip("/") + recipe.path, wait_until="load")
         for field in recipe.fields:
             await _locate(page, field.by, field.name).fill(account[field.value])
-        button = page.get_by_test_id(recipe.submit) if recipe.submit_by == "test_id" else \
-            page.get_by_role("button", name=recipe.submit)
+        button = (
+            page.get_by_test_id(recipe.submit)
+            if recipe.submit_by == "test_id"
+            else page.get_by_role("button", name=recipe.submit)
+        )
         await button.click()
         await page.wait_for_load_state("load")
         state: dict[str, Any] = await context.storage_state()
@@ -84,5 +102,7 @@ async def log_in(browser: Any, site: str, base_url: str, account: dict[str, str]
 
 def merge_states(states: list[dict[str, Any]]) -> dict[str, Any]:
     """One storage state for a task on several sites."""
-    return {"cookies": [c for s in states for c in s.get("cookies", [])],
-            "origins": [o for s in states for o in s.get("origins", [])]}
+    return {
+        "cookies": [c for s in states for c in s.get("cookies", [])],
+        "origins": [o for s in states for o in s.get("origins", [])],
+    }

@@ -43,8 +43,7 @@ class StudySettings:
 
     def __post_init__(self) -> None:
         if self.benchmark not in benchmarks.BENCHMARKS:
-            raise ArgumentError(f"benchmark must be one of {', '.join(benchmarks.BENCHMARKS)}, "
-                                f"not {self.benchmark!r}")
+            raise ArgumentError(f"benchmark must be one of {', '.join(benchmarks.BENCHMARKS)}, not {self.benchmark!r}")
         if self.agent not in AGENTS:
             raise ArgumentError(f"agent must be one of {', '.join(AGENTS)}, not {self.agent!r}")
         if not self.tasks:
@@ -130,5 +129,7 @@ def check_study(directory: str | os.PathLike[str], settings: StudySettings) -> N
     if before != settings:
         old, new = before.to_json(), settings.to_json()
         diff = [f"{k}: {old[k]!r} in study.json, {new[k]!r} now" for k in old if old[k] != new[k]]
-        raise StudyMismatch(f"{path} is a study with other settings ({'; '.join(diff)}); use another "
-                            "directory, or the same settings to resume it")
+        raise StudyMismatch(
+            f"{path} is a study with other settings ({'; '.join(diff)}); use another "
+            "directory, or the same settings to resume it"
+        )

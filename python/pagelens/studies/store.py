@@ -105,15 +105,21 @@ def summarize(directory: str | os.PathLike[str], settings: dict[str, Any], stopp
             errors[r["error_kind"]] = errors.get(r["error_kind"], 0) + 1
 
     def rate(rows: list[dict[str, Any]]) -> dict[str, Any]:
-        return {"episodes": len(rows), "successes": sum(bool(r["success"]) for r in rows),
-                "success_rate": sum(bool(r["success"]) for r in rows) / len(rows) if rows else 0.0}
+        return {
+            "episodes": len(rows),
+            "successes": sum(bool(r["success"]) for r in rows),
+            "success_rate": sum(bool(r["success"]) for r in rows) / len(rows) if rows else 0.0,
+        }
 
     total = len(settings["tasks"]) * len(settings["seeds"])
     summary = {
-        "episodes": total, "finished": len(results), **{k: v for k, v in rate(results).items() if k != "episodes"},
+        "episodes": total,
+        "finished": len(results),
+        **{k: v for k, v in rate(results).items() if k != "episodes"},
         "cost_usd": sum(r.get("cost", 0.0) for r in results),
         "tokens": sum(r.get("prompt_tokens", 0) + r.get("completion_tokens", 0) for r in results),
-        "errors": errors, "stopped": stopped,
+        "errors": errors,
+        "stopped": stopped,
         "per_task": {t: rate(rows) for t, rows in sorted(per_task.items())},
         "per_site": {s: rate(rows) for s, rows in sorted(per_site.items())},
     }

@@ -51,8 +51,9 @@ class Benchmark(Protocol):
         it, with nothing else running there); a failure is an infrastructure failure."""
         ...
 
-    async def run_episode(self, worker: Worker, task: EpisodeTask, spec: EpisodeSpec, out: Path,
-                          result: EpisodeResult, restarts: int) -> None:
+    async def run_episode(
+        self, worker: Worker, task: EpisodeTask, spec: EpisodeSpec, out: Path, result: EpisodeResult, restarts: int
+    ) -> None:
         """Run the agent on ``task`` in the worker's browser, write the trajectory under
         ``out`` and fill ``result`` (steps, reason, reward, success, evaluation)."""
         ...
@@ -101,8 +102,15 @@ from pagelens.studies.benchmarks import webarena as _webarena  # noqa: E402
 
 register(_miniwob.MiniWoB())
 register(_webarena.WebArena("webarena", "WebArena (812 tasks on self-hosted sites)", "webarena"))
-register(_webarena.WebArena("webarena-verified", "WebArena-Verified (its task file, its own evaluators)",
-                            "verified"))
+register(_webarena.WebArena("webarena-verified", "WebArena-Verified (its task file, its own evaluators)", "verified"))
 
-__all__ = ["BENCHMARKS", "Benchmark", "EpisodeSetupError", "EpisodeTask", "TaskSelection", "get_benchmark",
-           "module_of", "register"]
+__all__ = [
+    "BENCHMARKS",
+    "Benchmark",
+    "EpisodeSetupError",
+    "EpisodeTask",
+    "TaskSelection",
+    "get_benchmark",
+    "module_of",
+    "register",
+]

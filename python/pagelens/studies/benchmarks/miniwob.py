@@ -33,8 +33,9 @@ class MiniWoB:
     def reset(self, settings: StudySettings, task: EpisodeTask) -> None:
         return None  # every episode starts its own page
 
-    async def run_episode(self, worker: Worker, task: EpisodeTask, spec: EpisodeSpec, out: Path,
-                          result: EpisodeResult, restarts: int) -> None:
+    async def run_episode(
+        self, worker: Worker, task: EpisodeTask, spec: EpisodeSpec, out: Path, result: EpisodeResult, restarts: int
+    ) -> None:
         from pagelens.envs.miniwob import AsyncMiniWoBEnv, MiniWoBConfig
 
         assert worker.browser is not None
@@ -49,10 +50,17 @@ class MiniWoB:
 
         url = f"miniwob:{task.name}"
         agent = worker.agent(mw.utterance, url)
-        run = await run_agent(worker.browser, agent, mw.utterance, url, out,
-                              max_steps=settings.max_steps, reset=start,
-                              max_failed_decisions=settings.max_failed_decisions,
-                              header={"episode": spec.id, "seed": spec.seed, "restarts": restarts})
+        run = await run_agent(
+            worker.browser,
+            agent,
+            mw.utterance,
+            url,
+            out,
+            max_steps=settings.max_steps,
+            reset=start,
+            max_failed_decisions=settings.max_failed_decisions,
+            header={"episode": spec.id, "seed": spec.seed, "restarts": restarts},
+        )
         state = await mw.state()
         result.reward, result.success = state.reward, state.done and state.reward > 0
         result.evaluation = {"done": state.done, "reason": state.reason, "discounted": state.discounted_reward}

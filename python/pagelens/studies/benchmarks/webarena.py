@@ -33,7 +33,8 @@ def _tasks_of(source: str) -> dict[int, TaskConfig]:
 def changes_state(task: TaskConfig) -> bool:
     """Tasks checked by reading the site afterwards change it (WebArena's program_html)."""
     return "program_html" in task.eval_types or any(
-        e.get("evaluator") in ("NetworkEventEvaluator",) for e in task.raw.get("eval", []) if isinstance(e, dict))
+        e.get("evaluator") in ("NetworkEventEvaluator",) for e in task.raw.get("eval", []) if isinstance(e, dict)
+    )
 
 
 def site_url(sites: SiteConfig, site: str) -> str | None:
@@ -73,11 +74,13 @@ class WebArena:
         command = settings.reset_cmd.replace("{site}", task.site)
         done = subprocess.run(command, shell=True, capture_output=True, text=True, timeout=1800)
         if done.returncode != 0:
-            raise EpisodeSetupError(f"reset command for {task.site} failed ({done.returncode}): "
-                                    f"{done.stderr.strip()[-500:]}")
+            raise EpisodeSetupError(
+                f"reset command for {task.site} failed ({done.returncode}): {done.stderr.strip()[-500:]}"
+            )
 
-    async def run_episode(self, worker: Worker, task: EpisodeTask, spec: EpisodeSpec, out: Path,
-                          result: EpisodeResult, restarts: int) -> None:
+    async def run_episode(
+        self, worker: Worker, task: EpisodeTask, spec: EpisodeSpec, out: Path, result: EpisodeResult, restarts: int
+    ) -> None:
         from pagelens.studies.benchmarks import EpisodeSetupError
 
         settings = worker.settings
@@ -97,23 +100,41 @@ class WebArena:
         har = out / "network.har" if self.variant == "verified" else None
         browser.config.har_path = str(har) if har else None
         agent = worker.agent(resolved.intent, resolved.start_url)
-        run = await run_agent(browser, agent, resolved.intent, resolved.start_url, out,
-                              max_steps=settings.max_steps, task_id=config.task_id,
-                              max_failed_decisions=settings.max_failed_decisions,
-                              header={"episode": spec.id, "seed": spec.seed, "restarts": restarts})
+        run = await run_agent(
+            browser,
+            agent,
+            resolved.intent,
+            resolved.start_url,
+            out,
+            max_steps=settings.max_steps,
+            task_id=config.task_id,
+            max_failed_decisions=settings.max_failed_decisions,
+            header={"episode": spec.id, "seed": spec.seed, "restarts": restarts},
+        )
         result.ended(run)
         # Scored from the run in memory, in this browser with the episode's login.
-        harness = Harness({config.task_id: config}, self.variant, sites=sites, auth_dir=settings.storage_dir,
-                          browser=browser._browser, storage_state=login)
-        outcome = RunOutcome(config.task_id, run.answer, run.final_url, source=str(run.trajectory),
-                             har=str(har) if har else None)
+        harness = Harness(
+            {config.task_id: config},
+            self.variant,
+            sites=sites,
+            auth_dir=settings.storage_dir,
+            browser=browser._browser,
+            storage_state=login,
+        )
+        outcome = RunOutcome(
+            config.task_id, run.answer, run.final_url, source=str(run.trajectory), har=str(har) if har else None
+        )
         try:
             score = await harness.score(outcome)
         finally:
             await harness.close()
         result.reward, result.success = float(score.score or 0.0), bool(score.success)
-        result.evaluation = {"scored": score.scored, "evaluators": score.evaluators, "reason": score.reason,
-                             "details": score.details[:20]}
+        result.evaluation = {
+            "scored": score.scored,
+            "evaluators": score.evaluators,
+            "reason": score.reason,
+            "details": score.details[:20],
+        }
 
     async def _login_state(self, worker: Worker, task: TaskConfig, sites: SiteConfig) -> dict[str, Any]:
         """The storage state for a task that needs its sites logged in: ``STORAGE_DIR/<site>.json``
@@ -131,12 +152,15 @@ class WebArena:
                 else:
                     account, url = sites.accounts.get(site), site_url(sites, site)
                     if account is None or url is None:
-                        raise EpisodeSetupError(f"task {task.task_id} needs a login on {site}: give its account in "
-                                                f"the sites file (\"accounts\") or STORAGE_DIR/{site}.json")
+                        raise EpisodeSetupError(
+                            f"task {task.task_id} needs a login on {site}: give its account in "
+                            f'the sites file ("accounts") or STORAGE_DIR/{site}.json'
+                        )
                     assert worker.browser is not None and worker.browser._browser is not None
                     try:
-                        worker.logins[site] = await log_in(worker.browser._browser, site, url, account,
-                                                           worker.browser.config.navigation_timeout_ms)
+                        worker.logins[site] = await log_in(
+                            worker.browser._browser, site, url, account, worker.browser.config.navigation_timeout_ms
+                        )
                     except LoginError as e:
                         raise EpisodeSetupError(str(e)) from e
             states.append(worker.logins[site])

@@ -112,6 +112,16 @@ impl Dom {
                 // never serialized: they stay out, with everything below them.
                 continue;
             }
+            let raw_named = parent_tag
+                .as_deref()
+                .is_some_and(|t| RAW_TEXT_ELEMENTS.contains(&t));
+            let raw_parent = raw_named && !parent_foreign;
+            if raw_named && !matches!(node.kind, LiveKind::Text(_)) {
+                // Inside `<script>`, `<style>`, `<noscript>`... a reader sees only text (one
+                // that does not track namespaces, an SVG `<script>`'s too): an element a
+                // script put there is not rendered, and its markup would read as text.
+                continue;
+            }
             let kind = match &node.kind {
                 LiveKind::Element {
                     tag,
@@ -123,7 +133,13 @@ impl Dom {
                     }
                     // HTML names are case-insensitive (the parser lowercases them); SVG's
                     // and MathML's keep their case (`foreignObject`).
-                    let tag = if *foreign {
+                    let tag = if tag.eq_ignore_ascii_case("plaintext") {
+                        // A reader takes everything after a `<plaintext>` start tag as its
+                        // text (in any namespace, to one that does not track them), so no
+                        // markup can hold what follows one: written as the preformatted text
+                        // it shows.
+                        LocalName::from("pre")
+                    } else if *foreign {
                         LocalName::from(tag.as_str())
                     } else {
                         LocalName::from(tag.to_ascii_lowercase())
@@ -144,11 +160,11 @@ impl Dom {
                     continue;
                 }
                 LiveKind::Text(t) => {
-                    let raw = !parent_foreign
-                        && parent_tag
-                            .as_deref()
-                            .is_some_and(|t| RAW_TEXT_ELEMENTS.contains(&t));
-                    let text = if raw { safe_raw_text(t) } else { t.clone() };
+                    let text = if raw_parent {
+                        safe_raw_text(t)
+                    } else {
+                        t.clone()
+                    };
                     // Adjacent texts are one text to a reader: merged, as a parse gives them.
                     if let Some(&last) = dom.nodes[parent as usize].children.last() {
                         if let Kind::Text(prev) = &mut dom.nodes[last as usize].kind {
@@ -245,7 +261,7 @@ mod tests {
         assert_eq!(
             html,
             "<p node=\"4\"><b node=\"3\"><div node=\"2\">x</div></b></p>\
-             <plaintext node=\"1\"><\\/plaintext><a node=\"1\"></plaintext><i node=\"0\"></i>"
+             <pre node=\"1\">&lt;/plaintext&gt;&lt;a node=\"1\"&gt;</pre><i node=\"0\"></i>"
         );
         assert_eq!(
             ids,
