@@ -68,8 +68,8 @@ test-rust:
 test-python:
 	$(PYTHON) -m pytest tests -p no:cacheprovider
 
-# Types (mypy --strict, the extension's stub checked against the built module), style (ruff,
-# rustfmt) and clippy with warnings as errors.
+# Types (mypy --strict, the extension's stub checked against the built module), style (ruff check
+# and format, rustfmt), clippy (pedantic, see Cargo.toml) with warnings as errors, and cargo doc.
 lint: setup
 	$(PYTHON) -m ruff check python tests benches
 	$(PYTHON) -m ruff format --check python tests benches
@@ -77,6 +77,7 @@ lint: setup
 	$(PYTHON) -m mypy.stubtest pagelens._core
 	cargo fmt --all --check
 	cargo clippy --profile fast --all-targets --quiet -- -D warnings
+	RUSTDOCFLAGS="-D warnings" cargo doc --profile fast --no-deps --quiet -p pagelens-core -p pagelens-python
 
 bench: setup
 	$(PIP) install --quiet -e ".[test,bench]"

@@ -7,7 +7,7 @@ fn main() {
         .skip(1)
         .map(|p| std::fs::read(p).expect("read"))
         .collect();
-    let mb = files.iter().map(|f| f.len()).sum::<usize>() as f64 / 1e6;
+    let mb = files.iter().map(std::vec::Vec::len).sum::<usize>() as f64 / 1e6;
     let tok = pagelens_core::Tokenizer::named("gpt2").unwrap();
     let opts = pagelens_core::dom::CleanOptions::profile("scribe").unwrap();
     let mut best = [f64::MAX; 3];

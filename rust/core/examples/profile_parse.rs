@@ -20,7 +20,12 @@ fn main() {
         let tree = pagelens_core::AxTree::parse(&data).unwrap();
         best[1] = best[1].min(t.elapsed().as_secs_f64());
         let t = Instant::now();
-        let _ = pagelens_core::render(&tree, pagelens_core::Mode::Occam, Default::default(), None);
+        let _ = pagelens_core::render(
+            &tree,
+            pagelens_core::Mode::Occam,
+            pagelens_core::render::occam::OccamOptions::default(),
+            None,
+        );
         best[2] = best[2].min(t.elapsed().as_secs_f64());
     }
     let mb = data.len() as f64 / 1e6;

@@ -201,7 +201,10 @@ pub fn ids_in(text: &str, kind: ChunkKind) -> Vec<i64> {
 }
 
 /// Splits `text` into chunks of at most `max_tokens` tokens, packing whole units greedily
-/// from the start (or from the end, as ScribeAgent's inference does).
+/// from the start (or from the end, as `ScribeAgent`'s inference does).
+///
+/// # Errors
+/// A budget of zero tokens.
 pub fn chunk(
     text: &str,
     max_tokens: usize,
@@ -352,6 +355,7 @@ fn split_unit(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::fmt::Write as _;
 
     #[test]
     fn text_cannot_forge_ids() {
@@ -423,9 +427,10 @@ mod tests {
 
     #[test]
     fn lossless_within_budget_at_boundaries() {
-        let html: String = (0..200)
-            .map(|i| format!("<div node=\"{i}\"><a href=\"/x{i}\">item {i}</a></div>"))
-            .collect();
+        let html: String = (0..200).fold(String::new(), |mut s, i| {
+            let _ = write!(s, "<div node=\"{i}\"><a href=\"/x{i}\">item {i}</a></div>");
+            s
+        });
         for from_end in [false, true] {
             let chunks = chunk(&html, 50, &gpt2(), ChunkKind::Dom, from_end).unwrap();
             let joined: String = chunks.iter().map(|c| &html[c.start..c.end]).collect();

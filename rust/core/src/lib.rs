@@ -1,11 +1,12 @@
 //! pagelens-core: turns a page's accessibility tree into the text an LLM web agent reads.
 //!
 //! - [`axtree`]: parsing CDP `Accessibility.getFullAXTree` payloads into an arena.
-//! - [`render`]: the `webarena` and `occam` text forms, the pivotal subtree, token budgets.
+//! - [`render`](mod@render): the `webarena` and `occam` text forms, the pivotal subtree, token budgets.
 //! - [`snapshot`]: clickable elements from `DOMSnapshot.captureSnapshot`.
-//! - [`tokenizer`]: offline GPT-2 / cl100k / o200k BPE counting.
+//! - [`tokenizer`]: offline GPT-2 / cl100k / o200k BPE counting; [`chunk`]: token-budget chunks.
+//! - [`dom`]: HTML documents (parsed, or built from a live DOM), cleaning, queries.
 //!
-//! The behaviour is specified in `shared/spec/observation.md`; every pass is iterative and
+//! The behaviour is specified in `docs/spec/observation.md` and `docs/spec/dom.md`; every pass is iterative and
 //! at worst O(n log n), so hostile trees cannot overflow the stack or stall.
 
 pub mod axtree;

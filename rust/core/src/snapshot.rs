@@ -109,7 +109,7 @@ struct Doc<'d, 's> {
     strings: &'d [Cow<'s, str>],
 }
 
-impl<'d, 's> Doc<'d, 's> {
+impl<'d> Doc<'d, '_> {
     fn string(&self, index: i64) -> Option<&'d str> {
         usize::try_from(index)
             .ok()
@@ -158,7 +158,7 @@ fn file_stem(url: &str) -> Option<String> {
         return None;
     }
     let path = url.split(['?', '#']).next().unwrap_or("");
-    let fragment = url.split_once('#').map(|(_, f)| f).unwrap_or("");
+    let fragment = url.split_once('#').map_or("", |(_, f)| f);
     let last = path.rsplit('/').next().unwrap_or("");
     let stem = last.rsplit_once('.').map_or(last, |(s, _)| s);
     let word = if stem.is_empty() { fragment } else { stem };
@@ -269,6 +269,9 @@ fn clickables_of(doc: &Doc, frame: Option<String>) -> FrameClickables {
 
 /// Reads a `DOMSnapshot.captureSnapshot` result (bytes of the result object, or of the whole
 /// CDP response message): per document, its clickable elements that have a layout box.
+///
+/// # Errors
+/// A payload that is not a `DOMSnapshot.captureSnapshot` result.
 pub fn clickables(bytes: &[u8]) -> Result<Vec<FrameClickables>, AxError> {
     let text = std::str::from_utf8(bytes).map_err(|e| AxError::Utf8(e.to_string()))?;
     let mut envelope: Envelope =
@@ -301,7 +304,7 @@ pub fn clickables(bytes: &[u8]) -> Result<Vec<FrameClickables>, AxError> {
         let frame = usize::try_from(d.frame_id)
             .ok()
             .and_then(|i| strings.get(i))
-            .map(|s| s.to_string());
+            .map(std::string::ToString::to_string);
         let doc = Doc {
             nodes: &d.nodes,
             layout: &d.layout.node,

@@ -149,10 +149,10 @@ pub fn py_float(v: f64) -> String {
         // Positional, always with a fractional part, like Python's repr in this range.
         if exp < 0 {
             out.push_str("0.");
-            out.extend(std::iter::repeat_n('0', (-exp - 1) as usize));
+            out.extend(std::iter::repeat_n('0', (exp.unsigned_abs() - 1) as usize));
             out.push_str(&digits);
         } else {
-            let int_len = exp as usize + 1;
+            let int_len = exp.unsigned_abs() as usize + 1;
             if digits.len() <= int_len {
                 out.push_str(&digits);
                 out.extend(std::iter::repeat_n('0', int_len - digits.len()));
@@ -170,7 +170,7 @@ pub fn py_float(v: f64) -> String {
             out.push_str(&digits[1..]);
         }
         let sign = if exp < 0 { '-' } else { '+' };
-        out.push_str(&format!("e{sign}{:02}", exp.abs()));
+        let _ = write!(out, "e{sign}{:02}", exp.abs());
     }
     out
 }
@@ -236,8 +236,8 @@ mod tests {
         let tie = 512.977_844_238_281_25;
         assert_eq!(py_float(tie), "512.9778442382812");
         assert_eq!(py_float(1.5e300), "1.5e+300");
-        assert_eq!(py_float(-0.000123), "-0.000123");
-        assert_eq!(py_float(123456789012345.6), "123456789012345.6");
+        assert_eq!(py_float(-0.000_123), "-0.000123");
+        assert_eq!(py_float(123_456_789_012_345.6), "123456789012345.6");
         assert_eq!(py_float(0.0), "0.0");
     }
 }

@@ -8,7 +8,7 @@ use rustc_hash::FxHashMap;
 use base64::prelude::{Engine as _, BASE64_STANDARD};
 use tiktoken_rs::CoreBPE;
 
-/// The tokenizer budgets and counts use unless told otherwise: GPT-2's, as AgentOccam's
+/// The tokenizer budgets and counts use unless told otherwise: GPT-2's, as `AgentOccam`'s
 /// Table 4 counts.
 pub const DEFAULT_TOKENIZER: &str = "gpt2";
 
@@ -41,7 +41,7 @@ impl std::error::Error for TokenizerError {}
 /// A named tiktoken encoding.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Encoding {
-    /// GPT-2's vocabulary (`r50k_base`), the one AgentOccam's Table 4 counts with.
+    /// GPT-2's vocabulary (`r50k_base`), the one `AgentOccam`'s Table 4 counts with.
     R50k,
     Cl100k,
     O200k,
@@ -264,7 +264,7 @@ fn byte_pair_encode(piece: &[u8], ranks: &FxHashMap<Vec<u8>, u32>) -> Vec<u32> {
 }
 
 /// Any tokenizer the core counts with: an embedded tiktoken encoding, or a Hugging Face
-/// `tokenizer.json` (ScribeAgent's Qwen tokenizer, for instance).
+/// `tokenizer.json` (`ScribeAgent`'s Qwen tokenizer, for instance).
 #[derive(Clone)]
 pub enum Tokenizer {
     Tiktoken(Encoding),
@@ -282,11 +282,17 @@ impl std::fmt::Debug for Tokenizer {
 
 impl Tokenizer {
     /// `gpt2`/`r50k_base`, `cl100k_base` or `o200k_base`.
+    ///
+    /// # Errors
+    /// A name that is none of the embedded encodings.
     pub fn named(name: &str) -> Result<Tokenizer, TokenizerError> {
         Encoding::from_name(name).map(Tokenizer::Tiktoken)
     }
 
     /// A Hugging Face `tokenizer.json` given as bytes.
+    ///
+    /// # Errors
+    /// A `tokenizer.json` that does not load.
     pub fn from_json(name: &str, json: &[u8]) -> Result<Tokenizer, TokenizerError> {
         let inner = tokenizers::Tokenizer::from_bytes(json).map_err(|e| TokenizerError::Load {
             name: name.to_owned(),
@@ -329,7 +335,7 @@ impl Tokenizer {
                 e.encode(text)
                     .into_iter()
                     .map(|t| {
-                        end += bpe.decode_bytes(&[t]).map(|b| b.len()).unwrap_or(0);
+                        end += bpe.decode_bytes(&[t]).map_or(0, |b| b.len());
                         end.min(text.len())
                     })
                     .collect()

@@ -5,6 +5,7 @@ use std::io::Read;
 use std::path::PathBuf;
 
 use pagelens_core::axtree::RoleClass;
+use pagelens_core::render::occam::OccamOptions;
 use pagelens_core::{render, AxTree, Mode};
 
 fn corpus() -> Vec<(String, Vec<u8>)> {
@@ -50,11 +51,11 @@ fn every_page_parses_and_keeps_its_targets() {
     assert_eq!(pages.len(), 100);
     for (name, data) in &pages {
         let tree = AxTree::parse(data).unwrap_or_else(|e| panic!("{name}: {e}"));
-        let webarena = render(&tree, Mode::WebArena, Default::default(), None);
-        let occam = render(&tree, Mode::Occam, Default::default(), None);
+        let webarena = render(&tree, Mode::WebArena, OccamOptions::default(), None);
+        let occam = render(&tree, Mode::Occam, OccamOptions::default(), None);
         assert_eq!(
             occam.text,
-            render(&tree, Mode::Occam, Default::default(), None).text,
+            render(&tree, Mode::Occam, OccamOptions::default(), None).text,
             "{name}"
         );
         let shown: std::collections::HashSet<i64> = occam.ids.iter().copied().collect();

@@ -1,4 +1,4 @@
-//! `pagelens._core`: a thin PyO3 layer over pagelens-core.
+//! `pagelens._core`: a thin `PyO3` layer over pagelens-core.
 //!
 //! Conversions and error mapping only; every rule lives in the core crate. Heavy work
 //! (parsing, rendering, token counting) runs with the interpreter detached.
@@ -27,7 +27,9 @@ fn binary(obj: &Bound<'_, PyAny>) -> Option<Vec<u8>> {
     if let Ok(b) = obj.cast::<PyBytes>() {
         return Some(b.as_bytes().to_vec());
     }
-    obj.cast::<PyByteArray>().ok().map(|b| b.to_vec())
+    obj.cast::<PyByteArray>()
+        .ok()
+        .map(pyo3::types::PyByteArrayMethods::to_vec)
 }
 
 /// Bytes of a payload: bytes and bytearray as they are, str as UTF-8, dict/list through
@@ -522,7 +524,7 @@ impl PyAxNode {
     }
 
     /// Whether the node is part of what the renderers show (not ignored, has a DOM node,
-    /// not an InlineTextBox).
+    /// not an `InlineTextBox`).
     #[getter]
     fn rendered(&self) -> bool {
         self.tree.node(self.idx).structural
@@ -572,7 +574,7 @@ impl PyAxNode {
     }
 }
 
-/// Token count of `text` under an offline tokenizer (gpt2, cl100k_base, o200k_base).
+/// Token count of `text` under an offline tokenizer (gpt2, `cl100k_base`, `o200k_base`).
 #[pyfunction]
 #[pyo3(signature = (text, tokenizer=DEFAULT_TOKENIZER))]
 fn count_tokens(py: Python<'_>, text: &str, tokenizer: &str) -> PyResult<usize> {
@@ -580,7 +582,7 @@ fn count_tokens(py: Python<'_>, text: &str, tokenizer: &str) -> PyResult<usize> 
     Ok(py.detach(|| enc.count(text)))
 }
 
-/// An offline tokenizer: `Tokenizer("gpt2")` (also r50k_base, cl100k_base, o200k_base,
+/// An offline tokenizer: `Tokenizer("gpt2")` (also `r50k_base`, `cl100k_base`, `o200k_base`,
 /// embedded in the wheel), or `Tokenizer.from_file("tokenizer.json")` (Hugging Face).
 #[pyclass(frozen, name = "Tokenizer", module = "pagelens")]
 #[derive(Clone)]
@@ -986,7 +988,7 @@ fn snapshot_clickables<'py>(
     Ok(out)
 }
 
-/// The `.tiktoken` rank file of an embedded encoding, rebuilt from its ranks: lets PyPI
+/// The `.tiktoken` rank file of an embedded encoding, rebuilt from its ranks: lets `PyPI`
 /// `tiktoken` run offline on exactly the vocabulary we count with (seed its cache).
 #[pyfunction]
 fn tiktoken_bpe_file(py: Python<'_>, name: &str) -> PyResult<Py<PyBytes>> {

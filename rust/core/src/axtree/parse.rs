@@ -266,7 +266,7 @@ struct Payload<'a> {
     #[serde(default)]
     clickable: Option<Vec<ClickableEntry>>,
     /// A whole CDP response message, `{"id": 7, "result": {"nodes": [...]}, "sessionId": ...}`,
-    /// as read off the DevTools socket: parsed without a copy of the inner object.
+    /// as read off the `DevTools` socket: parsed without a copy of the inner object.
     #[serde(borrow)]
     result: Option<Box<Payload<'a>>>,
     #[serde(borrow)]
@@ -304,6 +304,9 @@ fn json_error(e: serde_json::Error) -> AxError {
 
 /// Parses `{"nodes": [...]}` (optionally with a saved capture's `clickable` list), a bare
 /// `[...]` of nodes, or a CDP response message that holds either in its `result`.
+///
+/// # Errors
+/// Bytes that are not UTF-8 JSON of one of the payload forms.
 pub fn parse_payload(bytes: &[u8]) -> Result<ParsedPayload<'_>, AxError> {
     let text = std::str::from_utf8(bytes).map_err(|e| AxError::Utf8(e.to_string()))?;
     let first = text.bytes().find(|b| !b.is_ascii_whitespace());

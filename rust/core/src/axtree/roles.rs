@@ -25,7 +25,7 @@ impl RoleClass {
     pub const ROW: u32 = 1 << 11;
     pub const CELL: u32 = 1 << 12;
     pub const HEADER_CELL: u32 = 1 << 13;
-    /// menu, listbox, MenuListPopup: printed on one line when all children are options.
+    /// menu, listbox, `MenuListPopup`: printed on one line when all children are options.
     pub const OPTION_POPUP: u32 = 1 << 14;
     pub const COMBOBOX: u32 = 1 << 15;
     /// option, menuitem and its checkbox/radio variants.
@@ -35,7 +35,7 @@ impl RoleClass {
     pub const DEFINITION: u32 = 1 << 19;
     /// A document root: its name (the page title) never absorbs body text.
     pub const DOCUMENT: u32 = 1 << 20;
-    /// `LabelText`, printed as `text` like StaticText.
+    /// `LabelText`, printed as `text` like `StaticText`.
     pub const LABEL_TEXT: u32 = 1 << 21;
     /// `rowgroup` (thead/tbody/tfoot): prints nothing when blank.
     pub const ROWGROUP: u32 = 1 << 22;

@@ -43,7 +43,7 @@ impl Value {
         })
     }
 
-    /// Python's `str()` of the value, as WebArena's renderer prints properties.
+    /// Python's `str()` of the value, as `WebArena`'s renderer prints properties.
     pub fn py_str(&self) -> String {
         match self {
             Value::Bool(true) => "True".into(),
@@ -298,12 +298,18 @@ impl<'a> Pending<'a> {
 
 impl AxTree {
     /// Parses the main frame's payload.
+    ///
+    /// # Errors
+    /// A payload that does not parse, or nodes that do not form a tree (the error names the node).
     pub fn parse(payload: &[u8]) -> Result<AxTree, AxError> {
         Self::parse_page(payload, None, &[], ParseOptions::default())
     }
 
     /// Parses the main frame's payload and each child frame's, hanging every frame's
     /// root under the node whose `backendDOMNodeId` owns it.
+    ///
+    /// # Errors
+    /// As [`AxTree::parse`], for any frame; a frame whose owner is not in the tree.
     pub fn parse_frames(
         main: &[u8],
         frames: &[FrameInput],
@@ -322,6 +328,9 @@ impl AxTree {
 
     /// The whole page: the main frame's payload and its clickable elements, and every
     /// child frame's.
+    ///
+    /// # Errors
+    /// As [`AxTree::parse_frames`].
     pub fn parse_page(
         main: &[u8],
         main_clickable: Option<&Clickables>,
@@ -408,7 +417,7 @@ fn build(pending: Vec<Pending>, max_depth: usize, skip_orphans: bool) -> Result<
     let mut hints: FxHashMap<u32, Box<str>> = FxHashMap::default();
 
     let mut orphan_frames: Vec<(i64, Option<String>)> = Vec::new();
-    for p in pending.iter() {
+    for p in &pending {
         let base = nodes.len() as u32;
         // The owner is looked up before the frame's nodes join the arena, so that an orphan
         // can be skipped without undoing anything.
@@ -425,7 +434,7 @@ fn build(pending: Vec<Pending>, max_depth: usize, skip_orphans: bool) -> Result<
         };
         let frame_index = frames.len();
         let mut by_cdp: FxHashMap<&IdRef, u32> =
-            FxHashMap::with_capacity_and_hasher(p.raw.len(), Default::default());
+            FxHashMap::with_capacity_and_hasher(p.raw.len(), rustc_hash::FxBuildHasher);
         let mut kept: Vec<&RawNode> = Vec::with_capacity(p.raw.len());
         for (i, raw) in p.raw.iter().enumerate() {
             let id = raw.node_id.as_ref().ok_or(AxError::MissingField {
@@ -434,7 +443,7 @@ fn build(pending: Vec<Pending>, max_depth: usize, skip_orphans: bool) -> Result<
             })?;
             match by_cdp.get(id) {
                 // Chromium repeats some InlineTextBox entries verbatim: harmless.
-                Some(&first) if kept[first as usize] == raw => continue,
+                Some(&first) if kept[first as usize] == raw => {}
                 Some(_) => return Err(AxError::DuplicateId(id.to_string())),
                 None => {
                     by_cdp.insert(id, kept.len() as u32);
@@ -445,7 +454,7 @@ fn build(pending: Vec<Pending>, max_depth: usize, skip_orphans: bool) -> Result<
         let mut frame_id = p.frame_id.clone();
         for raw in &kept {
             if frame_id.is_none() {
-                frame_id = raw.frame_id.as_ref().map(|f| f.to_string());
+                frame_id = raw.frame_id.as_ref().map(std::string::ToString::to_string);
             }
             let role: Arc<str> = match raw.role.as_ref().and_then(|v| v.value.as_ref()) {
                 Some(Scalar::Str(s)) if !s.is_empty() => interner.get(s),
@@ -479,7 +488,7 @@ fn build(pending: Vec<Pending>, max_depth: usize, skip_orphans: bool) -> Result<
                     parent: raw
                         .node_id
                         .as_ref()
-                        .map(|i| i.to_string())
+                        .map(std::string::ToString::to_string)
                         .unwrap_or_default(),
                     child: c.to_string(),
                 })?;
@@ -497,7 +506,7 @@ fn build(pending: Vec<Pending>, max_depth: usize, skip_orphans: bool) -> Result<
             }
             nodes.push(Node {
                 element_id: 0,
-                cdp_id: raw.node_id.as_ref().map(CdpId::of).unwrap_or(CdpId::Int(0)),
+                cdp_id: raw.node_id.as_ref().map_or(CdpId::Int(0), CdpId::of),
                 class,
                 role,
                 name,
@@ -710,7 +719,7 @@ impl AxTree {
             .max()
             .map_or(1, |m| m.saturating_add(1));
         let mut used: FxHashSet<i64> =
-            FxHashSet::with_capacity_and_hasher(self.nodes.len(), Default::default());
+            FxHashSet::with_capacity_and_hasher(self.nodes.len(), rustc_hash::FxBuildHasher);
         self.by_element_id.reserve(self.nodes.len());
         for (i, node) in self.nodes.iter_mut().enumerate() {
             let id = match parsed[i] {
@@ -809,7 +818,7 @@ mod tests {
             } else {
                 vec![]
             };
-            let kids: Vec<&str> = kids.iter().map(|s| s.as_str()).collect();
+            let kids: Vec<&str> = kids.iter().map(std::string::String::as_str).collect();
             nodes.push(node(&i.to_string(), "group", "g", &kids));
         }
         let p = payload(&nodes);
@@ -885,7 +894,7 @@ mod tests {
         let error = br#"{"id":7,"error":{"code":-32000,"message":"Frame with the given id was not found."}}"#;
         match AxTree::parse(error) {
             Err(AxError::Json(m)) => {
-                assert!(m.contains("Frame with the given id was not found"), "{m}")
+                assert!(m.contains("Frame with the given id was not found"), "{m}");
             }
             other => panic!("expected an error, got {other:?}"),
         }

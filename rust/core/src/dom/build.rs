@@ -30,7 +30,7 @@ pub enum LiveKind {
     Element {
         tag: String,
         attrs: Vec<(String, String)>,
-        /// Outside the HTML namespace (SVG, MathML).
+        /// Outside the HTML namespace (SVG, `MathML`).
         foreign: bool,
     },
     Text(String),

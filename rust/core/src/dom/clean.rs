@@ -42,6 +42,12 @@ impl CleanOptions {
     /// These options with some changed: `overrides` is a JSON object of option names and
     /// values (`{"remove_empty": false}`); an unknown name or a value of the wrong type is
     /// an error that names it.
+    ///
+    /// # Errors
+    /// Overrides that are not a JSON object, or name an unknown option or a value of the wrong type.
+    ///
+    /// # Panics
+    /// Never: the options always serialize to a JSON object.
     pub fn with(&self, overrides: &[u8]) -> Result<CleanOptions, DomError> {
         let bad = |e: serde_json::Error| DomError::Option(e.to_string());
         let changes: serde_json::Map<String, serde_json::Value> =
@@ -319,6 +325,9 @@ fn clean_attrs(
 }
 
 /// Returns the cleaned copy of `dom`; element ids are carried over unchanged.
+///
+/// # Panics
+/// Never: with no ids to keep, [`clean_keeping`] cannot fail.
 pub fn clean(dom: &Dom, o: &CleanOptions, tok: &Tokenizer) -> Dom {
     clean_keeping(dom, o, tok, &[])
         .map(|(d, _)| d)
@@ -328,6 +337,9 @@ pub fn clean(dom: &Dom, o: &CleanOptions, tok: &Tokenizer) -> Dom {
 /// [`clean`], except that the elements with ids `keep` survive every rule: they are neither
 /// removed (with an ancestor, as empty, as part of `head`) nor unwrapped. A dataset's action
 /// target must stay addressable. Also returns the kept ids that a rule would have removed.
+///
+/// # Errors
+/// An id in `keep` that names no element.
 pub fn clean_keeping(
     dom: &Dom,
     o: &CleanOptions,
@@ -617,7 +629,7 @@ mod tests {
         let out = scribe(&deep);
         assert!(out.contains('x'));
         let junk: Vec<u8> = (0..200_000u32)
-            .map(|i| (i.wrapping_mul(2654435761) >> 24) as u8)
+            .map(|i| (i.wrapping_mul(2_654_435_761) >> 24) as u8)
             .collect();
         let dom = Dom::parse(&junk, None, false);
         assert!(dom.element_count() >= 3);
@@ -658,9 +670,9 @@ mod tests {
                 .contains(&format!("node=\"{id}\"")));
         }
         let mut rescued = rescued;
-        rescued.sort();
+        rescued.sort_unstable();
         let mut want = vec![span, path, custom, meta];
-        want.sort();
+        want.sort_unstable();
         assert_eq!(rescued, want, "p needed no rescue");
         // Keeping nothing is the plain clean.
         assert_eq!(

@@ -7,6 +7,9 @@ use encoding_rs::{Encoding, UTF_8};
 use crate::dom::DomError;
 
 /// The encoding a WHATWG label names (`"latin1"`, `"shift_jis"`...), or an error.
+///
+/// # Errors
+/// A label that names no WHATWG encoding.
 pub fn encoding_for_label(label: &str) -> Result<&'static Encoding, DomError> {
     Encoding::for_label(label.trim().as_bytes())
         .ok_or_else(|| DomError::UnknownEncoding(label.to_owned()))

@@ -1,5 +1,5 @@
 //! Finding elements: CSS selectors (Servo's `selectors` crate matched on our arena) and
-//! absolute node paths (`/html/body/div[2]/a`, the form DevTools' "Copy full XPath" gives).
+//! absolute node paths (`/html/body/div[2]/a`, the form `DevTools`' "Copy full `XPath`" gives).
 //! Workflow recordings name their action targets this way.
 
 use std::fmt;
@@ -44,9 +44,9 @@ impl ToCss for CssString {
 impl PrecomputedHash for CssString {
     // Only used by bloom filters, which we do not pass to the matcher.
     fn precomputed_hash(&self) -> u32 {
-        self.0
-            .bytes()
-            .fold(2166136261u32, |h, b| (h ^ b as u32).wrapping_mul(16777619))
+        self.0.bytes().fold(2_166_136_261u32, |h, b| {
+            (h ^ u32::from(b)).wrapping_mul(16_777_619)
+        })
     }
 }
 
@@ -109,7 +109,7 @@ impl selectors::parser::SelectorImpl for Html {
 
 struct HtmlParser;
 
-impl<'i> selectors::parser::Parser<'i> for HtmlParser {
+impl selectors::parser::Parser<'_> for HtmlParser {
     type Impl = Html;
     type Error = SelectorParseErrorKind;
 
@@ -143,6 +143,8 @@ impl<'i> selectors::parser::Parser<'i> for HtmlParser {
 pub struct Selector(SelectorList<Html>);
 
 impl Selector {
+    /// # Errors
+    /// A selector that does not parse (the error says where).
     pub fn parse(css: &str) -> Result<Selector, DomError> {
         let mut parser = cssparser::Parser::new(css);
         SelectorList::parse(&HtmlParser, &mut parser, ParseRelative::No)
@@ -379,6 +381,9 @@ impl Dom {
     /// The element at an absolute path of tag steps, each with an optional 1-based index
     /// among same-tag element siblings: `/html/body/div[2]/a`. `Ok(None)` when no element
     /// is there; an error for anything that is not such a path.
+    ///
+    /// # Errors
+    /// A path that is not `/tag[index]/...`.
     pub fn find_path(&self, path: &str) -> Result<Option<u32>, DomError> {
         let bad = |why: &str| DomError::Path {
             path: path.to_owned(),

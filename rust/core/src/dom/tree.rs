@@ -122,7 +122,7 @@ impl<S: TreeSink<Handle = u32>> TokenSink for NestingLimit<S> {
     }
 
     fn end(&self) {
-        self.inner.end()
+        self.inner.end();
     }
 
     fn adjusted_current_node_present_but_not_in_html_namespace(&self) -> bool {
@@ -241,7 +241,7 @@ impl Dom {
         // An id given twice is kept by its first element; the others get fresh ids, above
         // every kept one (so none can collide), decreasing in document order.
         let mut seen = rustc_hash::FxHashSet::default();
-        for k in kept.iter_mut() {
+        for k in &mut kept {
             if k.is_some_and(|id| !seen.insert(id)) {
                 *k = None;
             }
@@ -250,7 +250,7 @@ impl Dom {
         let mut fresh = kept.iter().filter(|k| k.is_none()).count() as u64;
         if base + fresh > u64::from(u32::MAX) {
             // Given ids so large that fresh ones would not fit: number everything afresh.
-            kept.iter_mut().for_each(|k| *k = None);
+            kept.fill(None);
             base = 0;
             fresh = kept.len() as u64;
         }
@@ -330,7 +330,7 @@ impl Dom {
     }
 
     /// The start tag of element `n` exactly as it appears in [`Dom::serialize`]'s output
-    /// (the `Target:` line of ScribeAgent's step format).
+    /// (the `Target:` line of `ScribeAgent`'s step format).
     pub fn start_tag(&self, n: u32) -> Option<String> {
         match &self.nodes[n as usize].kind {
             Kind::Element { tag, attrs } => {
@@ -375,11 +375,11 @@ impl Dom {
                         // `<!--` then `<script` with no way back: a reader would take our
                         // `</script>` as more script. `<\!--` reads the same inside a JS
                         // string or regex and keeps the reader out of that state.
-                        out.push_str(&t.replace("<!--", "<\\!--"))
+                        out.push_str(&t.replace("<!--", "<\\!--"));
                     } else if raw_in.is_some() {
-                        out.push_str(t)
+                        out.push_str(t);
                     } else {
-                        escape_text(&mut out, t)
+                        escape_text(&mut out, t);
                     }
                 }
                 Kind::Element { tag, attrs } => {
@@ -442,22 +442,18 @@ fn script_text_swallows_end_tag(text: &str) -> bool {
                 state = State::Escaped;
                 // The two dashes of `<!--` may also begin its `-->` (`<!-->`).
                 i += 2;
-                continue;
             }
             State::Escaped | State::DoubleEscaped if b[i..].starts_with(b"-->") => {
                 state = State::Data;
                 i += 3;
-                continue;
             }
             State::Escaped if b[i] == b'<' && script_at(i + 1) => {
                 state = State::DoubleEscaped;
                 i += 7;
-                continue;
             }
             State::DoubleEscaped if b[i..].starts_with(b"</") && script_at(i + 2) => {
                 state = State::Escaped;
                 i += 8;
-                continue;
             }
             _ => i += 1,
         }
@@ -485,12 +481,12 @@ fn write_start_tag(out: &mut String, tag: &str, attrs: &[(String, String)], id: 
 }
 
 fn escape_text(out: &mut String, t: &str) {
-    escape(out, t, false)
+    escape(out, t, false);
 }
 
 /// `<` and `>` are escaped in values too, so that `<` + letter in our output is always a tag.
 fn escape_attr(out: &mut String, v: &str) {
-    escape(out, v, true)
+    escape(out, v, true);
 }
 
 fn escape(out: &mut String, s: &str, quote: bool) {
@@ -506,7 +502,7 @@ fn escape(out: &mut String, s: &str, quote: bool) {
     }
 }
 
-/// html5ever's tree builder writes through `&self`, hence the RefCell.
+/// html5ever's tree builder writes through `&self`, hence the `RefCell`.
 /// The nodes are built as they will be kept, their qualified names beside them (the tree
 /// builder asks for those; only the namespace outlives the parse), so that finishing moves
 /// nothing: the arena is never held twice.
@@ -652,10 +648,10 @@ impl TreeSink for Sink {
         prev_element: &u32,
         child: NodeOrText<u32>,
     ) {
-        if self.nodes.borrow()[*element as usize].parent != NONE {
-            self.append_before_sibling(element, child);
-        } else {
+        if self.nodes.borrow()[*element as usize].parent == NONE {
             self.append(prev_element, child);
+        } else {
+            self.append_before_sibling(element, child);
         }
     }
 

@@ -106,7 +106,7 @@ mod tests {
         let mut r = Rendered::default();
         for i in 0..n {
             let at = r.push_line((i % 3) as u32, format!("link [{i}] 'item number {i}'"));
-            r.ids.push((at, i as i64));
+            r.ids.push((at, i64::try_from(i).unwrap()));
         }
         r
     }
@@ -134,7 +134,7 @@ mod tests {
             // Ids are exactly those on kept lines.
             assert_eq!(
                 o.ids,
-                (0..(400 - o.omitted_lines) as i64).collect::<Vec<_>>()
+                (0..i64::try_from(400 - o.omitted_lines).unwrap()).collect::<Vec<_>>()
             );
         }
     }

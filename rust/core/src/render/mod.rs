@@ -6,6 +6,7 @@ mod runs;
 pub mod subtree;
 pub mod webarena;
 
+use std::fmt::Write as _;
 use std::str::FromStr;
 
 pub use budget::fit_to_budget;
@@ -29,7 +30,7 @@ impl std::error::Error for UnknownMode {}
 /// Which text form to produce.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Mode {
-    /// Spec section 2: one line per kept node, comparable with published WebArena agents.
+    /// Spec section 2: one line per kept node, comparable with published `WebArena` agents.
     WebArena,
     /// Spec section 3: the aligned, shorter form (the default).
     Occam,
@@ -95,7 +96,7 @@ pub(crate) fn push_line_text(out: &mut String, l: &Line) {
         out.push('\t');
     }
     if l.depth > MAX_INDENT {
-        out.push_str(&format!("(depth {}) ", l.depth));
+        let _ = write!(out, "(depth {}) ", l.depth);
     }
     out.push_str(&l.text);
 }

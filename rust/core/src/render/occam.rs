@@ -655,7 +655,7 @@ impl<'t> Renderer<'t> {
             name.to_owned()
         } else if name.is_empty()
             || (self.contents_say_name(n) && !joined.is_empty())
-            || self.text_says(&joined, name)
+            || Self::text_says(&joined, name)
         {
             joined
         } else if joined.is_empty() {
@@ -666,7 +666,7 @@ impl<'t> Renderer<'t> {
     }
 
     /// `text` already says `name` (spacing aside).
-    fn text_says(&self, text: &str, name: &str) -> bool {
+    fn text_says(text: &str, name: &str) -> bool {
         text.contains(name) || squash(text).contains(&squash(name))
     }
 
@@ -1032,7 +1032,9 @@ impl<'t> Renderer<'t> {
             .collect();
         // A row's name is normally its cells' text; one that says more is kept, first.
         let name = self.name(n);
-        if !name.is_empty() && !self.contents_say_name(n) && !self.text_says(&texts.join(" "), name)
+        if !name.is_empty()
+            && !self.contents_say_name(n)
+            && !Self::text_says(&texts.join(" "), name)
         {
             texts.insert(0, name.to_owned());
         }

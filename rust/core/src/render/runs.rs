@@ -1,6 +1,6 @@
 //! Spec 3.3 and 3.11: joining the pieces of one line of text as the page has them.
 //!
-//! Chromium's StaticText names already carry the rendered whitespace, so text pieces are
+//! Chromium's `StaticText` names already carry the rendered whitespace, so text pieces are
 //! concatenated with nothing inserted. A space is added only where the page has a boundary
 //! the names do not show (a `<br>`, the edge of a dissolved block container) and around
 //! pieces that are not page text (an element's label, an attribute-given name). A run whose

@@ -1,4 +1,4 @@
-//! Spec section 2: the base text form that published WebArena agents print.
+//! Spec section 2: the base text form that published `WebArena` agents print.
 
 use super::Rendered;
 use crate::axtree::roles::{webarena_drop_role, webarena_hidden_prop};
