@@ -239,3 +239,48 @@ def test_ax_output_stays_within_a_fixed_multiple_of_its_payload(data, max_depth)
     for mode in ("occam", "webarena"):
         assert len(tree.render(mode).text.encode()) <= bound, mode
         assert len(tree.render(mode, show_urls=True).text.encode()) <= bound, mode
+
+
+def test_a_log_torn_inside_a_character_keeps_every_whole_record(tmp_path):
+    """Hardening: a crash mid-write can cut a line inside a UTF-8 character. Every reader keeps
+    the whole records (eval scores the run, report writes, resume cuts the tail and appends on a
+    fresh line, a study's results and predictions count it as one torn line)."""
+
+    from pagelens._io import JsonlLog, read_json_lines
+    from pagelens.agents.trajectory import read_trajectory
+    from pagelens.evaluation import load_outcome
+    from pagelens.studies import read_results
+
+    run = {"type": "run", "task": "t", "task_id": 7, "url": "http://a.test/", "agent": "occam"}
+    step = {
+        "type": "step",
+        "step": 0,
+        "url": "http://a.test/",
+        "action": "stop [café]",
+        "answer": "café",
+        "final_url": "http://a.test/é",
+        "result": {"ok": True, "error": None},
+        "observation": "x",
+    }
+    whole = (json.dumps(run) + "\n" + json.dumps(step, ensure_ascii=False) + "\n").encode()
+    torn = json.dumps({"type": "end", "answer": "é" * 3}, ensure_ascii=False).encode()
+    cut = torn[: torn.index("é".encode()) + 1]  # inside the character
+    path = tmp_path / "trajectory.jsonl"
+    path.write_bytes(whole + cut)
+    assert [r["type"] for r in read_trajectory(path)] == ["run", "step"]
+    outcome = load_outcome(path)
+    assert outcome.answer == "café" and outcome.notes  # scored on what it recorded, said so
+    import subprocess
+    import sys
+
+    proc = subprocess.run([sys.executable, "-m", "pagelens", "report", str(path)], capture_output=True, text=True)
+    assert proc.returncode == 0, proc.stderr
+    read_trajectory(path, repair=True)
+    assert path.read_bytes() == whole
+    log = JsonlLog(path)
+    log.append({"type": "end", "answer": "ok"})
+    assert read_json_lines(path).records[-1] == {"type": "end", "answer": "ok"}
+    results = tmp_path / "study" / "results.jsonl"
+    results.parent.mkdir()
+    results.write_bytes(json.dumps({"id": "a", "success": True}).encode() + b"\n" + cut)
+    assert [r["id"] for r in read_results(results.parent)] == ["a"]

@@ -176,13 +176,52 @@ def test_from_nodes_maps_each_live_node_and_rejects_what_is_not_a_tree():
 
 # -- the live DOM built node for node (hardening: a page cannot forge, clone or hide an id) --------
 
-TAGS = ["p", "b", "div", "a", "script", "style", "plaintext", "textarea", "title", "xmp", "noscript", "iframe",
-        "template", "br", "img", "svg", "math", "select", "option", "table", "tr", "td", "form", "pre", "A",
-        "foreignObject", "a b", "x<y", ""]
+TAGS = [
+    "p",
+    "b",
+    "div",
+    "a",
+    "script",
+    "style",
+    "plaintext",
+    "textarea",
+    "title",
+    "xmp",
+    "noscript",
+    "iframe",
+    "template",
+    "br",
+    "img",
+    "svg",
+    "math",
+    "select",
+    "option",
+    "table",
+    "tr",
+    "td",
+    "form",
+    "pre",
+    "A",
+    "foreignObject",
+    "a b",
+    "x<y",
+    "",
+]
 ATTRS = ["node", "NODE", "data-pagelens-node", "DATA-PAGELENS-NODE", "id", "href", 'x"y', "on<x", "node "]
-NASTY = st.text(alphabet='<>/!-"\'=& anode0123script', max_size=12) | st.sampled_from(
-    ['</script><a node="0">x</a>', "<!--<script>", "-->", "--!>", '</plaintext><b node="1">', "<!-->",
-     '"><a node="2">', "</style>", "<![CDATA[", "\n"])
+NASTY = st.text(alphabet="<>/!-\"'=& anode0123script", max_size=12) | st.sampled_from(
+    [
+        '</script><a node="0">x</a>',
+        "<!--<script>",
+        "-->",
+        "--!>",
+        '</plaintext><b node="1">',
+        "<!-->",
+        '"><a node="2">',
+        "</style>",
+        "<![CDATA[",
+        "\n",
+    ]
+)
 
 
 @st.composite

@@ -1,10 +1,14 @@
-"""Files written so that a crash never leaves half of one behind."""
+"""Files written so that a crash never leaves half of one behind: whole files replaced
+atomically, and append-only JSON-lines logs (one home for both)."""
 
 from __future__ import annotations
 
+import json
 import os
 import threading
+from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 
 def write_atomically(path: str | os.PathLike[str], data: str | bytes) -> None:
@@ -17,3 +21,63 @@ def write_atomically(path: str | os.PathLike[str], data: str | bytes) -> None:
         f.flush()
         os.fsync(f.fileno())
     os.replace(tmp, path)
+
+
+class JsonlLog:
+    """An append-only JSON-lines log (trajectories, study results, predictions): each record is
+    one line written with a single write, flushed and fsync'ed, so a crash loses at most the
+    record being written; opening it cuts a torn last line (a crash mid-write), so that the next
+    record starts on a line of its own. Safe to append from several threads."""
+
+    def __init__(self, path: str | os.PathLike[str]):
+        self.path = Path(path)
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        cut_torn_tail(self.path)
+        self._lock = threading.Lock()
+
+    def append(self, record: Any) -> None:
+        line = (json.dumps(record, ensure_ascii=False, default=str) + "\n").encode("utf-8")
+        with self._lock, open(self.path, "ab") as f:
+            f.write(line)
+            f.flush()
+            os.fsync(f.fileno())
+
+
+def cut_torn_tail(path: Path) -> bool:
+    """Cuts what follows the last line break (a write cut short); True when it cut anything."""
+    if not path.exists() or path.stat().st_size == 0:
+        return False
+    with open(path, "rb+") as f:
+        data = f.read()
+        if data.endswith(b"\n"):
+            return False
+        f.truncate(data.rfind(b"\n") + 1)
+    return True
+
+
+@dataclass
+class JsonLines:
+    """What a JSON-lines file holds: its records, and the lines that are not one."""
+
+    records: list[Any] = field(default_factory=list)
+    torn_tail: bool = False  # the last line is cut short (no line break after it, not JSON)
+    bad_lines: list[tuple[int, str]] = field(default_factory=list)  # (1-based line, why) elsewhere
+
+
+def read_json_lines(path: str | os.PathLike[str]) -> JsonLines:
+    """Reads every line as JSON (UTF-8). A line cut short, even inside a character, is reported,
+    never raised; so is a line nested too deeply to read."""
+    data = Path(path).read_bytes()
+    out = JsonLines()
+    lines = data.split(b"\n")
+    for i, line in enumerate(lines):
+        if not line.strip():
+            continue
+        try:
+            out.records.append(json.loads(line.decode("utf-8")))
+        except (ValueError, RecursionError) as e:  # JSONDecodeError and UnicodeDecodeError are ValueErrors
+            if i == len(lines) - 1:  # no line break after it: a write cut short
+                out.torn_tail = True
+            else:
+                out.bad_lines.append((i + 1, f"{type(e).__name__}: {e}"[:200]))
+    return out

@@ -91,13 +91,13 @@ async def run_agent(
     llm = getattr(agent, "llm", None)
     model = model or getattr(llm, "model", None)
     path = out / "trajectory.jsonl"
-    writer = TrajectoryWriter(path)
     start = 0
     records: list[dict[str, Any]] = []
     if path.exists():
         if not resume:
             raise FileExistsError(f"{path} exists: use --resume to continue it or another --out")
         records = read_trajectory(path, repair=True)
+    writer = TrajectoryWriter(path)
     if records and records[-1].get("type") == "end":
         end = records[-1]
         return RunResult(end.get("answer"), end.get("final_url"), end.get("steps", 0), "already finished", path)

@@ -7,50 +7,27 @@ middle of a write) is detected and cut off when the run is resumed.
 
 from __future__ import annotations
 
-import json
 import os
 from pathlib import Path
 from typing import Any
 
+from pagelens._io import JsonlLog, cut_torn_tail, read_json_lines
 from pagelens.errors import TrajectoryError
 
 
-class TrajectoryWriter:
-    def __init__(self, path: str | os.PathLike[str]):
-        self.path = Path(path)
-        self.path.parent.mkdir(parents=True, exist_ok=True)
-
-    def append(self, record: dict[str, Any]) -> None:
-        line = json.dumps(record, ensure_ascii=False, default=str) + "\n"
-        with open(self.path, "a", encoding="utf-8") as f:
-            f.write(line)
-            f.flush()
-            os.fsync(f.fileno())
+class TrajectoryWriter(JsonlLog):
+    """Appends a trajectory's records (see :class:`pagelens._io.JsonlLog`)."""
 
 
 def read_trajectory(path: str | os.PathLike[str], repair: bool = False) -> list[dict[str, Any]]:
-    """The records of a trajectory. A last line that is not complete JSON is a torn write:
-    with ``repair`` it is cut from the file, else ignored. A bad line elsewhere is an error."""
+    """The records of a trajectory. A last line that is not complete JSON (even cut inside a
+    character) is a torn write: with ``repair`` it is cut from the file, else ignored. A bad
+    line elsewhere is an error."""
     path = Path(path)
-    data = path.read_bytes()
-    lines = data.split(b"\n")
-    records = []
-    good_end = 0
-    offset = 0
-    for i, line in enumerate(lines):
-        end = offset + len(line) + 1
-        if line.strip():
-            try:
-                records.append(json.loads(line))
-                good_end = min(end, len(data))
-            except json.JSONDecodeError as e:
-                if i < len(lines) - 2 or (i == len(lines) - 2 and data.endswith(b"\n") and lines[-1]):
-                    raise TrajectoryError(f"{path}:{i + 1}: not JSON: {e}") from None
-                if repair:
-                    with open(path, "r+b") as f:
-                        f.truncate(good_end)
-                break
-        else:
-            good_end = min(end, len(data))
-        offset = end
-    return records
+    found = read_json_lines(path)
+    if found.bad_lines:
+        line, why = found.bad_lines[0]
+        raise TrajectoryError(f"{path}:{line}: not JSON: {why}")
+    if found.torn_tail and repair:
+        cut_torn_tail(path)
+    return [r for r in found.records if isinstance(r, dict)]

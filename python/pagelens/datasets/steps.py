@@ -22,7 +22,6 @@ metric and is reported as missing.
 
 from __future__ import annotations
 
-import json
 import os
 import string
 import threading
@@ -32,6 +31,7 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
+from pagelens._io import JsonlLog, read_json_lines
 from pagelens.actions import ActionError
 from pagelens.datasets.output import read_output
 from pagelens.datasets.scribe_format import SYSTEM, ParsedStep, parse_step, vote
@@ -95,23 +95,17 @@ class Predictions:
 
 def read_predictions(path: str | os.PathLike[str]) -> Predictions:
     found = Predictions()
-    with open(path, encoding="utf-8", errors="replace") as f:
-        for line in f:
-            if not line.strip():
-                continue
-            try:
-                record = json.loads(line)
-            except ValueError:
-                found.torn_lines += 1
-                continue
-            if not (
-                isinstance(record, dict) and isinstance(record.get("id"), str) and isinstance(record.get("reply"), str)
-            ):
-                found.malformed += 1
-            elif record["id"] in found.replies:
-                found.duplicates += 1
-            else:
-                found.replies[record["id"]] = record["reply"]
+    lines = read_json_lines(path)
+    found.torn_lines = len(lines.bad_lines) + lines.torn_tail
+    for record in lines.records:
+        if not (
+            isinstance(record, dict) and isinstance(record.get("id"), str) and isinstance(record.get("reply"), str)
+        ):
+            found.malformed += 1
+        elif record["id"] in found.replies:
+            found.duplicates += 1
+        else:
+            found.replies[record["id"]] = record["reply"]
     return found
 
 
@@ -210,17 +204,6 @@ def score_steps(prep_out: str | os.PathLike[str], predictions: str | os.PathLike
 # -- predicting ----------------------------------------------------------------------------------------
 
 
-def _repair_tail(path: Path) -> None:
-    """Cuts a torn last line (a killed run's), so that appending starts on a fresh line."""
-    if not path.exists() or path.stat().st_size == 0:
-        return
-    with open(path, "rb+") as f:
-        data = f.read()
-        if data.endswith(b"\n"):
-            return
-        f.truncate(data.rfind(b"\n") + 1)
-
-
 # predict-steps' defaults: requests in flight, and the endpoint's sampling (greedy, a step's length).
 PREDICT_WORKERS = 4
 PREDICT_TEMPERATURE = 0.0
@@ -242,29 +225,23 @@ def predict_steps(
     if workers < 1:
         raise ArgumentError(f"workers must be at least 1, not {workers}")
     path = Path(predictions)
-    _repair_tail(path)
+    log = JsonlLog(path)  # cuts a killed run's torn last line
     done = set(read_predictions(path).replies) if path.exists() else set()
     examples, _ = read_output(prep_out)
     todo = [e for e in examples if example_id(e) not in done]
     lock = threading.Lock()
     answered = [0]
-    path.parent.mkdir(parents=True, exist_ok=True)
-    with open(path, "a", encoding="utf-8") as out:
 
-        def one(example: dict[str, Any]) -> None:
-            messages = [{"role": "system", "content": SYSTEM}, {"role": "user", "content": example["prompt"]}]
-            reply = llm.chat(messages, **params)
-            line = json.dumps({"id": example_id(example), "reply": reply.text}, ensure_ascii=False) + "\n"
+    def one(example: dict[str, Any]) -> None:
+        messages = [{"role": "system", "content": SYSTEM}, {"role": "user", "content": example["prompt"]}]
+        reply = llm.chat(messages, **params)
+        log.append({"id": example_id(example), "reply": reply.text})
+        if progress is not None:
             with lock:
-                out.write(line)
-                out.flush()
-                os.fsync(out.fileno())
-            if progress is not None:
-                with lock:
-                    answered[0] += 1
-                    progress(answered[0], len(todo))
+                answered[0] += 1
+                progress(answered[0], len(todo))
 
-        with ThreadPoolExecutor(workers) as pool:
-            for future in [pool.submit(one, e) for e in todo]:
-                future.result()  # an endpoint that fails for good stops the run; a rerun resumes
+    with ThreadPoolExecutor(workers) as pool:
+        for future in [pool.submit(one, e) for e in todo]:
+            future.result()  # an endpoint that fails for good stops the run; a rerun resumes
     return {"examples": len(examples), "already_done": len(examples) - len(todo), "predicted": len(todo)}

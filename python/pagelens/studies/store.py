@@ -11,7 +11,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from pagelens._io import write_atomically
+from pagelens._io import JsonlLog, read_json_lines, write_atomically
 
 if TYPE_CHECKING:
     from pagelens.agents.runner import RunResult
@@ -60,36 +60,24 @@ def read_results(directory: str | os.PathLike[str]) -> list[dict[str, Any]]:
     if not path.exists():
         return []
     seen: dict[str, dict[str, Any]] = {}
-    for line in path.read_text(encoding="utf-8", errors="replace").splitlines():
-        try:
-            record = json.loads(line)
-        except ValueError:
-            continue
+    for record in read_json_lines(path).records:
         if isinstance(record, dict) and isinstance(record.get("id"), str):
             seen.setdefault(record["id"], record)
     return list(seen.values())
 
 
 class ResultsLog:
-    """Appends finished episodes to ``results.jsonl`` (after cutting a torn tail)."""
+    """Appends finished episodes to ``results.jsonl`` (a :class:`pagelens._io.JsonlLog`)."""
 
     def __init__(self, directory: str | os.PathLike[str]):
-        self.path = Path(directory) / "results.jsonl"
-        self.path.parent.mkdir(parents=True, exist_ok=True)
-        if self.path.exists():
-            data = self.path.read_bytes()
-            if data and not data.endswith(b"\n"):
-                with open(self.path, "rb+") as f:
-                    f.truncate(data.rfind(b"\n") + 1)
-        self._file = open(self.path, "a", encoding="utf-8")  # noqa: SIM115 - held for the study's life
+        self._log = JsonlLog(Path(directory) / "results.jsonl")
+        self.path = self._log.path
 
     def append(self, result: EpisodeResult) -> None:
-        self._file.write(json.dumps(result.to_json(), ensure_ascii=False) + "\n")
-        self._file.flush()
-        os.fsync(self._file.fileno())
+        self._log.append(result.to_json())
 
     def close(self) -> None:
-        self._file.close()
+        pass  # every append is on disk already
 
 
 def summarize(directory: str | os.PathLike[str], settings: dict[str, Any], stopped: str | None) -> dict[str, Any]:
