@@ -477,3 +477,55 @@ def _ancestors(dom, node_id):
         out.add(p)
         p = dom.element(p).parent
     return out
+
+
+# -- hardening: a bad record loses only itself ------------------------------------------------------
+
+JUNK = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | st.text(max_size=8),
+    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=6), inner, max_size=3),
+    max_leaves=12,
+)
+M2W_FIELDS = ["annotation_id", "confirmed_task", "actions", "action_reprs", "website"]
+ACTION_FIELDS = ["operation", "pos_candidates", "raw_html", "cleaned_html"]
+
+
+def _good(k: int) -> dict:
+    return {
+        "workflow_id": f"good-{k}",
+        "step": 0,
+        "objective": "o",
+        "url": "http://a.test/",
+        "html": f"<p id='t{k}'>x</p>",
+        "action": "mouse_click_action",
+        "target_selector": f"#t{k}",
+    }
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.lists(st.one_of(JUNK, st.just("DEEP")), max_size=6), st.data())
+def test_a_bad_record_is_its_own_reject_and_every_good_one_is_kept(junk, data):
+    from pagelens.datasets import read_workflows
+
+    mind2web = json.loads((Path(__file__).parent / "data" / "mind2web_sample.json").read_text())[0]
+    odd = json.loads(json.dumps(mind2web))
+    odd["annotation_id"] = "odd"
+    field = data.draw(st.sampled_from(M2W_FIELDS[1:]))
+    odd[field] = data.draw(JUNK)
+    if data.draw(st.booleans()) and isinstance(odd.get("actions"), list) and odd["actions"]:
+        odd["actions"][0] = dict(mind2web["actions"][0], **{data.draw(st.sampled_from(ACTION_FIELDS)): data.draw(JUNK)})
+    lines = [json.dumps(_good(0))]
+    for k, j in enumerate(junk, start=1):
+        lines.append("[" * 50_000 + "]" * 50_000 if j == "DEEP" else json.dumps(j))
+        lines.append(json.dumps(_good(k)))
+    lines.append(json.dumps(mind2web))
+    lines.append(json.dumps(odd))
+    workflows, rejects = read_workflows("in.jsonl", ("\n".join(lines) + "\n").encode())
+    kept = {w.workflow_id for w in workflows if w.steps}
+    assert {f"good-{k}" for k in range(len(junk) + 1)} <= kept
+    assert mind2web["annotation_id"] in kept
+    assert not any(r.reason.startswith("unreadable file") for r in rejects)
+    # The same as one JSON document.
+    doc = [_good(0), *[j for j in junk if j != "DEEP"], mind2web, odd]
+    workflows, rejects = read_workflows("in.json", json.dumps(doc).encode())
+    assert {"good-0", mind2web["annotation_id"]} <= {w.workflow_id for w in workflows if w.steps}

@@ -81,3 +81,33 @@ def read_json_lines(path: str | os.PathLike[str]) -> JsonLines:
             else:
                 out.bad_lines.append((i + 1, f"{type(e).__name__}: {e}"[:200]))
     return out
+
+
+def read_json(path: str | os.PathLike[str], what: str, error: type[Exception] | None = None) -> Any:
+    """A JSON file, or an error (``error``, by default :class:`InputFileError`) naming the file
+    and what is wrong with it: missing, a folder, not UTF-8, not JSON, nested too deeply."""
+    from pagelens.errors import InputFileError
+
+    fail = error or InputFileError
+    path = Path(path)
+    try:
+        return parse_json(path.read_bytes(), f"{path}: {what}", fail)
+    except FileNotFoundError:
+        raise fail(f"no such {what}: {path}") from None
+    except IsADirectoryError:
+        raise fail(f"{path}: a folder, not a {what}") from None
+
+
+def parse_json(data: bytes | str, what: str, error: type[Exception] | None = None) -> Any:
+    """JSON text (UTF-8 when bytes), or an error naming ``what`` (never a RecursionError)."""
+    from pagelens.errors import InputFileError
+
+    fail = error or InputFileError
+    try:
+        return json.loads(data.decode("utf-8") if isinstance(data, bytes) else data)
+    except UnicodeDecodeError as e:
+        raise fail(f"{what} is not UTF-8 text (byte {e.start})") from None
+    except json.JSONDecodeError as e:
+        raise fail(f"{what} is not JSON: {e}") from None
+    except RecursionError:
+        raise fail(f"{what} is nested too deeply to read") from None

@@ -24,7 +24,12 @@ from pagelens._core import (
 )
 
 
-class TrajectoryError(PagelensError, ValueError):
+class InputFileError(PagelensError, ValueError):
+    """A file that cannot be read as what it should be (missing, a folder, not UTF-8, not JSON,
+    nested too deeply to read); the message names the file and what it was read as."""
+
+
+class TrajectoryError(InputFileError):
     """A run file that cannot be read or resumed (a bad line before the last, a field of the
     wrong type, a run of another task); the message names the file, line or field."""
 
@@ -34,6 +39,7 @@ __all__ = [
     "ArgumentError",
     "ArgumentTypeError",
     "DomError",
+    "InputFileError",
     "NodeNotFoundError",
     "PagelensError",
     "TokenizerError",

@@ -16,12 +16,12 @@ unreadable file, which is reported as one reject too.
 
 from __future__ import annotations
 
-import json
 import os
 from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
+from pagelens._io import parse_json
 from pagelens.datasets.records import (
     RecordError,
     Reject,
@@ -30,7 +30,7 @@ from pagelens.datasets.records import (
     WorkflowBuilder,
     step_from_record,
 )
-from pagelens.errors import ArgumentError
+from pagelens.errors import ArgumentError, InputFileError
 
 FORMATS = {".jsonl": "jsonl", ".ndjson": "jsonl", ".json": "json", ".parquet": "parquet"}
 _MIND2WEB_OPS = {
@@ -67,7 +67,11 @@ def _records(name: str, data: bytes) -> Iterator[tuple[str, Any]]:
         for i, row in enumerate(arrow.parquet_rows(data)):
             yield f"{name}#{i}", row
     elif fmt == "json":
-        doc = json.loads(data)
+        try:
+            doc = parse_json(data, name)
+        except InputFileError as e:
+            yield name, RecordError("", str(e))
+            return
         items = doc if isinstance(doc, list) else [doc]
         for i, item in enumerate(items):
             yield f"{name}[{i}]", item
@@ -76,9 +80,9 @@ def _records(name: str, data: bytes) -> Iterator[tuple[str, Any]]:
             if not line.strip():
                 continue
             try:
-                yield f"{name}:{i}", json.loads(line)
-            except (ValueError, UnicodeDecodeError) as e:
-                yield f"{name}:{i}", RecordError("", f"invalid JSON: {e}")
+                yield f"{name}:{i}", parse_json(line, "the line")
+            except InputFileError as e:  # one bad line is one reject; the file's others are read
+                yield f"{name}:{i}", RecordError("", str(e))
 
 
 def is_mind2web(record: Any) -> bool:
@@ -99,18 +103,25 @@ def _mind2web_steps(record: dict[str, Any], source: str) -> Iterator[Step | Reje
         yield Reject(source, "field 'actions' must be a non-empty list", "actions", wid)
         return
     reprs = record.get("action_reprs") or []
+    if not isinstance(reprs, list):
+        yield Reject(source, "field 'action_reprs' must be a list", "action_reprs", wid)
+        return
     for i, act in enumerate(actions):
         src = f"{source}.actions[{i}]"
         try:
             if not isinstance(act, dict):
                 raise RecordError("actions", "an action must be an object")
             op = act.get("operation") or {}
+            if not isinstance(op, dict):
+                raise RecordError("operation", "an action's operation must be an object")
             op_name = str(op.get("op") or op.get("original_op") or "").upper()
             if op_name not in _MIND2WEB_OPS:
                 raise RecordError(
                     "operation.op", f"unknown operation {op_name!r}; expected CLICK, TYPE, SELECT or HOVER"
                 )
             candidates = act.get("pos_candidates") or []
+            if not isinstance(candidates, list):
+                raise RecordError("pos_candidates", "pos_candidates must be a list")
             backend_id = next(
                 (str(c.get("backend_node_id")) for c in candidates if isinstance(c, dict) and c.get("backend_node_id")),
                 None,
@@ -140,33 +151,48 @@ def _mind2web_steps(record: dict[str, Any], source: str) -> Iterator[Step | Reje
             yield Reject(src, e.reason.replace("'html'", "'raw_html'"), field, wid, i)
 
 
+def _add_record(builder: WorkflowBuilder, position: dict[str, int], source: str, record: Any) -> None:
+    rejects = builder.rejects
+    if isinstance(record, RecordError):
+        rejects.append(Reject(source, record.reason, record.field))
+        return
+    if is_mind2web(record):
+        for item in _mind2web_steps(record, source):
+            if isinstance(item, Reject):
+                builder.reject(item)
+            else:
+                builder.add(item)
+        return
+    wid = record.get("workflow_id") if isinstance(record, dict) else None
+    key = str(wid)
+    try:
+        builder.add(step_from_record(record, source, position.get(key, 0)))
+    except RecordError as e:
+        given = record.get("step") if isinstance(record, dict) else None
+        step = given if isinstance(given, int) and not isinstance(given, bool) else position.get(key, 0)
+        builder.reject(Reject(source, e.reason, e.field, str(wid) if wid is not None else "", step))
+    position[key] = position.get(key, 0) + 1
+
+
 def read_workflows(name: str, data: bytes) -> tuple[list[Workflow], list[Reject]]:
     """The workflows of one file (its name decides the format) and its rejected records."""
     builder = WorkflowBuilder()
     rejects = builder.rejects
     position: dict[str, int] = {}
-    try:
-        for source, record in _records(name, data):
-            if isinstance(record, RecordError):
-                rejects.append(Reject(source, record.reason, record.field))
-                continue
-            if is_mind2web(record):
-                for item in _mind2web_steps(record, source):
-                    if isinstance(item, Reject):
-                        builder.reject(item)
-                    else:
-                        builder.add(item)
-                continue
-            wid = record.get("workflow_id") if isinstance(record, dict) else None
-            key = str(wid)
-            try:
-                builder.add(step_from_record(record, source, position.get(key, 0)))
-            except RecordError as e:
-                given = record.get("step") if isinstance(record, dict) else None
-                step = given if isinstance(given, int) and not isinstance(given, bool) else position.get(key, 0)
-                builder.reject(Reject(source, e.reason, e.field, str(wid) if wid is not None else "", step))
-            position[key] = position.get(key, 0) + 1
-    except Exception as e:  # an unreadable file (bad Parquet, a JSON document cut short)
-        rejects.append(Reject(name, f"unreadable file: {type(e).__name__}: {e}", ""))
-        return [], rejects
+    records = _records(name, data)
+    while True:
+        try:
+            source, record = next(records)
+        except StopIteration:
+            break
+        except Exception as e:  # an unreadable file (bad Parquet, a JSON document cut short)
+            rejects.append(Reject(name, f"unreadable file: {type(e).__name__}: {e}", ""))
+            return [], rejects
+        try:
+            _add_record(builder, position, source, record)
+        except Exception as e:  # noqa: BLE001 - one odd record is that record's reject, never the file's
+            reason = f"unreadable record: {type(e).__name__}: {e}"[:300]
+            wid = record.get("annotation_id") or record.get("workflow_id") if isinstance(record, dict) else None
+            # Its whole workflow goes (step 0 breaks it from the start): part of it is unknown.
+            builder.reject(Reject(source, reason, "record", str(wid) if wid else "", 0 if wid else None))
     return builder.build(), rejects

@@ -14,6 +14,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
+from pagelens._io import parse_json
 from pagelens.errors import ArgumentError, TrajectoryError
 from pagelens.evaluation.errors import NotScored, TaskError
 from pagelens.evaluation.grader import Grader
@@ -56,7 +57,7 @@ def load_outcome(path: str | os.PathLike[str]) -> RunOutcome:
             if written > len(records):
                 notes.append("its last line was torn (a crash while writing): scored on what it recorded")
         else:
-            data = json.loads(path.read_bytes().decode("utf-8"))
+            data = parse_json(path.read_bytes(), str(path), TrajectoryError)
             records = [data] if isinstance(data, dict) else []
     except UnicodeDecodeError as e:
         raise TrajectoryError(f"{path}: not UTF-8 text (byte {e.start})") from None

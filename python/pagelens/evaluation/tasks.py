@@ -17,6 +17,7 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
+from pagelens import _io
 from pagelens.errors import ArgumentError, PagelensError
 
 __all__ = [
@@ -227,18 +228,8 @@ def load_tasks(source: str | os.PathLike[str], agentoccam: bool = False) -> list
 
 
 def read_json(path: str | os.PathLike[str], what: str) -> Any:
-    """A JSON file, or an error naming the file and what is wrong with it."""
-    path = Path(path)
-    try:
-        return json.loads(path.read_bytes().decode("utf-8"))
-    except FileNotFoundError:
-        raise TaskConfigError(f"no such {what}: {path}") from None
-    except IsADirectoryError:
-        raise TaskConfigError(f"{path}: a folder, not a {what}") from None
-    except UnicodeDecodeError as e:
-        raise TaskConfigError(f"{path}: {what} is not UTF-8 text (byte {e.start})") from None
-    except json.JSONDecodeError as e:
-        raise TaskConfigError(f"{path}: {what} is not JSON: {e}") from None
+    """A JSON file, or a TaskConfigError naming the file and what is wrong with it."""
+    return _io.read_json(path, what, TaskConfigError)
 
 
 def _need(item: dict[str, Any], key: str, kind: type | tuple[type, ...], where: str, optional: bool = False) -> Any:

@@ -10,7 +10,7 @@ from dataclasses import asdict, dataclass, fields
 from pathlib import Path
 from typing import Any
 
-from pagelens._io import write_atomically
+from pagelens._io import read_json, write_atomically
 from pagelens.agents.factory import AGENTS
 from pagelens.agents.runner import MAX_STEPS
 from pagelens.engines import ENGINES
@@ -123,7 +123,7 @@ def check_study(directory: str | os.PathLike[str], settings: StudySettings) -> N
         write_atomically(path, json.dumps(settings.to_json(), indent=1))
         return
     try:
-        before = StudySettings.from_json(json.loads(path.read_text()))
+        before = StudySettings.from_json(read_json(path, "study settings file"))
     except (ValueError, KeyError, TypeError) as e:
         raise StudyMismatch(f"{path} cannot be read ({e}): remove it to start the study over") from None
     if before != settings:
