@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from pagelens._io import write_atomically
-from pagelens.errors import ArgumentError
+from pagelens.errors import ArgumentError, InputFileError
 from pagelens.extras import require
 
 OUTPUT_FORMATS = ("parquet", "jsonl")
@@ -67,10 +67,20 @@ def read_rejects(out: str | os.PathLike[str]) -> list[dict[str, Any]]:
     return sorted(rows, key=lambda r: (r["source"], r["reason"]))
 
 
+def prep_output(out: str | os.PathLike[str]) -> Path:
+    """``out`` when it is a `pagelens prep` output folder, else an error naming it."""
+    path = Path(out)
+    if not path.is_dir():
+        raise InputFileError(f"no such prep output folder: {path}")
+    if not (path / "manifest.json").is_file() and not (path / "examples").is_dir():
+        raise InputFileError(f"{path} is not a `pagelens prep` output (no manifest.json or examples/)")
+    return path
+
+
 def read_output(out: str | os.PathLike[str]) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
     """Examples ordered by (workflow, step, chunk) and rejects ordered by source: the same
     for any engine, worker count or resume history."""
-    rows = _read_examples(Path(out))
+    rows = _read_examples(prep_output(out))
     rows.sort(key=lambda r: (r["workflow_id"], r["step"], r["chunk_index"]))
     return rows, read_rejects(out)
 

@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from pagelens._io import write_atomically
-from pagelens.studies.store import read_results
+from pagelens.studies.store import read_results, study_folder
 
 
 def wilson(successes: int, n: int, z: float = 1.96) -> tuple[float, float]:
@@ -82,7 +82,7 @@ def histogram_svg(values: list[float], title: str, bins: int = 12, width: int = 
 
 def write_report(directory: str | os.PathLike[str]) -> Path:
     directory = Path(directory)
-    results = read_results(directory)
+    results = read_results(study_folder(directory))
     by_task: dict[str, list[dict[str, Any]]] = defaultdict(list)
     by_site: dict[str, list[dict[str, Any]]] = defaultdict(list)
     for r in results:
@@ -138,7 +138,7 @@ def compare(first: str | os.PathLike[str], second: str | os.PathLike[str]) -> di
             out[r["task"]] = (wins + bool(r["success"]), n + 1)
         return out
 
-    a, b = rates(first), rates(second)
+    a, b = rates(study_folder(first)), rates(study_folder(second))
     rows: list[dict[str, Any]] = []
     for task in sorted(set(a) & set(b)):
         ra, rb = a[task][0] / a[task][1], b[task][0] / b[task][1]

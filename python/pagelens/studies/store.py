@@ -6,12 +6,14 @@ last line is cut on the next run and that episode run again."""
 from __future__ import annotations
 
 import json
+import math
 import os
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from pagelens._io import JsonlLog, read_json_lines, write_atomically
+from pagelens.errors import InputFileError
 
 if TYPE_CHECKING:
     from pagelens.agents.runner import RunResult
@@ -54,16 +56,63 @@ def episode_dir(directory: str | os.PathLike[str], episode_id: str) -> Path:
     return Path(directory) / "episodes" / episode_id
 
 
+_NUMBERS = ("reward", "cost", "seconds", "model_seconds", "step_seconds")
+_COUNTS = ("steps", "prompt_tokens", "completion_tokens", "restarts")
+
+
+def valid_result(record: Any) -> dict[str, Any] | None:
+    """A results line as the reports read it, or None when it is not one (a damaged file):
+    strings where strings belong, a JSON boolean for success (``"false"`` is not a success),
+    finite numbers."""
+    if not isinstance(record, dict):
+        return None
+    if not all(isinstance(record.get(k), str) for k in ("id", "task", "benchmark", "agent")):
+        return None
+    if not isinstance(record.get("success"), bool):
+        return None
+    seed = record.get("seed")
+    if not isinstance(seed, int) or isinstance(seed, bool):
+        return None
+    out = dict(record)
+    for k in _NUMBERS:
+        v = out.setdefault(k, 0.0)
+        if not isinstance(v, (int, float)) or isinstance(v, bool) or not math.isfinite(v):
+            return None
+    for k in _COUNTS:
+        v = out.setdefault(k, 0)
+        if not isinstance(v, int) or isinstance(v, bool) or v < 0:
+            return None
+    for k in ("site", "error_kind", "error", "model", "reason"):
+        if out.get(k) is not None and not isinstance(out[k], str):
+            return None
+    out["model"], out["reason"] = out.get("model") or "", out.get("reason") or ""
+    if not isinstance(out.get("evaluation", {}), dict):
+        return None
+    return out
+
+
 def read_results(directory: str | os.PathLike[str]) -> list[dict[str, Any]]:
-    """Finished episodes, first line per id (a torn last line is skipped)."""
+    """Finished episodes, first valid line per id (a torn last line, or a damaged one, is
+    skipped: its episode runs again on the next run)."""
     path = Path(directory) / "results.jsonl"
     if not path.exists():
         return []
     seen: dict[str, dict[str, Any]] = {}
     for record in read_json_lines(path).records:
-        if isinstance(record, dict) and isinstance(record.get("id"), str):
-            seen.setdefault(record["id"], record)
+        valid = valid_result(record)
+        if valid is not None:
+            seen.setdefault(valid["id"], valid)
     return list(seen.values())
+
+
+def study_folder(directory: str | os.PathLike[str]) -> Path:
+    """``directory`` when it holds a study (its ``study.json``), else an error naming it."""
+    path = Path(directory)
+    if not path.is_dir():
+        raise InputFileError(f"no such study folder: {path}")
+    if not (path / "study.json").is_file():
+        raise InputFileError(f"{path} is not a study folder (no study.json)")
+    return path
 
 
 class ResultsLog:

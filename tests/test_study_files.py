@@ -1,0 +1,81 @@
+"""Hardening: damaged study folders and paths that do not exist. A damaged results line is
+skipped (its episode runs again), never a traceback nor a success it was not; a path that is
+not a study or a prep output exits 2 naming it."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from pagelens.studies import compare, read_results, write_report
+
+GOOD = {
+    "id": "miniwob.a.0.occam",
+    "benchmark": "miniwob",
+    "task": "a",
+    "seed": 0,
+    "agent": "occam",
+    "model": "m",
+    "reward": 1.0,
+    "success": True,
+    "steps": 2,
+    "reason": "stop",
+    "cost": 0.0,
+    "seconds": 1.0,
+}
+JUNK = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.floats() | st.text(max_size=6),
+    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=6), inner, max_size=3),
+    max_leaves=8,
+)
+
+
+def study(tmp_path, lines: list[str]):
+    (tmp_path / "study.json").write_text(json.dumps({"benchmark": "miniwob"}))
+    (tmp_path / "results.jsonl").write_text("\n".join(lines) + "\n")
+    return tmp_path
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.sampled_from(sorted(GOOD)), JUNK)
+def test_a_damaged_results_line_is_skipped_not_trusted(tmp_path_factory, field, value):
+    tmp = tmp_path_factory.mktemp("s")
+    damaged = {**GOOD, "id": "miniwob.b.0.occam", "task": "b", field: value}
+    other = dict(GOOD, id="miniwob.c.0.occam", task="c", success=False)
+    directory = study(tmp, [json.dumps(GOOD), json.dumps(damaged), "[" * 100_000, json.dumps(other)])
+    results = {r["id"]: r for r in read_results(directory)}
+    assert {GOOD["id"], other["id"]} <= set(results)
+    for kept in results.values():  # a line is kept only when the change left it a valid one
+        assert isinstance(kept["success"], bool) and isinstance(kept["task"], str) and isinstance(kept["id"], str)
+    assert write_report(directory).exists()
+    assert compare(directory, directory)["tasks"]
+
+
+def test_success_written_as_a_string_is_not_a_success(tmp_path):
+    directory = study(
+        tmp_path, [json.dumps(dict(GOOD, success="false")), json.dumps(dict(GOOD, id="x", reward=float("nan")))]
+    )
+    assert read_results(directory) == []
+
+
+def run(*args: str) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "pagelens", *args], capture_output=True, text=True, timeout=120)
+
+
+def test_paths_that_are_not_what_a_command_reads_exit_2_naming_them(tmp_path):
+    (tmp_path / "real").mkdir()
+    real = study(tmp_path / "real", [json.dumps(GOOD)])
+    cases = [
+        (["study", "compare", str(real), str(tmp_path / "does-not-exist")], "does-not-exist"),
+        (["study", "report", str(tmp_path)], str(tmp_path)),
+        (["score-steps", str(tmp_path / "no-such-prep"), str(tmp_path / "p.jsonl")], "no-such-prep"),
+        (["predict-steps", str(tmp_path / "no-such-prep"), str(tmp_path / "p.jsonl"), "--model", "m"], "no-such-prep"),
+    ]
+    for args, named in cases:
+        proc = run(*args)
+        assert proc.returncode == 2, (args, proc.stdout, proc.stderr)
+        assert named in proc.stderr and "Traceback" not in proc.stderr, proc.stderr
