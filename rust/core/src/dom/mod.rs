@@ -4,12 +4,15 @@ mod build;
 pub mod clean;
 mod encoding;
 mod error;
+mod parse;
 pub mod select;
+mod serialize;
 pub mod tree;
 
 pub use build::{LiveKind, LiveNode};
 pub use clean::{clean, CleanOptions};
 pub use encoding::{decode, encoding_for_label, sniff};
 pub use error::DomError;
+pub use parse::MAX_NESTING;
 pub use select::Selector;
 pub use tree::{Dom, Kind};

@@ -1,0 +1,351 @@
+//! Parsing HTML into the arena with html5ever's tree builder, as a browser would, under a
+//! nesting limit.
+
+use std::borrow::Cow;
+use std::cell::{Cell, Ref, RefCell};
+
+use html5ever::interface::TokenizerResult;
+use html5ever::interface::{ElementFlags, NodeOrText, QuirksMode, TreeSink};
+use html5ever::tendril::StrTendril;
+use html5ever::tokenizer::{BufferQueue, TagKind, Token, TokenSink, TokenSinkResult, Tokenizer};
+use html5ever::tree_builder::TreeBuilder;
+use html5ever::{Attribute, LocalName, ParseOpts, QualName};
+use rustc_hash::FxHashMap;
+
+use super::encoding::decode;
+use super::tree::{is_void, Dom, DomNode, Kind, NONE};
+
+/// Open elements the parser lets nest. html5ever's tree builder scans the stack of open
+/// elements for many start tags, so unbounded nesting is quadratic (100,000 nested
+/// `<div>`s took over 30 s). Like Blink's 512-level cap, deeper start tags are dropped;
+/// their content stays, attached to the deepest allowed element.
+pub const MAX_NESTING: usize = 1024;
+
+/// End tags that may be omitted: not counted, since the tree builder closes them itself.
+fn optional_end(tag: &str) -> bool {
+    matches!(
+        tag,
+        "p" | "li"
+            | "dt"
+            | "dd"
+            | "option"
+            | "optgroup"
+            | "tr"
+            | "td"
+            | "th"
+            | "thead"
+            | "tbody"
+            | "tfoot"
+            | "colgroup"
+            | "caption"
+            | "rb"
+            | "rt"
+            | "rtc"
+            | "rp"
+            | "head"
+            | "body"
+            | "html"
+    )
+}
+
+/// Sits between the tokenizer and the tree builder and enforces [`MAX_NESTING`].
+struct NestingLimit<S: TreeSink<Handle = u32>> {
+    inner: TreeBuilder<u32, S>,
+    depth: Cell<usize>,
+    dropped: RefCell<Vec<LocalName>>,
+    flattened: Cell<usize>,
+}
+
+impl<S: TreeSink<Handle = u32>> TokenSink for NestingLimit<S> {
+    type Handle = u32;
+
+    fn process_token(&self, token: Token, line: u64) -> TokenSinkResult<u32> {
+        if let Token::TagToken(tag) = &token {
+            let counted = !tag.self_closing && !is_void(&tag.name) && !optional_end(&tag.name);
+            match tag.kind {
+                TagKind::StartTag if counted => {
+                    if self.depth.get() >= MAX_NESTING {
+                        self.dropped.borrow_mut().push(tag.name.clone());
+                        self.flattened.set(self.flattened.get() + 1);
+                        return TokenSinkResult::Continue;
+                    }
+                    self.depth.set(self.depth.get() + 1);
+                }
+                TagKind::EndTag if counted => {
+                    let mut dropped = self.dropped.borrow_mut();
+                    if dropped.last() == Some(&tag.name) {
+                        dropped.pop();
+                        return TokenSinkResult::Continue;
+                    }
+                    self.depth.set(self.depth.get().saturating_sub(1));
+                }
+                _ => {}
+            }
+        }
+        self.inner.process_token(token, line)
+    }
+
+    fn end(&self) {
+        self.inner.end();
+    }
+
+    fn adjusted_current_node_present_but_not_in_html_namespace(&self) -> bool {
+        self.inner
+            .adjusted_current_node_present_but_not_in_html_namespace()
+    }
+}
+
+impl Dom {
+    /// Parses bytes as a browser would: `encoding` (a WHATWG label) when given, else a BOM
+    /// or a `<meta charset>`, else UTF-8; invalid bytes become U+FFFD. Never fails.
+    /// With `keep_ids`, elements that carry a `node="N"` attribute keep N.
+    pub fn parse(bytes: &[u8], encoding: Option<&str>, keep_ids: bool) -> Dom {
+        let text = decode(bytes, encoding);
+        let opts = ParseOpts::default();
+        let limit = NestingLimit {
+            inner: TreeBuilder::new(Sink::default(), opts.tree_builder),
+            depth: Cell::new(0),
+            dropped: RefCell::new(Vec::new()),
+            flattened: Cell::new(0),
+        };
+        let tokenizer = Tokenizer::new(limit, opts.tokenizer);
+        let input = BufferQueue::default();
+        input.push_back(StrTendril::from(text.as_ref()));
+        while !matches!(tokenizer.feed(&input), TokenizerResult::Done) {}
+        tokenizer.end();
+        let flattened = tokenizer.sink.flattened.get();
+        let mut dom = tokenizer.sink.inner.sink.finish();
+        dom.flattened_tags = flattened;
+        dom.assign_ids(keep_ids);
+        dom
+    }
+}
+
+/// html5ever's tree builder writes through `&self`, hence the `RefCell`.
+/// The nodes are built as they will be kept, their qualified names beside them (the tree
+/// builder asks for those; only the namespace outlives the parse), so that finishing moves
+/// nothing: the arena is never held twice.
+#[derive(Default)]
+struct Sink {
+    nodes: RefCell<Vec<DomNode>>,
+    names: RefCell<Vec<QualName>>,
+}
+
+fn blank_name() -> QualName {
+    QualName::new(None, html5ever::ns!(), html5ever::local_name!(""))
+}
+
+fn attr_name(a: &Attribute) -> String {
+    match &a.name.prefix {
+        Some(p) => format!("{}:{}", p, a.name.local),
+        None => a.name.local.to_string(),
+    }
+}
+
+impl Sink {
+    fn push(&self, kind: Kind, name: QualName) -> u32 {
+        self.ensure_document();
+        let mut nodes = self.nodes.borrow_mut();
+        nodes.push(DomNode {
+            foreign: matches!(kind, Kind::Element { .. }) && name.ns != html5ever::ns!(html),
+            kind,
+            parent: NONE,
+            children: Vec::new(),
+            id: None,
+        });
+        self.names.borrow_mut().push(name);
+        (nodes.len() - 1) as u32
+    }
+
+    /// Node 0 is always the document.
+    fn ensure_document(&self) {
+        let mut nodes = self.nodes.borrow_mut();
+        if nodes.is_empty() {
+            nodes.push(Dom::new_empty().nodes.remove(0));
+            self.names.borrow_mut().push(blank_name());
+        }
+    }
+
+    fn detach(&self, child: u32) {
+        let mut nodes = self.nodes.borrow_mut();
+        let p = nodes[child as usize].parent;
+        if p != NONE {
+            nodes[p as usize].children.retain(|&c| c != child);
+            nodes[child as usize].parent = NONE;
+        }
+    }
+
+    /// Inserts at `pos` in `parent`'s children, merging text into a text neighbour.
+    fn insert(&self, parent: u32, pos: usize, child: NodeOrText<u32>) {
+        match child {
+            NodeOrText::AppendText(t) => {
+                let mut nodes = self.nodes.borrow_mut();
+                if pos > 0 {
+                    let prev = nodes[parent as usize].children[pos - 1];
+                    if let Kind::Text(s) = &mut nodes[prev as usize].kind {
+                        s.push_str(&t);
+                        return;
+                    }
+                }
+                drop(nodes);
+                let n = self.push(Kind::Text(t.to_string()), blank_name());
+                let mut nodes = self.nodes.borrow_mut();
+                nodes[n as usize].parent = parent;
+                nodes[parent as usize].children.insert(pos, n);
+            }
+            NodeOrText::AppendNode(n) => {
+                self.detach(n);
+                let mut nodes = self.nodes.borrow_mut();
+                nodes[n as usize].parent = parent;
+                nodes[parent as usize].children.insert(pos, n);
+            }
+        }
+    }
+}
+
+impl TreeSink for Sink {
+    type Handle = u32;
+    type Output = Dom;
+    type ElemName<'a> = Ref<'a, QualName>;
+
+    fn finish(self) -> Dom {
+        self.ensure_document();
+        drop(self.names);
+        let mut nodes = self.nodes.into_inner();
+        // Growth left up to half of each vector unused; a page's arena is its largest object.
+        nodes.shrink_to_fit();
+        for n in &mut nodes {
+            n.children.shrink_to_fit();
+            if let Kind::Element { attrs, .. } = &mut n.kind {
+                attrs.shrink_to_fit();
+            }
+        }
+        Dom {
+            nodes,
+            root: 0,
+            by_id: FxHashMap::default(),
+            flattened_tags: 0,
+        }
+    }
+
+    fn parse_error(&self, _msg: Cow<'static, str>) {}
+
+    fn get_document(&self) -> u32 {
+        self.ensure_document();
+        0
+    }
+
+    fn elem_name<'a>(&'a self, target: &'a u32) -> Ref<'a, QualName> {
+        Ref::map(self.names.borrow(), |n| &n[*target as usize])
+    }
+
+    fn create_element(&self, name: QualName, attrs: Vec<Attribute>, _flags: ElementFlags) -> u32 {
+        let tag = name.local.clone();
+        let attrs = attrs
+            .iter()
+            .map(|a| (attr_name(a), a.value.to_string()))
+            .collect();
+        self.push(Kind::Element { tag, attrs }, name)
+    }
+
+    fn create_comment(&self, text: StrTendril) -> u32 {
+        self.push(Kind::Comment(text.to_string()), blank_name())
+    }
+
+    fn create_pi(&self, _target: StrTendril, data: StrTendril) -> u32 {
+        self.push(Kind::Comment(data.to_string()), blank_name())
+    }
+
+    fn append(&self, parent: &u32, child: NodeOrText<u32>) {
+        let pos = self.nodes.borrow()[*parent as usize].children.len();
+        self.insert(*parent, pos, child);
+    }
+
+    fn append_based_on_parent_node(
+        &self,
+        element: &u32,
+        prev_element: &u32,
+        child: NodeOrText<u32>,
+    ) {
+        if self.nodes.borrow()[*element as usize].parent == NONE {
+            self.append(prev_element, child);
+        } else {
+            self.append_before_sibling(element, child);
+        }
+    }
+
+    fn append_doctype_to_document(
+        &self,
+        name: StrTendril,
+        _public_id: StrTendril,
+        _system_id: StrTendril,
+    ) {
+        let n = self.push(Kind::Doctype(name.to_string()), blank_name());
+        self.append(&0, NodeOrText::AppendNode(n));
+    }
+
+    fn get_template_contents(&self, target: &u32) -> u32 {
+        // Template contents hang under the template itself, so they serialise in place.
+        *target
+    }
+
+    fn same_node(&self, x: &u32, y: &u32) -> bool {
+        x == y
+    }
+
+    fn set_quirks_mode(&self, _mode: QuirksMode) {}
+
+    fn append_before_sibling(&self, sibling: &u32, new_node: NodeOrText<u32>) {
+        let parent = self.nodes.borrow()[*sibling as usize].parent;
+        if parent == NONE {
+            return;
+        }
+        let pos = self.nodes.borrow()[parent as usize]
+            .children
+            .iter()
+            .position(|c| c == sibling)
+            .unwrap_or(0);
+        if let NodeOrText::AppendNode(n) = &new_node {
+            if self.nodes.borrow()[*n as usize].parent == parent {
+                // Moving within the same parent: detach first, then recompute.
+                self.detach(*n);
+                let pos = self.nodes.borrow()[parent as usize]
+                    .children
+                    .iter()
+                    .position(|c| c == sibling)
+                    .unwrap_or(0);
+                self.insert(parent, pos, new_node);
+                return;
+            }
+        }
+        self.insert(parent, pos, new_node);
+    }
+
+    fn add_attrs_if_missing(&self, target: &u32, attrs: Vec<Attribute>) {
+        let mut nodes = self.nodes.borrow_mut();
+        if let Kind::Element {
+            attrs: existing, ..
+        } = &mut nodes[*target as usize].kind
+        {
+            for a in &attrs {
+                let name = attr_name(a);
+                if !existing.iter().any(|(k, _)| *k == name) {
+                    existing.push((name, a.value.to_string()));
+                }
+            }
+        }
+    }
+
+    fn remove_from_parent(&self, target: &u32) {
+        self.detach(*target);
+    }
+
+    fn reparent_children(&self, node: &u32, new_parent: &u32) {
+        let kids = std::mem::take(&mut self.nodes.borrow_mut()[*node as usize].children);
+        let mut nodes = self.nodes.borrow_mut();
+        for &k in &kids {
+            nodes[k as usize].parent = *new_parent;
+        }
+        nodes[*new_parent as usize].children.extend(kids);
+    }
+}
