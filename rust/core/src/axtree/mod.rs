@@ -1,5 +1,6 @@
 //! Accessibility trees from CDP: parsing, the arena, and what roles mean.
 
+mod build;
 pub mod parse;
 pub mod roles;
 mod tree;
