@@ -164,3 +164,8 @@ pub fn live_nodes(obj: &Bound<'_, PyAny>) -> PyResult<Vec<pagelens_core::dom::Li
     }
     Ok(out)
 }
+
+/// An id for a message: the number, or "out of range".
+pub(crate) fn shown_id(id: Option<i64>) -> String {
+    id.map_or_else(|| "out of range".to_owned(), |i| i.to_string())
+}
