@@ -282,5 +282,6 @@ def test_a_log_torn_inside_a_character_keeps_every_whole_record(tmp_path):
     assert read_json_lines(path).records[-1] == {"type": "end", "answer": "ok"}
     results = tmp_path / "study" / "results.jsonl"
     results.parent.mkdir()
-    results.write_bytes(json.dumps({"id": "a", "success": True}).encode() + b"\n" + cut)
+    line = {"id": "a", "benchmark": "miniwob", "task": "t", "seed": 0, "agent": "occam", "success": True}
+    results.write_bytes(json.dumps(line).encode() + b"\n" + cut)
     assert [r["id"] for r in read_results(results.parent)] == ["a"]
