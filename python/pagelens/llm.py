@@ -73,6 +73,11 @@ def _retryable(error: Exception) -> bool:
     return False
 
 
+def default_model() -> str:
+    """The model named by ``PAGELENS_MODEL`` (the one place it is read), or ""."""
+    return os.environ.get("PAGELENS_MODEL", "")
+
+
 class LLMClient:
     def __init__(
         self,
@@ -88,7 +93,7 @@ class LLMClient:
     ):
         import openai
 
-        self.model = model or os.environ.get("PAGELENS_MODEL")
+        self.model = model or default_model()
         if not self.model:
             raise LLMError("no model: pass model=... or set PAGELENS_MODEL")
         base_url = base_url or os.environ.get("OPENAI_BASE_URL")

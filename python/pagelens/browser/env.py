@@ -22,6 +22,7 @@ from playwright.async_api import (
     async_playwright,
 )
 
+from pagelens import settle
 from pagelens._core import DEFAULT_TOKENIZER
 from pagelens.actions import ACTION_SPACES, Action, ActionError, parse_action
 from pagelens.browser._util import quietly
@@ -72,7 +73,7 @@ class BrowserConfig:
     action_timeout_ms: float = 5_000
     navigation_timeout_ms: float = 30_000
     cdp_timeout_s: float = 60.0
-    settle_ms: float = 300  # quiet time after an action before observing
+    settle_ms: float = settle.AFTER_ACTION_MS  # quiet time after an action before observing
     screenshots: bool = False
     storage_state: str | dict[str, Any] | None = None  # Playwright storage state (a file or its contents)
     # Record every request and response of the run (bodies embedded) to this HAR file, written

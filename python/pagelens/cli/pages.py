@@ -7,7 +7,7 @@ import sys
 from pathlib import Path
 
 import pagelens
-from pagelens import AXTree, Dom, chunk, load_tokenizer
+from pagelens import AXTree, Dom, chunk, load_tokenizer, settle
 from pagelens.cli.common import choices_help, own_host, read_file
 from pagelens.corpus import BUILTIN_NAME, builtin_page
 
@@ -144,7 +144,9 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         metavar="HOST",
         help="also allow navigation to HOST (repeatable; the page's own host always is)",
     )
-    live.add_argument("--wait-ms", type=float, default=500, help="quiet time after load before observing")
+    live.add_argument(
+        "--wait-ms", type=float, default=settle.FIRST_LOOK_MS, help="quiet time after load before observing"
+    )
     live.add_argument("--timeout", type=float, default=30, help="seconds to wait for the page to load")
     live.add_argument("--no-frames", action="store_true", help="leave iframes' content out")
     live.add_argument("--no-header", dest="header", action="store_false", help="omit the title/URL line")

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import argparse
-import os
 from pathlib import Path
 from typing import Any
 
@@ -11,6 +10,7 @@ from pagelens import engines
 from pagelens.agents import factory
 from pagelens.cli.common import default, model_arguments
 from pagelens.errors import ArgumentError
+from pagelens.llm import default_model
 from pagelens.studies import benchmarks
 from pagelens.studies import settings as study_settings
 from pagelens.studies.store import EpisodeResult
@@ -33,7 +33,7 @@ def _study_run(args: argparse.Namespace) -> int:
     settings = StudySettings(
         benchmark=args.benchmark,
         agent=args.agent,
-        model=args.model or os.environ.get("PAGELENS_MODEL", ""),
+        model=args.model or default_model(),
         tasks=_study_tasks(args),
         seeds=parse_seeds(args.seeds),
         max_steps=args.max_steps,

@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from pagelens import settle
 from pagelens.actions import Action
 from pagelens.browser.env import AsyncBrowserEnv, BrowserConfig
 from pagelens.browser.records import PageObservation, StepResult
@@ -84,7 +85,9 @@ class MiniWoBConfig:
     # MiniWoB++'s default episode limit is 10 s; an LLM agent needs far longer per step.
     episode_seconds: float = 600.0
     data_mode: str = "train"
-    browser: BrowserConfig = field(default_factory=lambda: BrowserConfig(settle_ms=50, block_other_hosts=True))
+    browser: BrowserConfig = field(
+        default_factory=lambda: BrowserConfig(settle_ms=settle.SELF_CONTAINED_MS, block_other_hosts=True)
+    )
 
 
 class AsyncMiniWoBEnv:

@@ -14,6 +14,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
+from pagelens import settle
 from pagelens._io import parse_json
 from pagelens.errors import ArgumentError, TrajectoryError
 from pagelens.evaluation.errors import NotScored, TaskError
@@ -141,7 +142,7 @@ class Harness:
     grader: Grader | None = None
     sites: SiteConfig = field(default_factory=SiteConfig)
     auth_dir: str | None = None
-    settle_ms: float = 1000
+    settle_ms: float = settle.CHECK_MS
     # A Playwright Browser to check pages in (a study's worker's own; not closed here), and the
     # login state its contexts start with (the episode's), instead of a browser started here
     # and the task file's storage states from ``auth_dir``.

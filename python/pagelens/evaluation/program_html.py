@@ -22,6 +22,7 @@ from typing import Any
 
 from playwright.async_api import Page
 
+from pagelens import settle
 from pagelens.errors import ArgumentError
 from pagelens.evaluation.errors import NotScored, TaskError
 from pagelens.evaluation.strings import exact_match, must_include
@@ -168,7 +169,7 @@ async def _call_helper(text: str, ctx: HelperContext, page: Page, task: TaskConf
 class ProgramHtmlEvaluator:
     variant: Variant | str = "webarena"
     sites: SiteConfig = field(default_factory=SiteConfig)
-    settle_ms: float = 1000  # WebArena sleeps 3 s after navigating; the load event plus this
+    settle_ms: float = settle.CHECK_MS  # WebArena sleeps 3 s after navigating; the load event plus this
     navigation_timeout_ms: float = 30_000
     details: list[str] = field(default_factory=list)
 

@@ -19,6 +19,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from pagelens import settle
 from pagelens.agents.factory import make_agent
 from pagelens.agents.runner import Agent
 from pagelens.browser.env import AsyncBrowserEnv, BrowserConfig
@@ -63,7 +64,7 @@ class Worker:
 
     async def fresh_browser(self) -> AsyncBrowserEnv:
         await self.close()
-        self.browser = AsyncBrowserEnv(BrowserConfig(settle_ms=50, block_other_hosts=True))
+        self.browser = AsyncBrowserEnv(BrowserConfig(settle_ms=settle.SELF_CONTAINED_MS, block_other_hosts=True))
         await self.browser.start()
         return self.browser
 
