@@ -30,11 +30,18 @@ from pagelens import DEFAULT_TOKENIZER, Chunk, load_tokenizer
 from pagelens.actions import ACTION_SPACES, Action, ActionError, parse_action
 from pagelens.agents.base import Decision, Internal, load_prompt
 from pagelens.browser.records import HtmlObservation
-from pagelens.datasets.scribe_format import SYSTEM, ParsedStep, parse_step, prompt_text, step_lines, vote
+from pagelens.datasets.scribe_format import (
+    SYSTEM,
+    ParsedStep,
+    click_means_typing,
+    parse_step,
+    prompt_text,
+    step_lines,
+    vote,
+)
 from pagelens.datasets.transform import PrepConfig, page_chunks
 from pagelens.llm import LLMClient
 
-_TEXT_INPUTS = frozenset("text search email url tel password number".split())
 _QUOTED = re.compile(r'"([^"\n]{1,500})"')
 
 
@@ -199,7 +206,7 @@ class ScribeAgent:
         el = cleaned.element(node)
         text = step.text
         kind = step.action
-        if kind == "mouse_click_action" and _is_text_field(el.tag, el.attributes):
+        if kind == "mouse_click_action" and click_means_typing(el.tag, el.attributes.get("type", "text")):
             typed = text or next(iter(_QUOTED.findall(step.description)), "")
             if typed:
                 kind, text = "keyboard_sequence_action", typed
@@ -252,9 +259,3 @@ class ScribeAgent:
         decision.prompt_tokens += reply.prompt_tokens
         decision.completion_tokens += reply.completion_tokens
         return reply.text
-
-
-def _is_text_field(tag: str, attributes: dict[str, str]) -> bool:
-    if tag == "textarea":
-        return True
-    return tag == "input" and attributes.get("type", "text").lower() in _TEXT_INPUTS

@@ -109,3 +109,17 @@ def vote(steps: list[ParsedStep]) -> ParsedStep | None:
         return None
     node = max(by_node, key=lambda n: (len(by_node[n]), n))
     return max(by_node[node], key=lambda s: len(s.reply))
+
+
+# `<input type=...>` kinds that take typed text.
+TEXT_INPUT_TYPES = frozenset("text search email url tel password number".split())
+
+
+def click_means_typing(tag: str, input_type: str | None = None) -> bool:
+    """ScribeAgent's rule: a click on a text field is typing into it. ``input_type`` is the
+    live element's ``type`` when known (a checkbox click stays a click); without it (a step's
+    Target line, as ScribeAgent's evaluation reads it) every ``<input>`` counts."""
+    tag = tag.lower()
+    if tag == "textarea":
+        return True
+    return tag == "input" and (input_type is None or (input_type or "text").lower() in TEXT_INPUT_TYPES)

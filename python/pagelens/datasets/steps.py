@@ -34,7 +34,7 @@ from urllib.parse import urlsplit
 from pagelens._io import JsonlLog, read_json_lines
 from pagelens.actions import ActionError
 from pagelens.datasets.output import read_output
-from pagelens.datasets.scribe_format import SYSTEM, ParsedStep, parse_step, vote
+from pagelens.datasets.scribe_format import SYSTEM, ParsedStep, click_means_typing, parse_step, vote
 from pagelens.errors import ArgumentError
 from pagelens.llm import LLMClient
 
@@ -75,7 +75,7 @@ def token_f1(predicted: str, label: str) -> float:
 def predicted_operation(step: ParsedStep) -> str:
     action = step.action
     tag = step.target.lstrip("<").split(" ", 1)[0].split(">", 1)[0].lower()
-    if action == "mouse_click_action" and tag in ("input", "textarea"):
+    if action == "mouse_click_action" and click_means_typing(tag):
         action = "keyboard_sequence_action"
     return operation(action, step.text)
 
