@@ -70,8 +70,9 @@ def test_a_local_study_of_tasks_and_seeds(local_study):
     results = read_results(directory)
     assert sorted(r["id"] for r in results) == sorted(f"miniwob.{t}.{s}.occam" for t in TASKS for s in SEEDS)
     episodes = len(TASKS) * len(SEEDS)
-    assert all(r["success"] and r["reward"] == 1.0 and r["reason"] == "stop" for r in results)
-    assert all(r["steps"] >= 2 and r["prompt_tokens"] > 0 and r["model"] == "scripted" for r in results)
+    # Each episode ends at MiniWoB's done (its last action solved the task), before the model's stop.
+    assert all(r["success"] and r["reward"] == 1.0 and r["reason"] == "task_done" for r in results)
+    assert all(r["steps"] >= 1 and r["prompt_tokens"] > 0 and r["model"] == "scripted" for r in results)
     assert summary["finished"] == summary["episodes"] == episodes and summary["success_rate"] == 1.0
     assert summary["per_task"]["login-user"] == {"episodes": 2, "successes": 2, "success_rate": 1.0}
     assert json.loads((directory / "summary.json").read_text()) == summary
@@ -466,3 +467,32 @@ def test_a_webarena_study_scores_each_episode_and_resets_sites(site, tmp_path):
     with pytest.raises(StudyStopped, match="the last: reset: reset command for shopping failed \\(3\\): no"):
         run_study(tmp_path / "broken", broken, RunOptions(max_infra_failures=1))
     assert read_results(tmp_path / "broken") == []
+
+
+def test_an_episode_ends_when_miniwob_says_done(tmp_path):
+    """A model that solves the task and then keeps acting (clicking START, which begins
+    MiniWoB's next episode) is scored on the task it solved: the episode ends at MiniWoB's done,
+    with its reward; nothing after counts."""
+    from test_agents import find, section, steps_done
+
+    def restless(messages):
+        prompt = messages[-1]["content"]
+        page = section(prompt, "CURRENT OBSERVATION")
+        if not steps_done(prompt):
+            return answer(f"click [{find(page, 'button', 'Click Me!')}]")
+        try:
+            return answer(f"click [{find(page, 'clickable', 'START')}]")
+        except Exception:
+            return answer(f"click [{find(page, 'button')}]")
+
+    server = LLMServer(restless)
+    try:
+        s = StudySettings(
+            "miniwob", "occam", "scripted", tasks=("click-test",), seeds=(0, 1), max_steps=6, base_url=server.base_url
+        )
+        run_study(tmp_path, s, RunOptions(workers=1, backoff=0.01))
+    finally:
+        server.close()
+    for r in read_results(tmp_path):
+        assert r["success"] and r["reward"] == 1.0, r
+        assert r["reason"] == "task_done" and r["steps"] == 1, r

@@ -66,12 +66,16 @@ async def run_agent(
     reset: Callable[[], Awaitable[PageObservation]] | None = None,
     max_failed_decisions: int | None = None,
     header: dict[str, Any] | None = None,
+    ended: Callable[[], Awaitable[bool]] | None = None,
 ) -> RunResult:
     """Run ``agent`` on ``task`` from ``url``; the trajectory is ``out_dir/trajectory.jsonl``.
     With ``resume``, a run that stopped (crash, kill) continues at its next step. ``reset``
     replaces ``env.reset(url)`` where starting is more than opening a URL (a MiniWoB episode).
     ``max_failed_decisions``: after that many steps in a row with no valid action the run ends
-    (reason "no_valid_action"). ``header`` adds fields to the trajectory's first record."""
+    (reason "no_valid_action"). ``header`` adds fields to the trajectory's first record.
+    ``ended`` is asked after every step whether the benchmark considers the task over (MiniWoB++
+    ends its episode on its own): then the run ends there (reason "task_done"), so nothing the
+    agent does afterwards counts."""
     out = Path(out_dir)
     reads_html = getattr(agent, "observation", "ax") == "html"
 
@@ -196,6 +200,9 @@ async def run_agent(
             progress(step, record)
         if done:
             reason = "stop"
+            break
+        if ended is not None and await ended():
+            reason = "task_done"
             break
         failed_in_a_row = failed_in_a_row + 1 if decision.action is None else 0
         if max_failed_decisions is not None and failed_in_a_row >= max_failed_decisions:

@@ -36,7 +36,7 @@ class MiniWoB:
     async def run_episode(
         self, worker: Worker, task: EpisodeTask, spec: EpisodeSpec, out: Path, result: EpisodeResult, restarts: int
     ) -> None:
-        from pagelens.envs.miniwob import AsyncMiniWoBEnv, MiniWoBConfig
+        from pagelens.envs.miniwob import AsyncMiniWoBEnv, EpisodeState, MiniWoBConfig
 
         assert worker.browser is not None
         settings = worker.settings
@@ -47,6 +47,16 @@ class MiniWoB:
 
         async def start() -> PageObservation:
             return first.pop() if first else await mw.reset(task.name, spec.seed)
+
+        # MiniWoB's done ends the episode with its reward: what the agent does afterwards (a
+        # click on START begins another episode) does not count.
+        final: list[EpisodeState] = []
+
+        async def ended() -> bool:
+            state = await mw.state()
+            if state.done:
+                final.append(state)
+            return state.done
 
         url = f"miniwob:{task.name}"
         agent = worker.agent(mw.utterance, url)
@@ -60,8 +70,9 @@ class MiniWoB:
             reset=start,
             max_failed_decisions=settings.max_failed_decisions,
             header={"episode": spec.id, "seed": spec.seed, "restarts": restarts},
+            ended=ended,
         )
-        state = await mw.state()
+        state = final[0] if final else await mw.state()
         result.reward, result.success = state.reward, state.done and state.reward > 0
         result.evaluation = {"done": state.done, "reason": state.reason, "discounted": state.discounted_reward}
         result.ended(run)
