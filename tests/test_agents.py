@@ -602,3 +602,69 @@ def test_pagelens_run_starts_a_miniwob_episode_through_its_start_control(tmp_pat
     steps = [r for r in records if r["type"] == "step"]
     assert "'START'" in steps[0]["observation"] and steps[0]["result"]["ok"]
     assert float(records[-1]["answer"]) > 0  # MiniWoB's own reward display: a success
+
+
+def test_run_stops_on_a_garbage_model_and_fails_fast_on_a_hung_endpoint(site, tmp_path):
+    """`pagelens run --max-failed-decisions N` ends a run whose model never gives a valid action;
+    `--llm-timeout`/`--llm-retries` make a hung endpoint a failure of the run, with its cause,
+    in seconds (not 12 minutes of silence)."""
+    garbage = LLMServer(lambda m: "I am not sure what to do here.")
+    try:
+        cmd = [
+            sys.executable,
+            "-m",
+            "pagelens",
+            "run",
+            "--url",
+            site.url("site/second.html"),
+            "--task",
+            "t",
+            "--model",
+            "m",
+            "--base-url",
+            garbage.base_url,
+            "--out",
+            str(tmp_path / "g"),
+            "--max-failed-decisions",
+            "2",
+            "--max-invalid",
+            "0",
+            "--max-steps",
+            "20",
+        ]
+        proc = subprocess.run(cmd, capture_output=True, text=True, timeout=300)
+    finally:
+        garbage.close()
+    assert proc.returncode == 0, proc.stderr
+    end = read_trajectory(tmp_path / "g" / "trajectory.jsonl")[-1]
+    assert end["reason"] == "no_valid_action" and end["steps"] == 2
+    hung = LLMServer(lambda m: answer("stop [late]"))
+    hung.delay = 60
+    try:
+        started = time.monotonic()
+        cmd = [
+            sys.executable,
+            "-m",
+            "pagelens",
+            "run",
+            "--url",
+            site.url("site/second.html"),
+            "--task",
+            "t",
+            "--model",
+            "m",
+            "--base-url",
+            hung.base_url,
+            "--out",
+            str(tmp_path / "h"),
+            "--llm-timeout",
+            "1",
+            "--llm-retries",
+            "1",
+        ]
+        proc = subprocess.run(cmd, capture_output=True, text=True, timeout=300)
+    finally:
+        hung.delay = 0
+        hung.close()
+    assert proc.returncode != 0 and time.monotonic() - started < 60
+    assert "pagelens: error" in proc.stderr and "Traceback" not in proc.stderr, proc.stderr

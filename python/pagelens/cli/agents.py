@@ -9,7 +9,8 @@ from typing import TYPE_CHECKING, Any
 import pagelens
 from pagelens.agents import factory, runner
 from pagelens.agents.scribe import ScribeConfig
-from pagelens.cli.common import choices_help, default, model_arguments, own_host, param_default
+from pagelens.cli.common import choices_help, default, llm_call_arguments, model_arguments, own_host, param_default
+from pagelens.studies.settings import StudySettings
 
 if TYPE_CHECKING:
     from pagelens.agents.runner import RunResult
@@ -26,7 +27,13 @@ def _run(args: argparse.Namespace) -> int:
     from pagelens.llm import LLMClient
 
     console = Console(stderr=True)
-    llm = LLMClient(model=args.model, base_url=args.base_url, cache_dir=args.cache)
+    llm = LLMClient(
+        model=args.model,
+        base_url=args.base_url,
+        cache_dir=args.cache,
+        timeout=args.llm_timeout,
+        max_retries=args.llm_retries,
+    )
     planner = None
     if args.planner_model:
         planner = LLMClient(
@@ -60,6 +67,7 @@ def _run(args: argparse.Namespace) -> int:
                 task_id=args.task_id,
                 model=llm.model,
                 progress=progress,
+                max_failed_decisions=args.max_failed_decisions,
             )
 
     result = asyncio.run(main())
@@ -96,6 +104,7 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     agents = list(factory.AGENTS)
     run.add_argument("--agent", choices=agents, default=agents[0], help=choices_help(agents))
     model_arguments(run)
+    llm_call_arguments(run)
     run.add_argument("--max-steps", type=int, default=param_default(runner.run_agent, "max_steps"))
     run.add_argument("--out", default="run", help="folder for the trajectory and report")
     run.add_argument("--resume", action="store_true", help="continue the run in --out where it stopped")
@@ -114,6 +123,12 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         type=int,
         default=default(factory.AgentOptions, "max_invalid"),
         help="invalid actions shown back before a step fails",
+    )
+    run.add_argument(
+        "--max-failed-decisions",
+        type=int,
+        default=default(StudySettings, "max_failed_decisions"),
+        help="steps in a row without a valid action that end the run (default %(default)d)",
     )
     scribe = run.add_argument_group("scribe agent")
     scribe.add_argument(

@@ -47,6 +47,24 @@ def model_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--base-url", help="OpenAI-compatible endpoint (or OPENAI_BASE_URL)")
 
 
+def llm_call_arguments(parser: argparse.ArgumentParser) -> None:
+    """How long a model call may take and how often it is retried (the client's own defaults)."""
+    from pagelens.llm import LLMClient
+
+    parser.add_argument(
+        "--llm-timeout",
+        type=float,
+        default=param_default(LLMClient.__init__, "timeout"),
+        help="seconds a model call may take before it is retried (default %(default)g)",
+    )
+    parser.add_argument(
+        "--llm-retries",
+        type=int,
+        default=param_default(LLMClient.__init__, "max_retries"),
+        help="retries of a failed or timed-out model call, with backoff (default %(default)d)",
+    )
+
+
 def own_host(url: str) -> tuple[str, ...]:
     from pagelens.browser import HostAllowList
 

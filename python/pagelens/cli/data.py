@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING
 
 import pagelens
 from pagelens import engines
-from pagelens.cli.common import choices_help, default, model_arguments
+from pagelens.cli.common import choices_help, default, llm_call_arguments, model_arguments
 from pagelens.datasets import cluster, local, output, steps, transform
 from pagelens.errors import ArgumentError
 from pagelens.llm import LLMClient
@@ -77,7 +77,14 @@ def _predict_steps(args: argparse.Namespace) -> int:
     from rich.console import Console
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
-    llm = LLMClient(model=args.model, base_url=args.base_url, cache_dir=args.cache, temperature=args.temperature)
+    llm = LLMClient(
+        model=args.model,
+        base_url=args.base_url,
+        cache_dir=args.cache,
+        temperature=args.temperature,
+        timeout=args.llm_timeout,
+        max_retries=args.llm_retries,
+    )
     console = Console(stderr=True)
     columns = (TextColumn("predicting"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn())
     with Progress(*columns, console=console, disable=not console.is_terminal) as bar:
@@ -174,6 +181,7 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     predict.add_argument("prep_out", metavar="PREP_OUT")
     predict.add_argument("predictions", metavar="PREDICTIONS")
     model_arguments(predict)
+    llm_call_arguments(predict)
     predict.add_argument("--workers", type=int, default=steps.PREDICT_WORKERS, help="requests in flight")
     predict.add_argument("--temperature", type=float, default=steps.PREDICT_TEMPERATURE)
     predict.add_argument("--max-answer-tokens", type=int, default=steps.PREDICT_MAX_TOKENS)
