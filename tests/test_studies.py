@@ -153,8 +153,27 @@ def test_a_killed_study_resumes_without_loss_or_duplicates(model, tmp_path):
 
 def test_other_settings_are_refused_in_python(model, local_study):
     directory, _ = local_study
-    with pytest.raises(StudyMismatch, match=r"seeds: \[0, 1\] in study.json, \[0\] now"):
-        run_study(directory, settings(model, seeds=(0,)))
+    with pytest.raises(StudyMismatch, match=r"max_steps: 8 in study.json, 4 now"):
+        run_study(directory, settings(model, max_steps=4))
+
+
+def test_a_resume_compares_meaning_not_spelling(tmp_path):
+    """Tasks in another order, a trailing slash on the endpoint, fewer or more seeds and tasks:
+    the same study (more of them extend it); a setting that decides results is refused."""
+    from pagelens.studies.settings import check_study
+
+    first = StudySettings("miniwob", "occam", "m", tasks=("a", "b"), seeds=(0, 1), base_url="http://h:1/v1")
+    check_study(tmp_path, first)
+    check_study(
+        tmp_path, StudySettings("miniwob", "occam", "m", tasks=("b", "a"), seeds=(1,), base_url="http://h:1/v1/")
+    )
+    check_study(tmp_path, StudySettings("miniwob", "occam", "m", tasks=("c",), seeds=(2, 0), base_url="http://h:1/v1"))
+    planned = json.loads((tmp_path / "study.json").read_text())
+    assert planned["tasks"] == ["a", "b", "c"] and planned["seeds"] == [0, 1, 2]
+    with pytest.raises(StudyMismatch, match="agent: 'occam' in study.json, 'step' now"):
+        check_study(tmp_path, StudySettings("miniwob", "step", "m", tasks=("a",), base_url="http://h:1/v1"))
+    with pytest.raises(StudyMismatch, match="base_url"):
+        check_study(tmp_path, StudySettings("miniwob", "occam", "m", tasks=("a",), base_url="http://other:1/v1"))
 
 
 # -- faults ---------------------------------------------------------------------------------------

@@ -4,6 +4,7 @@ between reruns), and the episodes it is made of."""
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import os
 from dataclasses import asdict, dataclass, fields
@@ -126,10 +127,28 @@ def check_study(directory: str | os.PathLike[str], settings: StudySettings) -> N
         before = StudySettings.from_json(read_json(path, "study settings file"))
     except (ValueError, KeyError, TypeError) as e:
         raise StudyMismatch(f"{path} cannot be read ({e}): remove it to start the study over") from None
-    if before != settings:
-        old, new = before.to_json(), settings.to_json()
-        diff = [f"{k}: {old[k]!r} in study.json, {new[k]!r} now" for k in old if old[k] != new[k]]
+    old, new = _meaning(before), _meaning(settings)
+    diff = [
+        f"{k}: {before.to_json()[k]!r} in study.json, {settings.to_json()[k]!r} now" for k in old if old[k] != new[k]
+    ]
+    if diff:
         raise StudyMismatch(
             f"{path} is a study with other settings ({'; '.join(diff)}); use another "
             "directory, or the same settings to resume it"
         )
+    # The same study: more tasks or seeds extend it (study.json plans them all).
+    tasks = tuple(dict.fromkeys((*before.tasks, *settings.tasks)))
+    seeds = tuple(sorted({*before.seeds, *settings.seeds}))
+    if (tasks, seeds) != (before.tasks, before.seeds):
+        extended = dataclasses.replace(before, tasks=tasks, seeds=seeds)
+        write_atomically(path, json.dumps(extended.to_json(), indent=1))
+
+
+def _meaning(settings: StudySettings) -> dict[str, Any]:
+    """What decides results, spelling aside: the endpoint's URL without a trailing slash; the
+    tasks and seeds are not compared (a rerun with more of them extends the study)."""
+    data = settings.to_json()
+    data.pop("tasks"), data.pop("seeds")
+    if data.get("base_url"):
+        data["base_url"] = str(data["base_url"]).rstrip("/")
+    return data
