@@ -79,3 +79,21 @@ def test_paths_that_are_not_what_a_command_reads_exit_2_naming_them(tmp_path):
         proc = run(*args)
         assert proc.returncode == 2, (args, proc.stdout, proc.stderr)
         assert named in proc.stderr and "Traceback" not in proc.stderr, proc.stderr
+
+
+def test_a_task_that_does_not_exist_is_refused_before_the_study_starts(tmp_path):
+    """A misspelled task is the command's mistake: exit 2 naming it (with the near names),
+    nothing written, never an episode recorded as the agent's failure."""
+    for args, named in (
+        (["--benchmark", "miniwob", "--tasks", "click-lnk,click-test"], "click-lnk"),
+        (["--benchmark", "webarena", "--tasks", "99999"], "99999"),
+    ):
+        proc = run("study", "run", str(tmp_path / "s"), "--model", "m", *args)
+        assert proc.returncode == 2 and named in proc.stderr and "Traceback" not in proc.stderr, proc.stderr
+        assert not (tmp_path / "s").exists()
+    assert (
+        "did you mean click-link"
+        in run(
+            "study", "run", str(tmp_path / "s"), "--model", "m", "--benchmark", "miniwob", "--tasks", "click-lnk"
+        ).stderr
+    )

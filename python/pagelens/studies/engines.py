@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import Any, Protocol
 
 from pagelens._io import write_atomically
-from pagelens.errors import PagelensError
+from pagelens.errors import ArgumentError, PagelensError
 from pagelens.ray_cluster import RayCluster
 from pagelens.studies import benchmarks
 from pagelens.studies.benchmarks import Benchmark, EpisodeSetupError, EpisodeTask, get_benchmark
@@ -200,10 +200,21 @@ def run_study(
     """Runs every unfinished episode of the study in ``directory``; returns the summary (also
     in ``summary.json``). Raises :class:`StudyStopped` when it had to stop early."""
     options = options or RunOptions()
+    benchmark = get_benchmark(settings.benchmark)
+    # Every task resolved before anything is written: a task that does not exist is the
+    # command's mistake, refused with its name, never a finished episode.
+    sites = _Sites(benchmark, settings)
+    unknown = [
+        str(task)
+        for task in (sites.resolve(t) for t in dict.fromkeys(settings.tasks))
+        if isinstance(task, EpisodeSetupError)
+    ]
+    if unknown:
+        shown = "; ".join(unknown[:5]) + (f"; and {len(unknown) - 5} more" if len(unknown) > 5 else "")
+        raise ArgumentError(f"{len(unknown)} of the study's tasks cannot be run: {shown}")
     directory = Path(directory)
     directory.mkdir(parents=True, exist_ok=True)
     check_study(directory, settings)
-    benchmark = get_benchmark(settings.benchmark)
     finished = {r["id"]: r for r in read_results(directory)}
     pending = deque(s for s in settings.episodes() if s.id not in finished)
     log = ResultsLog(directory)
@@ -226,7 +237,6 @@ def run_study(
             if options.engine == "ray"
             else ProcessPool(workers, settings, directory, options)
         )
-    sites = _Sites(benchmark, settings)
     running: dict[int, tuple[EpisodeSpec, EpisodeTask]] = {}  # slot -> episode, its task
     free = list(range(min(options.workers, len(pending)))) if pending else []
     begun_again: set[str] = set()
@@ -336,13 +346,16 @@ class _Sites:
         self.exclusive: set[str] = set()
         self.resolved: dict[str, EpisodeTask | EpisodeSetupError] = {}
 
-    def _task(self, spec: EpisodeSpec) -> EpisodeTask | EpisodeSetupError:
-        if spec.task not in self.resolved:
+    def resolve(self, task: str) -> EpisodeTask | EpisodeSetupError:
+        if task not in self.resolved:
             try:
-                self.resolved[spec.task] = self.benchmark.resolve(self.settings, spec.task)
+                self.resolved[task] = self.benchmark.resolve(self.settings, task)
             except EpisodeSetupError as e:
-                self.resolved[spec.task] = e
-        return self.resolved[spec.task]
+                self.resolved[task] = e
+        return self.resolved[task]
+
+    def _task(self, spec: EpisodeSpec) -> EpisodeTask | EpisodeSetupError:
+        return self.resolve(spec.task)
 
     def next_dispatchable(
         self, pending: deque[EpisodeSpec]

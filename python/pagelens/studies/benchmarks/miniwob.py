@@ -3,6 +3,7 @@ MiniWoB's own reward."""
 
 from __future__ import annotations
 
+import difflib
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -26,8 +27,14 @@ class MiniWoB:
         return tuple(available_tasks())
 
     def resolve(self, settings: StudySettings, task: str) -> EpisodeTask:
-        from pagelens.studies.benchmarks import EpisodeTask
+        from pagelens.envs.miniwob import available_tasks
+        from pagelens.studies.benchmarks import EpisodeSetupError, EpisodeTask
 
+        known = available_tasks()
+        if task not in known:
+            near = difflib.get_close_matches(task, known, n=3)
+            hint = f"; did you mean {', '.join(near)}?" if near else ""
+            raise EpisodeSetupError(f"no MiniWoB++ task {task!r}{hint}")
         return EpisodeTask(task)
 
     def reset(self, settings: StudySettings, task: EpisodeTask) -> None:
