@@ -529,3 +529,46 @@ def test_a_bad_record_is_its_own_reject_and_every_good_one_is_kept(junk, data):
     doc = [_good(0), *[j for j in junk if j != "DEEP"], mind2web, odd]
     workflows, rejects = read_workflows("in.json", json.dumps(doc).encode())
     assert {"good-0", mind2web["annotation_id"]} <= {w.workflow_id for w in workflows if w.steps}
+
+
+def test_a_target_whose_start_tag_is_over_the_budget_is_rejected_not_mislabelled():
+    """Hardening: a target whose start tag alone exceeds the budget cannot be shown (its
+    `node="N"` is in no chunk) and its Target line would put the label over the budget: the
+    step is a named reject, never contains_target=True with a label longer than the budget."""
+    from pagelens.datasets import read_workflows
+
+    long_title = " ".join(f"word{i}" for i in range(3000))
+    rows = [
+        {
+            "workflow_id": "w",
+            "step": 0,
+            "objective": "o",
+            "url": "http://a.test/",
+            "html": f'<p>intro</p><a id="t" href="/x" title="{long_title}">go</a>',
+            "action": "mouse_click_action",
+            "target_selector": "#t",
+        },
+        {
+            "workflow_id": "ok",
+            "step": 0,
+            "objective": "o",
+            "url": "http://a.test/",
+            "html": '<p>intro</p><a id="t" href="/x">go</a>',
+            "action": "mouse_click_action",
+            "target_selector": "#t",
+        },
+    ]
+    workflows, rejects = read_workflows("in.jsonl", "".join(json.dumps(r) + "\n" for r in rows).encode())
+    for chunks in ("target", "all", "last"):
+        transformer = Transformer(PrepConfig(max_tokens=512, chunks=chunks, profile="minimal"))
+        made, refused = [], []
+        for w in workflows:
+            examples, step_rejects = transformer.workflow(w)
+            made += examples
+            refused += step_rejects
+        assert [r.reason for r in refused if r.workflow_id == "w"][0].startswith("the target's start tag alone is")
+        assert {e["workflow_id"] for e in made} == {"ok"}
+        for e in made:
+            assert e["label_tokens"] <= 512 and (
+                not e["contains_target"] or f'node="{e["target_node"]}"' in e["prompt"]
+            )

@@ -162,6 +162,12 @@ class Transformer:
         assert node is not None  # _resolve gives a node or a reject
         cleaned, chunks = page_chunks(dom, cfg, tok, keep=[node])
         target_tag = cleaned.start_tag(node)
+        tag_tokens = tok.count(target_tag)
+        if tag_tokens > cfg.max_tokens:
+            # No chunk can show the target's `node="N"`, and its Target line alone would put the
+            # label over the budget: the step cannot be learned from what the model would see.
+            reason = f"the target's start tag alone is {tag_tokens} tokens, over the budget of {cfg.max_tokens}"
+            return [], Reject(step.source, reason, "target_selector", step.workflow_id, step.step), None
         description = step.description or _describe(step, cleaned, node)
         lines = step_lines(number, description, step.action, step.text, node, target_tag)
         holding = next((i for i, c in enumerate(chunks) if node in c.node_ids), None)
@@ -201,7 +207,9 @@ class Transformer:
                     target_rescued=node in cleaned.rescued_ids,
                     chunk_index=k,
                     chunk_count=len(chunks),
-                    contains_target=node in c.node_ids,
+                    # The prompt shows the target's id (an oversized tag's id is listed with its
+                    # first piece, but its `node="N"` is written at the tag's end).
+                    contains_target=node in c.node_ids and f'node="{node}"' in c.text,
                     oversized=c.oversized,
                     html_bytes=len(step.html.encode()),
                     raw_tokens=raw_tokens,
