@@ -727,3 +727,77 @@ def test_shopping_api_helpers(shop):
     assert score_live(review, f"{shop}/sales/order/view/order_id/190/", sites=sites).score == 1.0
     no_account = score_live(latest, None, sites=SiteConfig({"__SHOPPING__": shop}))
     assert not no_account.scored and "shopping_admin" in no_account.reason
+
+
+# -- hardening: odd site data, variants and WebArena's URL parsing -----------------------------------
+
+
+def test_odd_rest_data_makes_one_run_unscored_not_the_harness_fail():
+    """A review without ratings, an empty order list, a non-numeric order id: the helper cannot
+    read the site's answer, so that run is "not scored" with the reason; nothing is raised."""
+    import asyncio
+    import http.server
+    import threading
+
+    from pagelens.evaluation import SiteConfig
+    from pagelens.evaluation.errors import NotScored
+    from pagelens.evaluation.program_html import HelperContext, _call_helper
+
+    answers = {"/rest/V1/products/SKU1/reviews": [{"nickname": "a"}], "/rest/V1/orders": {"items": []}}
+
+    class Handler(http.server.BaseHTTPRequestHandler):
+        def do_POST(self):  # noqa: N802
+            self.rfile.read(int(self.headers.get("Content-Length", 0)))
+            self._send('"token"')
+
+        def do_GET(self):  # noqa: N802
+            self._send(json.dumps(answers[self.path.split("?")[0]]))
+
+        def _send(self, body):
+            data = body.encode()
+            self.send_response(200)
+            self.send_header("Content-Length", str(len(data)))
+            self.end_headers()
+            self.wfile.write(data)
+
+        def log_message(self, *a):
+            pass
+
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    try:
+        sites = SiteConfig(
+            urls={"__SHOPPING__": f"http://127.0.0.1:{server.server_address[1]}"},
+            accounts={"shopping_admin": {"username": "u", "password": "p"}},
+        )
+        ctx = HelperContext(sites, "http://x/")
+        task = type("T", (), {"where": "t"})()
+        for call in ("shopping_get_sku_latest_review_rating('SKU1')", "shopping_get_latest_order_url()"):
+            with pytest.raises(NotScored, match="could not read the site's answer"):
+                asyncio.run(_call_helper(f"func:{call}", ctx, None, task))
+        answers["/rest/V1/orders"] = {"items": [{"increment_id": "A-17"}]}
+        with pytest.raises(NotScored, match="ValueError"):
+            asyncio.run(_call_helper("func:shopping_get_latest_order_url()", ctx, None, task))
+    finally:
+        server.shutdown()
+
+
+def test_reddit_post_urls_drop_params_as_webarena_parses_them():
+    from pagelens.evaluation.program_html import reddit_get_post_url
+
+    assert reddit_get_post_url(None, "http://h:9999/f/sub/12;p") == "http://h:9999/f/sub/12/"
+    assert reddit_get_post_url(None, "http://h/f/sub/12/comment/3") == "http://h/f/sub/12/"
+    assert reddit_get_post_url(None, "http://h/user/x") == "http://h/user/x"
+
+
+def test_verified_tasks_with_another_variant_are_refused_naming_the_fix(tmp_path):
+    run = tmp_path / "r.json"
+    run.write_text(json.dumps({"task_id": 1, "answer": "x", "final_url": "http://a/"}))
+    for variant in ("webarena", "agentoccam", "strict"):
+        proc = subprocess.run(
+            [sys.executable, "-m", "pagelens", "eval", str(run), "--tasks", "webarena-verified", "--variant", variant],
+            capture_output=True,
+            text=True,
+            timeout=120,
+        )
+        assert proc.returncode == 2 and "--variant verified" in proc.stderr and "Traceback" not in proc.stderr

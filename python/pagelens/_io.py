@@ -91,7 +91,7 @@ def read_json(path: str | os.PathLike[str], what: str, error: type[Exception] | 
     fail = error or InputFileError
     path = Path(path)
     try:
-        return parse_json(path.read_bytes(), f"{path}: {what}", fail)
+        return parse_json(path.read_bytes(), f"{path}: {what} is", fail)
     except FileNotFoundError:
         raise fail(f"no such {what}: {path}") from None
     except IsADirectoryError:
@@ -99,15 +99,16 @@ def read_json(path: str | os.PathLike[str], what: str, error: type[Exception] | 
 
 
 def parse_json(data: bytes | str, what: str, error: type[Exception] | None = None) -> Any:
-    """JSON text (UTF-8 when bytes), or an error naming ``what`` (never a RecursionError)."""
+    """JSON text (UTF-8 when bytes), or an error naming ``what`` (never a RecursionError):
+    "``what`` not JSON: ...", so ``what`` ends with "is" or ":" as the sentence needs."""
     from pagelens.errors import InputFileError
 
     fail = error or InputFileError
     try:
         return json.loads(data.decode("utf-8") if isinstance(data, bytes) else data)
     except UnicodeDecodeError as e:
-        raise fail(f"{what} is not UTF-8 text (byte {e.start})") from None
+        raise fail(f"{what} not UTF-8 text (byte {e.start})") from None
     except json.JSONDecodeError as e:
-        raise fail(f"{what} is not JSON: {e}") from None
+        raise fail(f"{what} not JSON: {e}") from None
     except RecursionError:
-        raise fail(f"{what} is nested too deeply to read") from None
+        raise fail(f"{what} nested too deeply to read") from None

@@ -68,7 +68,7 @@ def _records(name: str, data: bytes) -> Iterator[tuple[str, Any]]:
             yield f"{name}#{i}", row
     elif fmt == "json":
         try:
-            doc = parse_json(data, name)
+            doc = parse_json(data, f"{name}:")
         except InputFileError as e:
             yield name, RecordError("", str(e))
             return
@@ -80,7 +80,7 @@ def _records(name: str, data: bytes) -> Iterator[tuple[str, Any]]:
             if not line.strip():
                 continue
             try:
-                yield f"{name}:{i}", parse_json(line, "the line")
+                yield f"{name}:{i}", parse_json(line, "the line is")
             except InputFileError as e:  # one bad line is one reject; the file's others are read
                 yield f"{name}:{i}", RecordError("", str(e))
 

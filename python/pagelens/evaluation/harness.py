@@ -58,7 +58,7 @@ def load_outcome(path: str | os.PathLike[str]) -> RunOutcome:
             if written > len(records):
                 notes.append("its last line was torn (a crash while writing): scored on what it recorded")
         else:
-            data = parse_json(path.read_bytes(), str(path), TrajectoryError)
+            data = parse_json(path.read_bytes(), f"{path}:", TrajectoryError)
             records = [data] if isinstance(data, dict) else []
     except UnicodeDecodeError as e:
         raise TrajectoryError(f"{path}: not UTF-8 text (byte {e.start})") from None
@@ -151,6 +151,12 @@ class Harness:
 
     def __post_init__(self) -> None:
         self.variant = get_variant(self.variant)
+        verified = sorted(t for t, task in self.tasks.items() if task.source == "webarena-verified")
+        if verified and get_variant(self.variant).name != "verified":
+            raise ArgumentError(
+                f"WebArena-Verified's tasks ({len(verified)}, e.g. {verified[0]}) are scored only by its own "
+                "evaluators: use --variant verified, or WebArena's task file with this variant"
+            )
         if self.combine not in COMBINE:
             raise ArgumentError(f"combine is one of {', '.join(COMBINE)}, not {self.combine!r}")
         self._playwright: Any = None
@@ -208,6 +214,9 @@ class Harness:
             return result
         except TaskError as e:
             result.reason, result.evaluators, result.error = str(e), {}, True
+            return result
+        except Exception as e:  # noqa: BLE001 - one run's failure to score never loses the others'
+            result.reason, result.evaluators, result.error = f"scoring failed: {type(e).__name__}: {e}", {}, True
             return result
         scores = list(result.evaluators.values())
         if self.combine == "all":

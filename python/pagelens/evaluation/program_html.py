@@ -36,8 +36,9 @@ __all__ = ["HELPERS", "ProgramHtmlEvaluator", "parse_helper"]
 
 
 def reddit_get_post_url(ctx: HelperContext, url: str) -> str:
-    """The post a URL belongs to: ``/f/<forum>/<id>/...`` -> ``/f/<forum>/<id>/``."""
-    parts = urllib.parse.urlsplit(url)
+    """The post a URL belongs to: ``/f/<forum>/<id>/...`` -> ``/f/<forum>/<id>/``. Read with
+    ``urlparse`` as WebArena does: ``;params`` of the last segment are not part of the path."""
+    parts = urllib.parse.urlparse(url)
     segments = parts.path.split("/")
     if len(segments) < 4 or segments[1] != "f":
         return url
@@ -157,9 +158,14 @@ async def _call_helper(text: str, ctx: HelperContext, page: Page, task: TaskConf
         raise TaskError(f"{task.where}: program_html expression {text!r}: {e}") from None
     fn: Any = HELPERS[name]  # the helpers' signatures differ; parse_helper checked the call
     args = [page if a is PAGE else a for a in args]
-    if asyncio.iscoroutinefunction(fn):
-        return str(await fn(ctx, *args))
-    return str(await asyncio.to_thread(fn, ctx, *args))
+    try:
+        if asyncio.iscoroutinefunction(fn):
+            return str(await fn(ctx, *args))
+        return str(await asyncio.to_thread(fn, ctx, *args))
+    except (KeyError, IndexError, TypeError, ValueError, AttributeError) as e:
+        # The site answered with data the helper does not expect (a review without ratings, no
+        # orders, an order id that is not a number): this run cannot be checked; others can.
+        raise NotScored(f"{name} could not read the site's answer ({type(e).__name__}: {e})") from None
 
 
 # -- the evaluator -----------------------------------------------------------------------------
