@@ -11,9 +11,9 @@ import sys
 from pathlib import Path
 
 import pagelens
-from pagelens.extras import EXTRAS
+from pagelens.extras import EXTRAS, adapters
 
-ADAPTERS = {"pagelens.datasets.arrow": "datasets"}
+ADAPTERS = adapters()
 
 failed = []
 for m in pkgutil.walk_packages(pagelens.__path__, "pagelens."):
@@ -34,8 +34,21 @@ for extra in EXTRAS.values():
             pass
 
 exe = str(Path(sys.executable).parent / "pagelens")
-commands = [[], ["observe"], ["clean"], ["eval"], ["run"], ["report"], ["prep"], ["predict-steps"], ["score-steps"],
-            ["study"], ["study", "run"], ["study", "report"], ["study", "compare"]]
+commands = [
+    [],
+    ["observe"],
+    ["clean"],
+    ["eval"],
+    ["run"],
+    ["report"],
+    ["prep"],
+    ["predict-steps"],
+    ["score-steps"],
+    ["study"],
+    ["study", "run"],
+    ["study", "report"],
+    ["study", "compare"],
+]
 for cmd in commands:
     done = subprocess.run([exe, *cmd, "--help"], capture_output=True, text=True)
     if done.returncode != 0 or "usage:" not in done.stdout:

@@ -9,10 +9,10 @@ import json
 import subprocess
 import sys
 
-from pagelens.extras import EXTRAS
+from pagelens.extras import EXTRAS, adapters
 
-# The one module per optional dependency that may import it at import time.
-ADAPTERS = {"pagelens.datasets.arrow": "datasets"}
+# The modules that may import an optional dependency at import time (the extras registry).
+ADAPTERS = adapters()
 
 _PROBE = r"""
 import argparse, contextlib, importlib, io, json, pkgutil, sys

@@ -2,9 +2,9 @@
 message a missing extra gives, so that every feature names the same ``pip install``.
 
 Layering rule (tested in ``tests/test_layers.py``): no module imports an optional dependency
-at import time but that extra's adapter (``pagelens.datasets.arrow`` for pyarrow,
-``pagelens.ray_cluster`` for Ray); every other module asks for it with :func:`require` when a
-feature needs it, so the base install imports every module and runs every command's ``--help``.
+at import time but the adapters each extra lists (``pagelens.datasets.arrow`` for pyarrow);
+every other module, ``pagelens.ray_cluster`` (Ray's one start-up) among them, asks for it with
+:func:`require` when a feature needs it, so the base install imports every module and runs every command's ``--help``.
 """
 
 from __future__ import annotations
@@ -19,16 +19,28 @@ class Extra:
     name: str  # pip install 'pagelens[name]'
     modules: tuple[str, ...]  # top-level imports it provides
     purpose: str
+    # Modules that import the extra when they are imported (they fail without it, naming it).
+    adapters: tuple[str, ...] = ()
 
 
 EXTRAS: dict[str, Extra] = {
     e.name: e
     for e in (
-        Extra("datasets", ("pyarrow", "ray"), "`pagelens prep` (Parquet) and the Ray engines of prep and studies"),
+        Extra(
+            "datasets",
+            ("pyarrow", "ray"),
+            "`pagelens prep` (Parquet) and the Ray engines of prep and studies",
+            adapters=("pagelens.datasets.arrow",),
+        ),
         Extra("miniwob", ("miniwob",), "MiniWoB++ task pages"),
         Extra("verified", ("webarena_verified",), "WebArena-Verified's own evaluators (`eval --variant verified`)"),
     )
 }
+
+
+def adapters() -> dict[str, str]:
+    """Adapter module -> the extra it needs."""
+    return {module: extra.name for extra in EXTRAS.values() for module in extra.adapters}
 
 
 def extra_for(module: str) -> Extra:

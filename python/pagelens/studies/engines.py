@@ -203,18 +203,20 @@ def run_study(
     benchmark = get_benchmark(settings.benchmark)
     # Every task resolved before anything is written: a task that does not exist is the
     # command's mistake, refused with its name, never a finished episode.
-    sites = _Sites(benchmark, settings)
-    unknown = [
-        str(task)
-        for task in (sites.resolve(t) for t in dict.fromkeys(settings.tasks))
-        if isinstance(task, EpisodeSetupError)
-    ]
+    resolved: dict[str, EpisodeTask] = {}
+    unknown: list[str] = []
+    for name in dict.fromkeys(settings.tasks):
+        try:
+            resolved[name] = benchmark.resolve(settings, name)
+        except EpisodeSetupError as e:
+            unknown.append(str(e))
     if unknown:
         shown = "; ".join(unknown[:5]) + (f"; and {len(unknown) - 5} more" if len(unknown) > 5 else "")
         raise ArgumentError(f"{len(unknown)} of the study's tasks cannot be run: {shown}")
     directory = Path(directory)
     directory.mkdir(parents=True, exist_ok=True)
     check_study(directory, settings)
+    sites = _Sites(benchmark, settings, resolved)
     finished = {r["id"]: r for r in read_results(directory)}
     pending = deque(s for s in settings.episodes() if s.id not in finished)
     log = ResultsLog(directory)
@@ -273,9 +275,6 @@ def run_study(
                 if picked is None:
                     break
                 spec, task = picked
-                if isinstance(task, EpisodeSetupError):  # no such task: the episode's own outcome
-                    finished_now(_error(spec, settings, "setup", str(task)))
-                    continue
                 try:
                     sites.prepare(task)
                 except PagelensError as e:  # the reset command failed: the site's state is unknown
@@ -338,31 +337,18 @@ def _error(spec: EpisodeSpec, settings: StudySettings, kind: str, message: str) 
 
 class _Sites:
     """Which sites are busy: a site being reset, or running a task that changes it, takes no
-    other episode. Each pending episode's task is resolved here once and kept for its worker."""
+    other episode. ``resolved``: every task of the study, resolved once before it started;
+    each episode's is sent to its worker."""
 
-    def __init__(self, benchmark: Benchmark, settings: StudySettings):
-        self.benchmark, self.settings = benchmark, settings
+    def __init__(self, benchmark: Benchmark, settings: StudySettings, resolved: dict[str, EpisodeTask]):
+        self.benchmark, self.settings, self.resolved = benchmark, settings, resolved
         self.busy: dict[str, int] = {}
         self.exclusive: set[str] = set()
-        self.resolved: dict[str, EpisodeTask | EpisodeSetupError] = {}
 
-    def resolve(self, task: str) -> EpisodeTask | EpisodeSetupError:
-        if task not in self.resolved:
-            try:
-                self.resolved[task] = self.benchmark.resolve(self.settings, task)
-            except EpisodeSetupError as e:
-                self.resolved[task] = e
-        return self.resolved[task]
-
-    def _task(self, spec: EpisodeSpec) -> EpisodeTask | EpisodeSetupError:
-        return self.resolve(spec.task)
-
-    def next_dispatchable(
-        self, pending: deque[EpisodeSpec]
-    ) -> tuple[EpisodeSpec, EpisodeTask | EpisodeSetupError] | None:
+    def next_dispatchable(self, pending: deque[EpisodeSpec]) -> tuple[EpisodeSpec, EpisodeTask] | None:
         for k, spec in enumerate(pending):
-            task = self._task(spec)
-            if isinstance(task, EpisodeTask) and task.site is not None:
+            task = self.resolved[spec.task]
+            if task.site is not None:
                 if task.site in self.exclusive:
                     continue
                 if self.settings.reset_cmd and task.changes_state and self.busy.get(task.site):

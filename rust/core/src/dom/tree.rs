@@ -157,22 +157,6 @@ impl Dom {
         }
     }
 
-    /// Removes the attribute `name` from every element and returns, in document order, each
-    /// element's id with the value it had. For marks the caller wrote into the HTML itself
-    /// (a live page's backend node ids), which must not reach the model.
-    pub fn take_attribute(&mut self, name: &str) -> Vec<(u32, String)> {
-        let mut taken = Vec::new();
-        for n in self.preorder() {
-            let node = &mut self.nodes[n as usize];
-            if let (Kind::Element { attrs, .. }, Some(id)) = (&mut node.kind, node.id) {
-                if let Some(k) = attrs.iter().position(|(a, _)| a == name) {
-                    taken.push((id, attrs.remove(k).1));
-                }
-            }
-        }
-        taken
-    }
-
     /// Rebuilds the id index after a transform that carried ids over.
     pub fn index_ids(&mut self) {
         let order = self.preorder();
@@ -301,27 +285,5 @@ mod tests {
         let svg = Dom::parse(b"<svg><script>&lt;b&gt;</script></svg>", None, false);
         let svg_html = svg.serialize().0;
         assert!(svg_html.contains("&lt;b&gt;</script>"), "{svg_html}");
-    }
-
-    #[test]
-    fn taken_attributes_leave_the_tree_and_keep_their_element() {
-        let mut dom = Dom::parse(
-            b"<p data-m=\"a\">x<b data-m=\"b\" class=\"k\">y</b></p><i>z</i>",
-            None,
-            false,
-        );
-        let taken = dom.take_attribute("data-m");
-        let p = dom
-            .nodes
-            .iter()
-            .find(|n| matches!(&n.kind, Kind::Element { tag, .. } if &**tag == "p"));
-        assert_eq!(taken.len(), 2);
-        assert_eq!(taken[0], (p.and_then(|n| n.id).unwrap(), "a".to_owned()));
-        assert_eq!(taken[1].1, "b");
-        let html = dom.serialize().0;
-        assert!(
-            !html.contains("data-m") && html.contains("class=\"k\""),
-            "{html}"
-        );
     }
 }
