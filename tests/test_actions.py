@@ -144,17 +144,48 @@ def test_every_action_of_the_table_parses_and_round_trips():
         assert parse_action(str(action), "all") == action
 
 
-def test_the_executor_carries_out_every_action():
+def test_every_action_is_carried_out_by_the_browser_or_has_a_meaning():
+    """A page action has the executor's handler; an internal one has an effect the shared
+    piece applies (and the executor refuses it: it never reaches the page)."""
+    import asyncio
     import inspect
 
-    from pagelens.actions import ACTIONS
+    from pagelens.actions import ACTIONS, Internal, internal_outcome
     from pagelens.browser.execute import Executor
 
-    executor = Executor(env=None)  # only its methods are looked at
+    executor = Executor(tabs=None, resolver=None, config=None)  # type: ignore[arg-type]  # only its methods are looked at
     for name, spec in ACTIONS.items():
-        handler = executor.handler(name)
-        params = list(inspect.signature(handler).parameters)
-        assert params == (["element", "action"] if spec.on_element else ["action", "result"]), name
+        action = parse_action(example(spec), "all")
+        if spec.internal:
+            assert not hasattr(executor, "_" + name), name
+            with pytest.raises(ActionError, match="changes the agent"):
+                asyncio.run(executor.run(action))
+            assert isinstance(internal_outcome(action), Internal), name
+        else:
+            assert internal_outcome(action) is None, name
+            params = list(inspect.signature(executor.handler(name)).parameters)
+            assert params == (["element", "action"] if spec.on_element else ["action"]), name
+
+
+def test_internal_actions_mean_what_the_table_says_unless_the_agent_says_otherwise():
+    from pagelens.actions import Internal, internal_outcome
+
+    stop, note, branch = parse_action("stop [42]"), parse_action("note [n]"), parse_action("branch [0] [x]")
+    assert internal_outcome(stop) == Internal(True, done=True, answer="42")
+    assert internal_outcome(note) == Internal(True, note="n")
+    assert internal_outcome(branch) == Internal(True)  # the browser alone has no plans to change
+
+    class Planless:
+        pass
+
+    refused = internal_outcome(branch, Planless())
+    assert refused is not None and not refused.ok and "keeps no plans" in (refused.error or "")
+
+    class Returns:
+        def on_answer(self, action, url):
+            return Internal(True, note=f"returned {action.text} at {url}")
+
+    assert internal_outcome(stop, Returns(), "http://x/") == Internal(True, note="returned 42 at http://x/")
 
 
 def test_prompts_list_exactly_the_allowed_actions():

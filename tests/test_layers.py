@@ -100,3 +100,67 @@ sys.exit(main(sys.argv[1:]))
         assert proc.returncode == 2, (args, proc.stderr)
         assert f"pip install 'pagelens[{extra}]'" in proc.stderr, proc.stderr
         assert not any((tmp_path / args[2]).glob("examples/*")), "nothing is written half"
+
+
+# Pairs of modules that name each other, and why that is allowed: only for type annotations
+# (under TYPE_CHECKING), never at run time.
+_ANNOTATION_ONLY = {
+    # The Benchmark protocol's methods are called with a worker and a study's settings.
+    frozenset({"pagelens.studies.benchmarks", "pagelens.studies.settings"}),
+    frozenset({"pagelens.studies.benchmarks", "pagelens.studies.episodes"}),
+}
+
+
+def _imports() -> tuple[dict[str, set[str]], dict[str, set[str]]]:
+    """Every module's imports of the package's modules: all of them, and those made at run time
+    (outside ``if TYPE_CHECKING:``), from the source."""
+    import ast
+    from pathlib import Path
+
+    import pagelens
+
+    root = Path(pagelens.__file__).parent.parent
+    files = {}
+    for f in (root / "pagelens").rglob("*.py"):
+        name = ".".join(f.relative_to(root).with_suffix("").parts)
+        files[name.removesuffix(".__init__")] = f
+    every: dict[str, set[str]] = {}
+    runtime: dict[str, set[str]] = {}
+    for name, f in files.items():
+        tree = ast.parse(f.read_text())
+        typing_only = {
+            id(n)
+            for block in ast.walk(tree)
+            if isinstance(block, ast.If) and "TYPE_CHECKING" in ast.unparse(block.test)
+            for n in ast.walk(block)
+        }
+        for node in ast.walk(tree):
+            named = set()
+            if isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+                named = {node.module} | {f"{node.module}.{a.name}" for a in node.names}
+            elif isinstance(node, ast.Import):
+                named = {a.name for a in node.names}
+            named = {m for m in named if m in files and m != name}
+            every.setdefault(name, set()).update(named)
+            if id(node) not in typing_only:
+                runtime.setdefault(name, set()).update(named)
+    return every, runtime
+
+
+def test_no_two_modules_import_each_other():
+    every, runtime = _imports()
+
+    def related(a: str, b: str) -> bool:  # a package and its own modules
+        return a.startswith(b + ".") or b.startswith(a + ".") or "pagelens" in (a, b)
+
+    pairs = {
+        frozenset({a, b}) for a, deps in every.items() for b in deps if a in every.get(b, ()) and not related(a, b)
+    }
+    assert pairs <= _ANNOTATION_ONLY, sorted(map(sorted, pairs - _ANNOTATION_ONLY))
+    for pair in pairs:
+        a, b = sorted(pair)
+        assert not (b in runtime[a] and a in runtime[b]), f"{a} and {b} import each other at run time"
+    # The action path: the environment asks the executor, the executor asks the resolver.
+    assert "pagelens.browser.env" not in every["pagelens.browser.execute"]
+    assert "pagelens.browser.execute" not in every["pagelens.browser.resolve"]
+    assert "pagelens.browser.env" not in every["pagelens.browser.resolve"]

@@ -108,3 +108,40 @@ def test_every_registered_agent_is_made_by_the_factory():
         assert agent is not None
     with pytest.raises(pagelens.ArgumentError, match="unknown agent"):
         factory.make_agent("nope", llm, "t", "u")
+
+
+def test_one_operations_table_for_prep_readers_metrics_and_the_agent():
+    """Every operation of the table, in each of its spellings, is read by prep, written and
+    read back in ScribeAgent's step format, scored by Mind2Web's operation, and acted on by
+    the agent as a page action; nothing else knows an operation's name."""
+    from pagelens.actions import ACTIONS, parse_action
+    from pagelens.datasets.operations import MIND2WEB, OPERATIONS, canonical_operation, to_action
+    from pagelens.datasets.records import RecordError, step_from_record
+    from pagelens.datasets.scribe_format import parse_step, step_lines
+
+    for op in OPERATIONS.values():
+        for spelling in (op.name, *op.spellings, *(s.upper() for s in op.spellings)):
+            assert canonical_operation(spelling) == op.name
+            record = {
+                "workflow_id": "w",
+                "objective": "o",
+                "url": "",
+                "html": "<p>",
+                "action": spelling,
+                "target_selector": "#a",
+            }
+            if op.needs_text:
+                with pytest.raises(RecordError, match="needs the 'text'"):
+                    step_from_record(record, "t", 0)
+            assert step_from_record({**record, "text": "a b"}, "t", 0).action == op.name
+        lines = step_lines(1, "do it", op.name, "a b", 7, '<input node="7">')
+        parsed = parse_step(lines.split("\n", 1)[1])
+        assert (parsed.action, parsed.node, parsed.text) == (op.name, 7, "a b")
+        metric = steps.predicted_operation(parsed)
+        assert metric.split(" ")[0] in ("TYPE", op.mind2web)  # a click on an <input> is typing
+        assert (op.mind2web in MIND2WEB) == op.in_mind2web
+        action = to_action(op.name, 7, "a b", "div")
+        assert not ACTIONS[action.kind].internal
+        assert parse_action(str(action), "all") == action  # a plain Action, not text to re-parse
+    with pytest.raises(pagelens.PagelensError, match="unknown operation"):
+        to_action("fly_action", 1, "", "div")

@@ -515,3 +515,36 @@ def test_an_episode_ends_when_miniwob_says_done(tmp_path):
     for r in read_results(tmp_path):
         assert r["success"] and r["reward"] == 1.0, r
         assert r["reason"] == "task_done" and r["steps"] == 1, r
+
+
+def test_one_count_of_success_rates_for_the_evaluation_the_study_and_the_comparison():
+    """The evaluation's site table, a study's summary and the comparison all count with
+    pagelens.rates: not-scored runs are out of the rate (and counted apart), scores average
+    over scored runs, groups come out sorted."""
+    from pagelens.evaluation.harness import TaskScore, site_table
+    from pagelens.rates import rate_of, rates_by
+
+    verdicts = [True, False, None, True]
+    r = rate_of("x", verdicts, [1.0, 0.5, None, None])
+    assert (r.runs, r.scored, r.not_scored, r.successes) == (4, 3, 1, 2)
+    assert r.rate == pytest.approx(2 / 3) and r.mean_score == pytest.approx(1.5 / 3)
+    assert r.interval() == wilson(2, 3)
+    assert rate_of("none", [None]).rate is None and rate_of("none", []).mean_score is None
+    groups = rates_by(["b1", "a1", "b0"], lambda s: s[0], lambda s: s[1] == "1")
+    assert list(groups) == ["a", "b"] and groups["b"].successes == 1 and groups["b"].runs == 2
+    scores = [
+        TaskScore(1, "shop", scored=True, score=1.0, success=True),
+        TaskScore(2, "shop", scored=False),
+        TaskScore(3, "forum", scored=True, score=0.0, success=False),
+    ]
+    table = site_table(scores)
+    assert [row["site"] for row in table["sites"]] == ["forum", "shop"]
+    assert table["total"] == {
+        "site": "total",
+        "runs": 3,
+        "scored": 2,
+        "not_scored": 1,
+        "successes": 1,
+        "success_rate": 0.5,
+        "mean_score": 0.5,
+    }

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from typing import Any, Literal
 
 from pagelens.errors import ArgumentError, PagelensError
 
@@ -26,13 +27,21 @@ __all__ = [
     "Action",
     "ActionError",
     "ActionSpec",
+    "Internal",
+    "UnknownActionError",
     "describe_actions",
+    "internal_outcome",
     "parse_action",
 ]
 
 
 class ActionError(PagelensError, ValueError):
     """Text that is not a valid action, or an action that could not be carried out."""
+
+
+class UnknownActionError(ActionError):
+    """The text names no action of the vocabulary: a caller with names of its own (SteP's
+    policies) can add them to the message."""
 
 
 @dataclass(frozen=True)
@@ -49,8 +58,15 @@ class ActionSpec:
     # model needs, nothing it misuses) and WebArena's original one.
     spaces: frozenset[str]
     on_element: bool = False  # the browser acts on the element `[id]` names
-    internal: bool = False  # changes the agent (its notes, plans, answer), not the page
+    # What an internal action means (it changes the agent, not the page): "answer" ends the
+    # task with its text as the answer, "note" keeps its text, "plan" changes the plan tree.
+    # None: a page action, carried out by the browser.
+    effect: Literal["answer", "note", "plan"] | None = None
     prompt: str = ""  # the line that explains it to a model ("": explained by its own prompt)
+
+    @property
+    def internal(self) -> bool:
+        return self.effect is not None
 
 
 _OCCAM, _WEBARENA = frozenset({"occam"}), frozenset({"webarena"})
@@ -100,26 +116,26 @@ ACTIONS: dict[str, ActionSpec] = {
             "note",
             ("text",),
             _OCCAM,
-            internal=True,
+            effect="note",
             prompt=("note [text]: write down a fact you will need later (notes stay visible with the plans)."),
         ),
         ActionSpec(
             "stop",
             ("text",),
             _BOTH,
-            internal=True,
+            effect="answer",
             prompt=(
                 "stop [answer]: finish. Put the answer in the brackets; if the task has no textual answer or cannot be "
                 "done, write N/A and the reason."
             ),
         ),
-        ActionSpec("branch", ("id", "text"), _OCCAM, internal=True),
-        ActionSpec("prune", ("id", "text"), _OCCAM, internal=True),
+        ActionSpec("branch", ("id", "text"), _OCCAM, effect="plan"),
+        ActionSpec("prune", ("id", "text"), _OCCAM, effect="plan"),
         ActionSpec("noop", (), _WEBARENA, prompt="noop: do nothing this turn (wait for the page)."),
     )
 }
 # The planning actions, switched on and off together.
-PLANNING = frozenset({"branch", "prune"})
+PLANNING = frozenset(name for name, spec in ACTIONS.items() if spec.effect == "plan")
 
 ACTION_SPACES: dict[str, frozenset[str]] = {
     "occam": frozenset(n for n, spec in ACTIONS.items() if "occam" in spec.spaces),
@@ -181,6 +197,41 @@ class Action:
         return ACTIONS[self.kind].internal
 
 
+@dataclass
+class Internal:
+    """The outcome of an internal action (plans, notes, an answer; SteP's policy calls)."""
+
+    ok: bool
+    error: str | None = None
+    done: bool = False  # the task is over
+    answer: str | None = None
+    note: str | None = None
+    navigate_to: str | None = None  # prune: back to the page where the plan was made
+
+
+def internal_outcome(action: Action, agent: Any = None, url: str = "") -> Internal | None:
+    """What ``action`` means when it is internal (None: a page action, for the browser), as the
+    table's ``effect`` says. An agent gives an effect its own meaning with a method
+    ``on_<effect>(action, url) -> Internal`` (AgentOccam keeps notes and a plan tree; SteP's
+    answer returns from a policy); without one: an answer ends the task, a note is kept in
+    the outcome, and a plan action is refused to an agent without plans (no-op without an
+    agent: the browser alone has no plans)."""
+    effect = ACTIONS[action.kind].effect
+    if effect is None:
+        return None
+    own = getattr(agent, f"on_{effect}", None)
+    if own is not None:
+        outcome: Internal = own(action, url)
+        return outcome
+    if effect == "answer":
+        return Internal(True, done=True, answer=action.text or "")
+    if effect == "note":
+        return Internal(True, note=action.text or "")
+    if agent is not None:
+        return Internal(False, f"`{action.kind}` is not available: this agent keeps no plans")
+    return Internal(True)
+
+
 _FENCE = re.compile(r"```(?:[a-zA-Z]+[ \t]*\n)?\s*(.*?)```", re.S)
 # No two unbounded repeats can share the same characters: a model's text is parsed in linear time.
 _LABEL = re.compile(r"^\s*(?:[-*>]\s*)?(?:\*\*)?(?:next\s+)?action\s*(?:\*\*\s*)?[:：]\s*(?:\*\*)?\s*", re.I)
@@ -226,7 +277,7 @@ def parse_action(raw: str, allowed: frozenset[str] | str | None = None) -> Actio
         name = _ALIASES.get(name, name)
         if name not in ACTIONS:
             if len(candidates) == 1:
-                first_error = first_error or ActionError(
+                first_error = first_error or UnknownActionError(
                     f"unknown action {m.group(1)!r}; valid actions: {', '.join(sorted(space))}"
                 )
             continue

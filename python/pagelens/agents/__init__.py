@@ -3,7 +3,8 @@ an optional Judge, SteP's stacked policies, and ScribeAgent (a fine-tuned model 
 HTML); :func:`run_agent` runs one on the live browser
 and writes a resumable JSONL trajectory and an HTML report."""
 
-from pagelens.agents.base import Decision, Internal
+from pagelens.actions import Internal
+from pagelens.agents.base import Decision
 from pagelens.agents.occam import OccamAgent, OccamConfig
 from pagelens.agents.planning import PlanTree
 from pagelens.agents.report import write_report

@@ -1,5 +1,5 @@
-"""What every agent shares: the decision record, prompt files, and model calls with the
-invalid-action loop (the parser's error goes back to the model, at most N times)."""
+"""What every agent shares: the decision record, prompt files, internal actions, and model
+calls with the invalid-action loop (the parser's error goes back to the model, at most N times)."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 from importlib import resources
 from typing import Any
 
-from pagelens.actions import Action, ActionError, parse_action
+from pagelens.actions import Action, ActionError, Internal, internal_outcome, parse_action
 from pagelens.llm import LLMClient
 
 
@@ -51,15 +51,15 @@ class Decision:
         }
 
 
-@dataclass
-class Internal:
-    """The outcome of an action the agent carries out itself (plans, notes, policies, stop)."""
-
-    ok: bool
-    error: str | None = None
-    done: bool = False
-    answer: str | None = None
-    navigate_to: str | None = None  # prune: back to the page where the plan was made
+def apply_internal(agent: Any, action: Any, url: str) -> Internal | None:
+    """The one place an agent's step becomes an internal outcome: a table action by what the
+    table says it means (:func:`pagelens.actions.internal_outcome`, with the agent's own
+    ``on_<effect>`` where it has one), an action of the agent's own kind (SteP's policy
+    calls) by its ``on_own_action``. None: a page action, for the browser."""
+    if isinstance(action, Action):
+        return internal_outcome(action, agent, url)
+    outcome: Internal = agent.on_own_action(action, url)
+    return outcome
 
 
 def ask_for_action(

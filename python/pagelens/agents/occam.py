@@ -13,8 +13,16 @@ from dataclasses import asdict, dataclass
 from typing import Any
 
 from pagelens._core import DEFAULT_TOKENIZER
-from pagelens.actions import ACTION_SPACES, PLANNING, Action, ActionError, describe_actions, parse_action
-from pagelens.agents.base import Decision, Internal, ask_for_action, load_prompt
+from pagelens.actions import (
+    ACTION_SPACES,
+    PLANNING,
+    Action,
+    ActionError,
+    Internal,
+    describe_actions,
+    parse_action,
+)
+from pagelens.agents.base import Decision, ask_for_action, load_prompt
 from pagelens.agents.memory import Notes, StepMemory
 from pagelens.agents.planning import PlanError, PlanTree
 from pagelens.agents.sections import parse_ids, split_sections
@@ -265,22 +273,17 @@ class OccamAgent:
             return description
         return sub.text
 
-    def internal(self, decision: Decision, url: str) -> Internal | None:
-        """The actions that change the agent, not the page: branch, prune, note, stop."""
-        action = decision.action
-        if not isinstance(action, Action):
-            return None
-        if action.kind in PLANNING:
-            if not self.config.planning:
-                return Internal(False, "planning actions are switched off")
-            ok, error, back_to = self.apply_plan_action(action, url)
-            return Internal(ok, error, navigate_to=back_to)
-        if action.kind == "note":
-            self.notes.add(self.plans.active, action.text or "")
-            return Internal(True)
-        if action.kind == "stop":
-            return Internal(True, done=True, answer=action.text or "")
-        return None
+    # -- what the internal actions mean to AgentOccam (see pagelens.actions.internal_outcome) --
+
+    def on_plan(self, action: Action, url: str) -> Internal:
+        if not self.config.planning:
+            return Internal(False, "planning actions are switched off")
+        ok, error, back_to = self.apply_plan_action(action, url)
+        return Internal(ok, error, navigate_to=back_to)
+
+    def on_note(self, action: Action, url: str) -> Internal:
+        self.notes.add(self.plans.active, action.text or "")
+        return Internal(True, note=action.text or "")
 
     def config_json(self) -> dict[str, Any]:
         return asdict(self.config)

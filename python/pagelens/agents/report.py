@@ -9,7 +9,7 @@ from pathlib import Path
 
 from pagelens._io import write_atomically
 from pagelens.agents.planning import PlanTree
-from pagelens.agents.trajectory import read_trajectory
+from pagelens.agents.trajectory import RunHeader, load_trajectory
 
 _STYLE = """
 body { font: 14px/1.45 system-ui, sans-serif; margin: 2em auto; max-width: 1100px; color: #222; }
@@ -29,28 +29,31 @@ def _e(text: object) -> str:
 
 def write_report(trajectory: str | Path, out: str | Path) -> Path:
     trajectory, out = Path(trajectory), Path(out)
-    records = read_trajectory(trajectory)
-    header = next((r for r in records if r.get("type") == "run"), {})
-    steps = [r for r in records if r.get("type") == "step"]
-    end = next((r for r in records if r.get("type") == "end"), None)
+    run = load_trajectory(trajectory)
+    header, steps, end = run.header or RunHeader(), run.steps, run.end
     parts = [
-        f"<!DOCTYPE html><html><head><meta charset='utf-8'><title>{_e(header.get('task'))}</title>"
+        f"<!DOCTYPE html><html><head><meta charset='utf-8'><title>{_e(header.task)}</title>"
         f"<style>{_STYLE}</style></head><body>"
     ]
-    parts.append(f"<h1>{_e(header.get('task'))}</h1><table>")
-    for key in ("url", "agent", "model", "task_id"):
-        parts.append(f"<tr><th>{key}</th><td>{_e(header.get(key))}</td></tr>")
+    parts.append(f"<h1>{_e(header.task)}</h1><table>")
+    for key, value in (
+        ("url", header.url),
+        ("agent", header.agent),
+        ("model", header.model),
+        ("task_id", header.task_id),
+    ):
+        parts.append(f"<tr><th>{key}</th><td>{_e(value)}</td></tr>")
     if end:
         parts.append(
-            f"<tr><th>answer</th><td>{_e(end.get('answer'))}</td></tr>"
-            f"<tr><th>final URL</th><td>{_e(end.get('final_url'))}</td></tr>"
-            f"<tr><th>ended</th><td>{_e(end.get('reason'))} after {_e(end.get('steps'))} steps</td></tr>"
+            f"<tr><th>answer</th><td>{_e(end.answer)}</td></tr>"
+            f"<tr><th>final URL</th><td>{_e(end.final_url)}</td></tr>"
+            f"<tr><th>ended</th><td>{_e(end.reason)} after {_e(end.steps)} steps</td></tr>"
         )
     else:
         parts.append("<tr><th>status</th><td>unfinished (no end record)</td></tr>")
-    tokens = sum(s.get("tokens", {}).get("prompt", 0) + s.get("tokens", {}).get("completion", 0) for s in steps)
+    tokens = sum(s.token_count() for s in steps)
     parts.append(f"<tr><th>tokens</th><td>{tokens:,}</td></tr></table>")
-    state = steps[-1].get("state", {}) if steps else {}
+    state = steps[-1].state if steps else {}
     if isinstance(state, dict) and "plans" in state:
         parts.append("<h2>Plan tree</h2><pre>" + _e(PlanTree.from_json(state["plans"]).render()) + "</pre>")
     if isinstance(state, dict) and state.get("stack"):
@@ -58,34 +61,33 @@ def write_report(trajectory: str | Path, out: str | Path) -> Path:
             "<h2>Policy stack at the end</h2><pre>" + _e(" > ".join(f["policy"] for f in state["stack"])) + "</pre>"
         )
     for s in steps:
-        result = s.get("result", {})
-        cls = "ok" if result.get("ok") else "failed"
-        outcome = "done" if result.get("ok") else f"failed: {result.get('error')}"
+        cls = "ok" if s.ok else "failed"
+        outcome = "done" if s.ok else f"failed: {s.failure}"
         parts.append(
-            f"<h2>Step {s['step']}: <span class='action'>{_e(s.get('action'))}</span> "
+            f"<h2>Step {s.step}: <span class='action'>{_e(s.action)}</span> "
             f"<span class='{cls}'>{_e(outcome)}</span></h2>"
         )
-        parts.append(f"<div>{_e(s.get('title'))} &lt;{_e(s.get('url'))}&gt;</div><dl>")
-        for name, text in (s.get("sections") or {}).items():
+        parts.append(f"<div>{_e(s.title)} &lt;{_e(s.url)}&gt;</div><dl>")
+        for name, text in s.sections.items():
             parts.append(f"<dt>{_e(name.replace('_', ' ').capitalize())}</dt><dd>{_e(text)}</dd>")
-        for error in s.get("invalid") or []:
+        for error in s.invalid:
             parts.append(f"<dt>Invalid action shown back</dt><dd>{_e(error)}</dd>")
-        if s.get("judge"):
+        if s.judge:
             parts.append(
-                f"<dt>Judge</dt><dd>candidates: {_e('; '.join(s.get('candidates') or []))}\n"
-                f"selected: {_e(s['judge'].get('selected'))}</dd>"
+                f"<dt>Judge</dt><dd>candidates: {_e('; '.join(map(str, s.candidates)))}\n"
+                f"selected: {_e(s.judge.get('selected'))}</dd>"
             )
-        if (s.get("meta") or {}).get("policy"):
-            parts.append(f"<dt>Policy</dt><dd>{_e(s['meta']['policy'])}</dd>")
+        if s.meta.get("policy"):
+            parts.append(f"<dt>Policy</dt><dd>{_e(s.meta['policy'])}</dd>")
         parts.append("</dl>")
-        if s.get("screenshot"):
-            shot = trajectory.parent / s["screenshot"]
+        if s.screenshot:
+            shot = trajectory.parent / s.screenshot
             if shot.is_file():
                 data = base64.b64encode(shot.read_bytes()).decode()
-                parts.append(f"<img alt='step {s['step']}' src='data:image/png;base64,{data}'>")
+                parts.append(f"<img alt='step {s.step}' src='data:image/png;base64,{data}'>")
         parts.append(
-            f"<details><summary>Observation ({len(s.get('observation') or '')} characters)</summary>"
-            f"<pre>{_e(s.get('observation'))}</pre></details>"
+            f"<details><summary>Observation ({len(s.observation)} characters)</summary>"
+            f"<pre>{_e(s.observation)}</pre></details>"
         )
     parts.append("</body></html>")
     write_atomically(out, "\n".join(parts))

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import asyncio
-import json
 import time
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
@@ -12,8 +11,8 @@ from typing import Any, Protocol
 
 from pagelens._io import write_atomically
 from pagelens.actions import Action
-from pagelens.agents.base import Decision, Internal
-from pagelens.agents.trajectory import TrajectoryWriter, read_trajectory
+from pagelens.agents.base import Decision, apply_internal
+from pagelens.agents.trajectory import EndRecord, RunHeader, StepRecord, TrajectoryWriter, load_trajectory
 from pagelens.browser.env import AsyncBrowserEnv
 from pagelens.browser.records import HtmlObservation, PageObservation
 from pagelens.errors import TrajectoryError
@@ -27,7 +26,6 @@ class Agent(Protocol):
     name: str
 
     def decide(self, obs: Any, step: int) -> Decision: ...
-    def internal(self, decision: Decision, url: str) -> Internal | None: ...
     def record(self, step: int, decision: Decision, obs: Any, ok: bool, error: str | None) -> Any: ...
     def state(self) -> dict[str, Any]: ...
     def restore(self, state: dict[str, Any]) -> None: ...
@@ -96,47 +94,44 @@ async def run_agent(
     model = model or getattr(llm, "model", None)
     path = out / "trajectory.jsonl"
     start = 0
-    records: list[dict[str, Any]] = []
+    earlier = None
     if path.exists():
         if not resume:
             raise FileExistsError(f"{path} exists: use --resume to continue it or another --out")
-        records = read_trajectory(path, repair=True)
+        earlier = load_trajectory(path, repair=True)
     writer = TrajectoryWriter(path)
-    if records and records[-1].get("type") == "end":
-        end = records[-1]
-        return RunResult(end.get("answer"), end.get("final_url"), end.get("steps", 0), "already finished", path)
-    steps = [r for r in records if r.get("type") == "step"]
-    model_s = sum(float(s.get("timing", {}).get("model_s", 0.0)) for s in steps)
-    step_s = sum(float(s.get("timing", {}).get("total_s", 0.0)) for s in steps)
-    if not records:
+    if earlier is not None and earlier.end is not None:
+        end = earlier.end
+        return RunResult(end.answer, end.final_url, end.steps, "already finished", path)
+    steps = earlier.steps if earlier is not None else []
+    model_s = sum(s.seconds("model_s") for s in steps)
+    step_s = sum(s.seconds("total_s") for s in steps)
+    if earlier is None or earlier.header is None:
         har = env.config.har_path
         if har and Path(har).parent.resolve() == out.resolve():
             har = Path(har).name  # beside the trajectory
-        writer.append(
-            {
-                "type": "run",
-                "version": 1,
-                "task": task,
-                "task_id": task_id,
-                "url": url,
-                "har": har,
-                "agent": agent.name,
-                "model": model,
-                "config": agent.config_json(),
-                "started": time.time(),
-                **(header or {}),
-            }
+        writer.write(
+            RunHeader(
+                task=task,
+                task_id=task_id,
+                url=url,
+                har=har,
+                agent=agent.name,
+                model=model,
+                config=agent.config_json(),
+                started=time.time(),
+                extra=dict(header or {}),
+            )
         )
         obs = await first_observation()
     else:
-        header = records[0]
-        if header.get("task") != task or header.get("url") != url:
+        if earlier.header.task != task or earlier.header.url != url:
             raise TrajectoryError(f"{path} is a run of another task or URL; cannot resume it with this one")
         obs = await first_observation()
         if steps:
-            agent.restore(steps[-1]["state"])
-            start = steps[-1]["step"] + 1
-            last_url = steps[-1].get("final_url")
+            agent.restore(steps[-1].state)
+            start = steps[-1].step + 1
+            last_url = steps[-1].final_url
             if last_url and last_url != obs.url:
                 await env.navigate(last_url)
                 obs = await look()
@@ -155,7 +150,7 @@ async def run_agent(
         if action is None:
             ok, error = False, decision.error
         else:
-            internal = agent.internal(decision, before.url)
+            internal = apply_internal(agent, action, before.url)
             if internal is not None:
                 ok, error, done = internal.ok, internal.error, internal.done
                 answer = internal.answer if internal.done else answer
@@ -171,31 +166,30 @@ async def run_agent(
                 ok, error = result.ok, result.error
                 obs = result.observation or await look()
         agent.record(step, decision, before, ok, error)
-        record = {
-            "type": "step",
-            "step": step,
-            "url": before.url,
-            "title": before.title,
-            "observation": before.text,
-            "dialogs": before.dialogs,
+        record = StepRecord(
+            step=step,
+            url=before.url,
+            title=before.title,
+            observation=before.text,
+            dialogs=list(before.dialogs),
             **decision.to_json(),
-            "result": {"ok": ok, "error": error},
-            "answer": answer if done else None,
-            "final_url": obs.url if not done else before.url,
-            "timing": {
+            result={"ok": ok, "error": error},
+            answer=answer if done else None,
+            final_url=obs.url if not done else before.url,
+            timing={
                 "model_s": t_model,
                 "total_s": time.perf_counter() - t0,
                 "observe_ms": before.timings_ms.get("total"),
             },
-            "state": agent.state(),
-        }
+            state=agent.state(),
+        )
         model_s += t_model
-        step_s += record["timing"]["total_s"]
+        step_s += record.seconds("total_s")
         if before.screenshot is not None:
             shot = out / f"step-{step:03d}.png"
             write_atomically(shot, before.screenshot)
-            record["screenshot"] = shot.name
-        writer.append(record)
+            record.screenshot = shot.name
+        writer.write(record)
         if progress is not None:
             progress(step, record)
         if done:
@@ -211,17 +205,16 @@ async def run_agent(
     final_url = obs.url
     n = step + 1 if max_steps > start else start
     usage = llm.usage.as_dict() if llm is not None else {}
-    writer.append(
-        {
-            "type": "end",
-            "answer": answer,
-            "final_url": final_url,
-            "steps": n,
-            "reason": reason,
-            "task_id": task_id,
-            "usage": usage,
-            "finished": time.time(),
-        }
+    writer.write(
+        EndRecord(
+            answer=answer,
+            final_url=final_url,
+            steps=n,
+            reason=reason,
+            task_id=task_id,
+            usage=usage,
+            finished=time.time(),
+        )
     )
     report_path = None
     if report:
@@ -229,11 +222,3 @@ async def run_agent(
 
         report_path = write_report(path, out / "report.html")
     return RunResult(answer, final_url, n, reason, path, report_path, usage, model_s, step_s)
-
-
-def load_steps(path: str | Path) -> list[dict[str, Any]]:
-    return [r for r in read_trajectory(path) if r.get("type") == "step"]
-
-
-def dumps(obj: Any) -> str:
-    return json.dumps(obj, ensure_ascii=False, indent=1, default=str)

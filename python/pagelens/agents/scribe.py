@@ -27,13 +27,13 @@ from dataclasses import asdict, dataclass
 from typing import Any
 
 from pagelens import DEFAULT_TOKENIZER, Chunk, load_tokenizer
-from pagelens.actions import ACTION_SPACES, Action, ActionError, parse_action
-from pagelens.agents.base import Decision, Internal, load_prompt
+from pagelens.actions import Action, ActionError
+from pagelens.agents.base import Decision, load_prompt
 from pagelens.browser.records import HtmlObservation
+from pagelens.datasets.operations import click_means_typing, to_action
 from pagelens.datasets.scribe_format import (
     SYSTEM,
     ParsedStep,
-    click_means_typing,
     parse_step,
     prompt_text,
     step_lines,
@@ -181,12 +181,6 @@ class ScribeAgent:
         decision.meta["parsed"] = asdict(chosen)
         return decision
 
-    def internal(self, decision: Decision, url: str) -> Internal | None:
-        action = decision.action
-        if isinstance(action, Action) and action.kind == "stop":
-            return Internal(True, done=True, answer=action.text or "")
-        return None
-
     def record(self, step: int, decision: Decision, obs: HtmlObservation, ok: bool, error: str | None) -> None:
         self.last_error = None if ok else (error or decision.error)
         parsed = decision.meta.get("parsed")
@@ -201,29 +195,14 @@ class ScribeAgent:
 
     def _action(self, step: ParsedStep, cleaned: Any) -> Action:
         if step.action == "stop":
-            return parse_action(f"stop [{step.text}]", ACTION_SPACES["all"])
-        node = step.node
-        el = cleaned.element(node)
-        text = step.text
-        kind = step.action
+            return Action("stop", text=step.text)
+        el = cleaned.element(step.node)
+        kind, text = step.action, step.text
         if kind == "mouse_click_action" and click_means_typing(el.tag, el.attributes.get("type", "text")):
             typed = text or next(iter(_QUOTED.findall(step.description)), "")
             if typed:
                 kind, text = "keyboard_sequence_action", typed
-        if kind == "mouse_click_action":
-            command = f"click [{node}]"
-        elif kind == "hover_action":
-            command = f"hover [{node}]"
-        elif kind == "keyboard_combination_action":
-            # Keys go to the focused element (the model types into a field, then presses).
-            command = f"press [{text or 'Enter'}]"
-        elif kind in ("keyboard_sequence_action", "select_action"):
-            if not text:
-                raise ActionError(f"{kind} on node {node} says nothing to type or choose")
-            command = f"type [{node}] [{text}] [0]" if el.tag != "option" else f"click [{node}]"
-        else:  # parse_step only lets ScribeAgent's actions through
-            raise ActionError(f"unknown action {kind!r}")
-        return parse_action(command, ACTION_SPACES["all"])
+        return to_action(kind, step.node, text, el.tag)
 
     # -- the planner ------------------------------------------------------------------------------
 
@@ -248,7 +227,7 @@ class ScribeAgent:
             return None
         answer = re.search(r"^\s*Answer:\s*(.*)$", reply, flags=re.I | re.M)
         decision.meta["planner"] = "stop"
-        return parse_action(f"stop [{answer.group(1).strip() if answer else ''}]", ACTION_SPACES["all"])
+        return Action("stop", text=answer.group(1).strip() if answer else "")
 
     def _ask_planner(self, prompt: str, decision: Decision) -> str:
         assert self.planner is not None

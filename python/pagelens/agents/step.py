@@ -27,8 +27,17 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
-from pagelens.actions import ACTION_SPACES, PLANNING, Action, ActionError, describe_actions, parse_action
-from pagelens.agents.base import Decision, Internal, ask_for_action, load_prompt
+from pagelens.actions import (
+    ACTION_SPACES,
+    PLANNING,
+    Action,
+    ActionError,
+    Internal,
+    UnknownActionError,
+    describe_actions,
+    parse_action,
+)
+from pagelens.agents.base import Decision, ask_for_action, load_prompt
 from pagelens.agents.sections import split_sections
 from pagelens.browser.records import PageObservation, RenderMode
 from pagelens.errors import PagelensError
@@ -216,33 +225,29 @@ class StePAgent:
                 return PolicyCall(m.group(1).lower(), arg[1:-1].strip())
         try:
             return parse_action(text, self.allowed)
-        except ActionError as e:
-            if "unknown action" in str(e):
-                callable_policies = ", ".join(p for p in self.policies if p != self.config.root)
-                raise ActionError(f"{e}; or call a policy: {callable_policies}") from None
-            raise
+        except UnknownActionError as e:
+            callable_policies = ", ".join(p for p in self.policies if p != self.config.root)
+            raise UnknownActionError(f"{e}; or call a policy: {callable_policies}") from None
 
-    def internal(self, decision: Decision, url: str) -> Internal | None:
-        action = decision.action
-        frame = self.stack[-1]
-        if isinstance(action, PolicyCall):
-            if len(self.stack) >= self.config.max_depth:
-                return Internal(
-                    False,
-                    f"cannot call {action.name}: the policy stack is full "
-                    f"(at most {self.config.max_depth} policies deep)",
-                )
-            self.stack.append(Frame(action.name, action.argument))
-            return Internal(True)
-        if isinstance(action, Action) and action.kind == "note":
-            return Internal(True)
-        if isinstance(action, Action) and action.kind == "stop":
-            if len(self.stack) == 1:
-                return Internal(True, done=True, answer=action.text or "")
-            self.stack.pop()
-            self.stack[-1].history.append(f"{frame.policy} [{frame.objective}] returned: {action.text}")
-            return Internal(True)
-        return None
+    # -- what the internal actions mean to SteP (see pagelens.agents.base.apply_internal) ------
+
+    def on_own_action(self, action: PolicyCall, url: str) -> Internal:
+        """A policy call pushes the policy, up to the stack's depth."""
+        if len(self.stack) >= self.config.max_depth:
+            return Internal(
+                False,
+                f"cannot call {action.name}: the policy stack is full (at most {self.config.max_depth} policies deep)",
+            )
+        self.stack.append(Frame(action.name, action.argument))
+        return Internal(True)
+
+    def on_answer(self, action: Action, url: str) -> Internal:
+        """``stop`` in the root policy ends the task; in a called one it returns to the caller."""
+        if len(self.stack) == 1:
+            return Internal(True, done=True, answer=action.text or "")
+        frame = self.stack.pop()
+        self.stack[-1].history.append(f"{frame.policy} [{frame.objective}] returned: {action.text}")
+        return Internal(True)
 
     def record(self, step: int, decision: Decision, obs: PageObservation, ok: bool, error: str | None) -> None:
         depth = decision.meta.get("depth", len(self.stack))

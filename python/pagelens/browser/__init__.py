@@ -5,7 +5,8 @@ and actions carried out through the element an id names.
 """
 
 from pagelens.browser.allowlist import HostAllowList
-from pagelens.browser.env import AsyncBrowserEnv, BrowserConfig
+from pagelens.browser.config import BrowserConfig
+from pagelens.browser.env import AsyncBrowserEnv
 from pagelens.browser.launch import CHROMIUM_FLAGS, LaunchOptions, find_chromium
 from pagelens.browser.records import HtmlObservation, PageObservation, StepResult, Tab
 from pagelens.browser.sync import BrowserEnv

@@ -58,6 +58,11 @@ class HostAllowList:
                 return True
         return False
 
+    def refusal(self, url: str) -> str:
+        """What an agent is told of a navigation off the list (by an action, or by the page)."""
+        allowed = ", ".join(self.hosts)
+        return f"navigation to {url} was refused: its host is not allowed in this run (allowed: {allowed})"
+
     def __repr__(self) -> str:
         return f"HostAllowList({list(self.hosts)!r})"
 

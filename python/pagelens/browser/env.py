@@ -6,7 +6,6 @@ import asyncio
 import contextlib
 import time
 import warnings
-from dataclasses import dataclass, field
 from typing import Any
 
 from playwright.async_api import (
@@ -22,17 +21,16 @@ from playwright.async_api import (
     async_playwright,
 )
 
-from pagelens import settle
-from pagelens._core import DEFAULT_TOKENIZER
-from pagelens.actions import ACTION_SPACES, Action, ActionError, parse_action
+from pagelens.actions import ACTION_SPACES, Action, ActionError, internal_outcome, parse_action
 from pagelens.browser._util import quietly
 from pagelens.browser.allowlist import HostAllowList
+from pagelens.browser.config import BrowserConfig
 from pagelens.browser.devtools import DevToolsSocket, free_port
 from pagelens.browser.execute import Executor
-from pagelens.browser.frames import FrameRecord, FrameSessions, fetch_tree
+from pagelens.browser.frames import FrameSessions, fetch_tree
 from pagelens.browser.html import fetch_html
-from pagelens.browser.launch import LaunchOptions
-from pagelens.browser.records import HtmlObservation, PageObservation, RenderMode, StepResult, Tab
+from pagelens.browser.records import HtmlObservation, PageObservation, StepResult, Tab
+from pagelens.browser.resolve import ElementResolver
 from pagelens.errors import ArgumentTypeError, PagelensError
 
 # Resolves after the next rendering update (or 100 ms, for a tab that does not render).
@@ -48,37 +46,6 @@ _LOADED_NEXT_FRAME = """new Promise(done => {
 class BrowserStateError(PagelensError, RuntimeError):
     """A call the environment's state does not allow yet (observing before ``reset``) or any
     more (after ``close``)."""
-
-
-@dataclass
-class BrowserConfig:
-    """Everything a run can set. Every Playwright wait has one of these timeouts."""
-
-    launch: LaunchOptions = field(default_factory=LaunchOptions)
-    mode: RenderMode = "occam"
-    max_tokens: int | None = None
-    tokenizer: str = DEFAULT_TOKENIZER
-    show_urls: bool = False
-    action_space: str | frozenset[str] = "all"
-    # Hosts a run may navigate to; None: the host of each reset()'s URL.
-    allowed_hosts: tuple[str, ...] | None = None
-    # Also refuse sub-resources (scripts, images) from hosts off the list: a sealed run.
-    block_other_hosts: bool = False
-    home_url: str | None = None  # go_home's target; None: the reset() URL
-    include_frames: bool = True
-    # Mark elements that respond to clicks (script listeners included) as action targets,
-    # from one DOMSnapshot per renderer; a snapshot slower than this is given up (noted).
-    clickables: bool = True
-    snapshot_timeout_s: float = 10.0
-    action_timeout_ms: float = 5_000
-    navigation_timeout_ms: float = 30_000
-    cdp_timeout_s: float = 60.0
-    settle_ms: float = settle.AFTER_ACTION_MS  # quiet time after an action before observing
-    screenshots: bool = False
-    storage_state: str | dict[str, Any] | None = None  # Playwright storage state (a file or its contents)
-    # Record every request and response of the run (bodies embedded) to this HAR file, written
-    # when the browser context closes (WebArena-Verified checks a run's network events).
-    har_path: str | None = None
 
 
 class AsyncBrowserEnv:
@@ -100,9 +67,7 @@ class AsyncBrowserEnv:
         self._context: BrowserContext | None = None
         self._page: Page | None = None
         self._sessions: dict[Page, FrameSessions] = {}
-        self._frames: dict[str, FrameRecord] = {}
-        self._last: PageObservation | None = None
-        self._last_html: HtmlObservation | None = None  # the last observation, when it was HTML
+        self._resolver = ElementResolver(config.cdp_timeout_s)  # the last observation's ids
         self._dialogs: list[str] = []
         self._refused: list[str] = []
         # Main-frame navigations requested but not yet answered, per page: an action that
@@ -118,7 +83,7 @@ class AsyncBrowserEnv:
         self._browser_cdp: CDPSession | None = None
         self.allow: HostAllowList | None = None
         self.start_url: str | None = None
-        self._executor = Executor(self)
+        self._executor = Executor(self, self._resolver, config)
 
     # -- lifecycle ------------------------------------------------------------------------
 
@@ -176,9 +141,7 @@ class AsyncBrowserEnv:
         self._sessions.clear()
         self._navigations.clear()
         self._commits.clear()
-        self._frames = {}
-        self._last = None
-        self._last_html = None
+        self._resolver.forget()
         self._dialogs = []
         self._refused = []
         self.start_url = url
@@ -287,13 +250,7 @@ class AsyncBrowserEnv:
 
     @property
     def last_observation(self) -> PageObservation | None:
-        return self._last
-
-    def frame_record(self, frame_id: str | None) -> FrameRecord:
-        record = self._frames.get(frame_id or "") or self._frames.get("")
-        if record is None:
-            raise ActionError("no observation yet: observe the page before acting on its elements")
-        return record
+        return self._resolver.last_observation
 
     def sessions_for(self, page: Page) -> FrameSessions:
         if page not in self._sessions:
@@ -329,7 +286,6 @@ class AsyncBrowserEnv:
         screenshot = None
         if cfg.screenshots:
             screenshot = await page.screenshot(timeout=cfg.action_timeout_ms)
-        self._frames = frames
         dialogs, self._dialogs = self._dialogs, []
         obs = PageObservation(
             url=page.url,
@@ -351,7 +307,7 @@ class AsyncBrowserEnv:
             },
             screenshot=screenshot,
         )
-        self._last, self._last_html = obs, None
+        self._resolver.observed(obs, frames)
         return obs
 
     async def observe_html(self) -> HtmlObservation:
@@ -369,7 +325,6 @@ class AsyncBrowserEnv:
             tabs_task.cancel()
             raise
         tabs = await tabs_task
-        self._frames = capture.frames
         dialogs, self._dialogs = self._dialogs, []
         obs = HtmlObservation(
             url=page.url,
@@ -386,27 +341,8 @@ class AsyncBrowserEnv:
                 "total": (time.perf_counter() - t0) * 1e3,
             },
         )
-        self._last_html, self._last = obs, None
+        self._resolver.observed(obs, capture.frames)
         return obs
-
-    def element_ref(self, element_id: int | None) -> tuple[int, str | None, str]:
-        """(backendDOMNodeId, CDP frame id, a short description) of an id of the last
-        observation, AX or HTML; an :class:`ActionError` says why there is none."""
-        if self._last_html is not None:
-            html = self._last_html
-            if element_id is None or element_id not in html.targets:
-                raise ActionError(f"there is no element [{element_id}] in the current observation")
-            backend, frame_id = html.targets[element_id]
-            return backend, frame_id, html.dom.start_tag(element_id)
-        obs = self._last
-        if obs is None:
-            raise ActionError("no observation yet: observe the page before acting on its elements")
-        if element_id is None or element_id not in obs.tree:
-            raise ActionError(f"there is no element [{element_id}] in the current observation")
-        node = obs.tree.node(element_id)
-        if node.backend_dom_node_id is None:
-            raise ActionError(f"element [{element_id}] ({node.role}) has no DOM node to act on")
-        return node.backend_dom_node_id, node.frame_id, f"{node.role} {node.name!r}"
 
     async def _tabs(self) -> list[Tab]:
         tabs = []
@@ -431,19 +367,19 @@ class AsyncBrowserEnv:
         else:
             self._refused = []
             result = StepResult(action=parsed, ok=True)
-            try:
-                await self._executor.run(parsed, result)
-                await self._adopt_opened_pages()
-                await self._settle()
-            except ActionError as e:
-                result.ok, result.error = False, str(e)
-            if self._refused:
-                allowed = ", ".join(self.allow.hosts) if self.allow else ""
-                result.ok = False
-                result.error = (
-                    f"navigation to {self._refused[0]} was refused: its host is not allowed in this run "
-                    f"(allowed: {allowed})"
-                )
+            internal = internal_outcome(parsed)  # the browser alone: no agent to change
+            if internal is not None:
+                result.ok, result.error = internal.ok, internal.error
+                result.done, result.answer, result.note = internal.done, internal.answer, internal.note
+            else:
+                try:
+                    await self._executor.run(parsed)
+                    await self._adopt_opened_pages()
+                    await self._settle()
+                except ActionError as e:
+                    result.ok, result.error = False, str(e)
+            if self._refused and self.allow is not None:
+                result.ok, result.error = False, self.allow.refusal(self._refused[0])
         if observe and self._page is not None and not self._page.is_closed():
             result.observation = await self.observe()
         result.elapsed_ms = (time.perf_counter() - t0) * 1e3

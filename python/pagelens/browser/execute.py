@@ -1,41 +1,38 @@
-"""Carrying out an :class:`Action` on the page, through the element itself.
+"""Carrying out a page :class:`Action` (the table's actions that are not internal) on the page,
+through the element itself.
 
-An id names an AX node; its ``backendDOMNodeId`` is resolved in the CDP session that owns its
-frame and handed to Playwright as an ``ElementHandle`` (parked for a moment on the frame's
-``window`` under a random key: no attribute is written into the page). From there Playwright's
-own actionability checks, scrolling and input events apply, in any frame. No coordinates
-are remembered between steps.
+The element an id names comes from the :class:`~pagelens.browser.resolve.ElementResolver`;
+from there Playwright's own actionability checks, scrolling and input events apply, in any
+frame. No coordinates are remembered between steps.
 """
 
 from __future__ import annotations
 
 import asyncio
-import secrets
 from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Any, Protocol
 
-from playwright.async_api import ElementHandle, Frame
+from playwright.async_api import ElementHandle
 from playwright.async_api import Error as PlaywrightError
 from playwright.async_api import TimeoutError as PlaywrightTimeout
 
 from pagelens.actions import ACTIONS, Action, ActionError
-from pagelens.browser._util import quietly
-from pagelens.browser.frames import FrameRecord, cdp
+from pagelens.browser.frames import cdp
+from pagelens.browser.resolve import release
 
 if TYPE_CHECKING:
     from playwright.async_api import BrowserContext, Page
 
     from pagelens.browser.allowlist import HostAllowList
-    from pagelens.browser.env import BrowserConfig
+    from pagelens.browser.config import BrowserConfig
     from pagelens.browser.frames import FrameSessions
-    from pagelens.browser.records import PageObservation, StepResult
+    from pagelens.browser.resolve import ElementResolver
 
 
-class ActionTarget(Protocol):
-    """What the executor needs of the environment it acts in (``AsyncBrowserEnv`` is one):
-    the active tab and its context, the last observation's frames, the allow-list."""
+class Tabs(Protocol):
+    """The tabs the executor acts in (``AsyncBrowserEnv`` keeps them): the active one, their
+    context, and the run's bounds (its allow-list and start page)."""
 
-    config: BrowserConfig
     allow: HostAllowList | None
     start_url: str | None
 
@@ -43,10 +40,6 @@ class ActionTarget(Protocol):
     def page(self) -> Page: ...
     @property
     def context(self) -> BrowserContext: ...
-    @property
-    def last_observation(self) -> PageObservation | None: ...
-    def frame_record(self, frame_id: str | None) -> FrameRecord: ...
-    def element_ref(self, element_id: int | None) -> tuple[int, str | None, str]: ...
     def sessions_for(self, page: Page) -> FrameSessions: ...
     def set_active_page(self, page: Page) -> None: ...
 
@@ -81,13 +74,6 @@ _KEY_NAMES = {
     "end": "End",
 }
 
-_PARK = """function(key) {
-  const el = this.nodeType === 1 ? this : this.parentElement;
-  (this.ownerDocument || document).defaultView[key] = el;
-}"""
-# A removed element can still be resolved while something holds it; it is gone all the same.
-_UNPARK = "key => { const el = window[key]; delete window[key]; return el && el.isConnected ? el : null; }"
-
 # What kind of element a type action meets.
 _KIND = """el => {
   const tag = el.tagName.toLowerCase();
@@ -111,29 +97,34 @@ def normalize_keys(keys: str) -> str:
 
 
 class Executor:
-    def __init__(self, env: ActionTarget):
-        self.env = env
-        self._key = "__pagelens_" + secrets.token_hex(8)
+    """Carries out page actions; internal ones (the table's ``internal``) never reach it."""
+
+    def __init__(self, tabs: Tabs, resolver: ElementResolver, config: BrowserConfig):
+        self.tabs = tabs
+        self.resolver = resolver
+        self.config = config
 
     @property
     def timeout(self) -> float:
-        return self.env.config.action_timeout_ms
+        return self.config.action_timeout_ms
 
     def handler(self, kind: str) -> Callable[..., Awaitable[None]]:
         """The method carrying out ``kind``: ``_<kind>(element, action)`` for actions on an
-        element, ``_<kind>(action, result)`` for the others (internal ones only record)."""
+        element, ``_<kind>(action)`` for the others."""
         return getattr(self, "_" + ACTIONS[kind].name)  # type: ignore[no-any-return]
 
-    async def run(self, action: Action, result: StepResult) -> None:
+    async def run(self, action: Action) -> None:
+        if action.internal:
+            raise ActionError(f"`{action.kind}` changes the agent, not the page: the browser does not carry it out")
         try:
             if action.acts_on_element:
-                element = await self.element(action.target)
+                element = await self.resolver.element(self.tabs.page, action.target)
                 try:
                     await self.handler(action.kind)(element, action)
                 finally:
-                    await _release(element)
+                    await release(element)
             else:
-                await self.handler(action.kind)(action, result)
+                await self.handler(action.kind)(action)
         except ActionError:
             raise
         except PlaywrightTimeout as e:
@@ -143,66 +134,6 @@ class Executor:
         except asyncio.TimeoutError:
             raise ActionError(f"`{action}` timed out: the browser did not answer") from None
 
-    # -- resolving an id to an element ------------------------------------------------------
-
-    async def element(self, element_id: int | None) -> ElementHandle:
-        backend_id, frame_id, described = self.env.element_ref(element_id)
-        record = self.env.frame_record(frame_id)
-        frame = await self._playwright_frame(record)
-        handle = await self._handle(record.session, backend_id, frame)
-        if handle is None:
-            raise ActionError(f"element [{element_id}] ({described}) is no longer on the page")
-        return handle
-
-    async def _handle(self, session: Any, backend_id: int, frame: Frame) -> ElementHandle | None:
-        t = self.env.config.cdp_timeout_s
-        try:
-            resolved = await cdp(session, "DOM.resolveNode", {"backendNodeId": backend_id}, t)
-        except PlaywrightError:
-            return None  # "No node with given id found": the element went away
-        object_id = resolved["object"].get("objectId")
-        if object_id is None:
-            return None
-        try:
-            await cdp(
-                session,
-                "Runtime.callFunctionOn",
-                {
-                    "objectId": object_id,
-                    "functionDeclaration": _PARK,
-                    "arguments": [{"value": self._key}],
-                },
-                t,
-            )
-        finally:
-            await quietly(cdp(session, "Runtime.releaseObject", {"objectId": object_id}, t))
-        handle = await frame.evaluate_handle(_UNPARK, self._key)
-        element = handle.as_element()
-        if element is None:
-            await handle.dispose()
-        return element
-
-    async def _playwright_frame(self, record: FrameRecord) -> Frame:
-        """The Playwright frame of a CDP frame: the main frame, or the content frame of its
-        owner <iframe>, found the same way from the parent down."""
-        page = self.env.page
-        if record.parent_id is None:
-            return page.main_frame
-        parent = self.env.frame_record(record.parent_id)
-        if parent.frame_id != record.parent_id or record.owner_backend_id is None or record.owner_session is None:
-            raise ActionError("the element's frame is no longer on the page")
-        parent_frame = await self._playwright_frame(parent)
-        owner = await self._handle(record.owner_session, record.owner_backend_id, parent_frame)
-        if owner is None:
-            raise ActionError("the element's frame is no longer on the page")
-        try:
-            frame = await owner.content_frame()
-        finally:
-            await _release(owner)
-        if frame is None:
-            raise ActionError("the element's frame has no document")
-        return frame
-
     # -- element actions ----------------------------------------------------------------------
 
     async def _click(self, element: ElementHandle, action: Action) -> None:
@@ -211,7 +142,7 @@ class Executor:
             try:
                 await select.select_option(element=element, timeout=self.timeout)
             finally:
-                await _release(select)
+                await release(select)
             return
         await element.scroll_into_view_if_needed(timeout=self.timeout)
         # The pointer arrives first, as a person's does: a page that restyles an element on
@@ -240,9 +171,9 @@ class Executor:
             # A custom widget (a div-based combobox...): focus it by clicking, then type keys.
             await element.scroll_into_view_if_needed(timeout=self.timeout)
             await element.click(timeout=self.timeout)
-            await self.env.page.keyboard.type(text)
+            await self.tabs.page.keyboard.type(text)
         if action.press_enter:
-            await self.env.page.keyboard.press("Enter")
+            await self.tabs.page.keyboard.press("Enter")
 
     async def _owning_select(self, element: ElementHandle) -> ElementHandle | None:
         """The native <select> an <option> belongs to (AgentOccam's gap: clicking a native
@@ -257,87 +188,72 @@ class Executor:
 
     # -- page actions ------------------------------------------------------------------------
 
-    async def _press(self, action: Action, result: StepResult) -> None:
-        await self.env.page.keyboard.press(normalize_keys(action.text or ""))
+    async def _press(self, action: Action) -> None:
+        await self.tabs.page.keyboard.press(normalize_keys(action.text or ""))
 
-    async def _scroll(self, action: Action, result: StepResult) -> None:
+    async def _scroll(self, action: Action) -> None:
         sign = -1 if action.text == "up" else 1
-        await self.env.page.evaluate("s => window.scrollBy(0, s * window.innerHeight * 0.9)", sign)
+        await self.tabs.page.evaluate("s => window.scrollBy(0, s * window.innerHeight * 0.9)", sign)
 
-    async def _goto(self, action: Action, result: StepResult) -> None:
+    async def _goto(self, action: Action) -> None:
         url = (action.text or "").strip()
         if "://" not in url and not url.startswith("about:"):
             url = "http://" + url
         await self.navigate(url)
 
     async def navigate(self, url: str) -> None:
-        allow = self.env.allow
+        allow = self.tabs.allow
         if allow is not None and not allow.allows(url):
-            raise ActionError(
-                f"navigation to {url} was refused: its host is not allowed in this run "
-                f"(allowed: {', '.join(allow.hosts)})"
-            )
-        await self.env.page.goto(url, wait_until="load", timeout=self.env.config.navigation_timeout_ms)
+            raise ActionError(allow.refusal(url))
+        await self.tabs.page.goto(url, wait_until="load", timeout=self.config.navigation_timeout_ms)
 
-    async def _go_home(self, action: Action, result: StepResult) -> None:
-        home = self.env.config.home_url or self.env.start_url
+    async def _go_home(self, action: Action) -> None:
+        home = self.config.home_url or self.tabs.start_url
         if not home:
             raise ActionError("no home page is configured for this run")
         await self.navigate(home)
 
-    async def _go_back(self, action: Action, result: StepResult) -> None:
+    async def _go_back(self, action: Action) -> None:
         entries, current = await self._history()
         # The tab's first entry is the blank page it opened with: not a page to go back to.
         if current == 0 or (current == 1 and entries[0]["url"] == "about:blank"):
             raise ActionError("there is no previous page in this tab")
-        await self.env.page.go_back(timeout=self.env.config.navigation_timeout_ms)
+        await self.tabs.page.go_back(timeout=self.config.navigation_timeout_ms)
 
-    async def _go_forward(self, action: Action, result: StepResult) -> None:
+    async def _go_forward(self, action: Action) -> None:
         entries, current = await self._history()
         if current >= len(entries) - 1:
             raise ActionError("there is no next page in this tab")
-        await self.env.page.go_forward(timeout=self.env.config.navigation_timeout_ms)
+        await self.tabs.page.go_forward(timeout=self.config.navigation_timeout_ms)
 
     async def _history(self) -> tuple[list[dict[str, Any]], int]:
-        session = await self.env.sessions_for(self.env.page).main()
-        history = await cdp(session, "Page.getNavigationHistory", timeout=self.env.config.cdp_timeout_s)
+        session = await self.tabs.sessions_for(self.tabs.page).main()
+        history = await cdp(session, "Page.getNavigationHistory", timeout=self.config.cdp_timeout_s)
         return history["entries"], history["currentIndex"]
 
-    async def _new_tab(self, action: Action, result: StepResult) -> None:
-        page = await self.env.context.new_page()
-        self.env.set_active_page(page)
+    async def _new_tab(self, action: Action) -> None:
+        page = await self.tabs.context.new_page()
+        self.tabs.set_active_page(page)
 
-    async def _tab_focus(self, action: Action, result: StepResult) -> None:
-        pages = self.env.context.pages
+    async def _tab_focus(self, action: Action) -> None:
+        pages = self.tabs.context.pages
         index = action.target if action.target is not None else -1
         if not 0 <= index < len(pages):
             raise ActionError(f"there is no tab {index}; tabs are numbered 0 to {len(pages) - 1}")
-        self.env.set_active_page(pages[index])
+        self.tabs.set_active_page(pages[index])
         await pages[index].bring_to_front()
 
-    async def _close_tab(self, action: Action, result: StepResult) -> None:
-        page = self.env.page
+    async def _close_tab(self, action: Action) -> None:
+        page = self.tabs.page
         await page.close()
-        pages = self.env.context.pages
+        pages = self.tabs.context.pages
         if pages:
-            self.env.set_active_page(pages[-1])
+            self.tabs.set_active_page(pages[-1])
             await pages[-1].bring_to_front()
         else:
-            self.env.set_active_page(await self.env.context.new_page())
+            self.tabs.set_active_page(await self.tabs.context.new_page())
 
-    async def _note(self, action: Action, result: StepResult) -> None:
-        result.note = action.text
-
-    async def _stop(self, action: Action, result: StepResult) -> None:
-        result.done = True
-        result.answer = action.text
-
-    async def _branch(self, action: Action, result: StepResult) -> None:
-        pass  # planning actions change the agent's plan tree, not the page
-
-    _prune = _branch
-
-    async def _noop(self, action: Action, result: StepResult) -> None:
+    async def _noop(self, action: Action) -> None:
         pass
 
 
@@ -364,7 +280,3 @@ def _first_line(error: Exception) -> str:
     if reasons:
         message += f" ({reasons[-1]})"
     return message
-
-
-async def _release(handle: ElementHandle) -> None:
-    await quietly(handle.dispose())

@@ -12,7 +12,8 @@ from collections.abc import Coroutine
 from typing import Any, TypeVar
 
 from pagelens.actions import Action
-from pagelens.browser.env import AsyncBrowserEnv, BrowserConfig, BrowserStateError
+from pagelens.browser.config import BrowserConfig
+from pagelens.browser.env import AsyncBrowserEnv, BrowserStateError
 from pagelens.browser.records import HtmlObservation, PageObservation, StepResult
 
 T = TypeVar("T")

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import argparse
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 import pagelens
 from pagelens.agents import factory, runner
@@ -14,6 +14,7 @@ from pagelens.studies.settings import StudySettings
 
 if TYPE_CHECKING:
     from pagelens.agents.runner import RunResult
+    from pagelens.agents.trajectory import StepRecord
 
 
 def _run(args: argparse.Namespace) -> int:
@@ -44,11 +45,11 @@ def _run(args: argparse.Namespace) -> int:
     agent = factory.make_agent(args.agent, llm, args.task, args.url, options)
     hosts = tuple(args.allow_host) or None
 
-    def progress(step: int, record: dict[str, Any]) -> None:
+    def progress(step: int, record: StepRecord) -> None:
         # Model and page text printed as they are: brackets are not markup.
-        status = "[green]ok[/]" if record["result"]["ok"] else f"[red]{escape(str(record['result']['error']))}[/]"
+        status = "[green]ok[/]" if record.ok else f"[red]{escape(str(record.failure))}[/]"
         console.print(
-            f"step {step + 1}/{args.max_steps}: [bold]{escape(str(record['action']))}[/] {status}", highlight=False
+            f"step {step + 1}/{args.max_steps}: [bold]{escape(str(record.action))}[/] {status}", highlight=False
         )
 
     async def main() -> RunResult:

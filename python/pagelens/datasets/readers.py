@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from pagelens._io import parse_json
+from pagelens.datasets.operations import MIND2WEB
 from pagelens.datasets.records import (
     RecordError,
     Reject,
@@ -33,12 +34,6 @@ from pagelens.datasets.records import (
 from pagelens.errors import ArgumentError, InputFileError
 
 FORMATS = {".jsonl": "jsonl", ".ndjson": "jsonl", ".json": "json", ".parquet": "parquet"}
-_MIND2WEB_OPS = {
-    "CLICK": "mouse_click_action",
-    "TYPE": "keyboard_sequence_action",
-    "SELECT": "select_action",
-    "HOVER": "hover_action",
-}
 
 
 def input_files(paths: Sequence[str | os.PathLike[str]]) -> list[Path]:
@@ -115,9 +110,9 @@ def _mind2web_steps(record: dict[str, Any], source: str) -> Iterator[Step | Reje
             if not isinstance(op, dict):
                 raise RecordError("operation", "an action's operation must be an object")
             op_name = str(op.get("op") or op.get("original_op") or "").upper()
-            if op_name not in _MIND2WEB_OPS:
+            if op_name not in MIND2WEB:
                 raise RecordError(
-                    "operation.op", f"unknown operation {op_name!r}; expected CLICK, TYPE, SELECT or HOVER"
+                    "operation.op", f"unknown operation {op_name!r}; expected one of {', '.join(MIND2WEB)}"
                 )
             candidates = act.get("pos_candidates") or []
             if not isinstance(candidates, list):
@@ -138,7 +133,7 @@ def _mind2web_steps(record: dict[str, Any], source: str) -> Iterator[Step | Reje
                     "objective": task,
                     "url": "",
                     "html": act.get("raw_html"),
-                    "action": _MIND2WEB_OPS[op_name],
+                    "action": MIND2WEB[op_name],
                     "text": str(op.get("value") or ""),
                     "target_selector": f'[backend_node_id="{backend_id}"]',
                     "description": description,

@@ -10,34 +10,17 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
+from pagelens.datasets.operations import OPERATIONS, canonical_operation
 from pagelens.errors import PagelensError
 
-# ScribeAgent's three actions (paper section 3.2.1) plus the two Mind2Web and WebArena have.
-ACTIONS = (
-    "mouse_click_action",
-    "keyboard_sequence_action",
-    "keyboard_combination_action",
-    "select_action",
-    "hover_action",
-)
-_ALIASES = {
-    "click": "mouse_click_action",
-    "type": "keyboard_sequence_action",
-    "press": "keyboard_combination_action",
-    "select": "select_action",
-    "select_option": "select_action",
-    "hover": "hover_action",
-}
-# Actions whose `text` is what was typed, pressed or chosen: without it the step says nothing.
-NEEDS_TEXT = ("keyboard_sequence_action", "keyboard_combination_action", "select_action")
+# ScribeAgent's action names (the operations table's keys).
+ACTIONS = tuple(OPERATIONS)
+_SPELLINGS = tuple(op.spellings[0] for op in OPERATIONS.values())
 
 
 def canonical_action(name: str) -> str | None:
     """ScribeAgent's name for an action given in its own or WebArena's/Mind2Web's spelling."""
-    key = name.strip()
-    if key in ACTIONS:
-        return key
-    return _ALIASES.get(key.lower())
+    return canonical_operation(name)
 
 
 @dataclass(frozen=True)
@@ -117,10 +100,10 @@ def step_from_record(record: Any, source: str, position: int) -> Step:
     if action is None:
         raise RecordError(
             "action",
-            f"unknown action {raw_action!r}; expected one of {', '.join(ACTIONS)} or click/type/press/select/hover",
+            f"unknown action {raw_action!r}; expected one of {', '.join(ACTIONS)} or {'/'.join(_SPELLINGS)}",
         )
     text = _string(record, "text", required=False)
-    if action in NEEDS_TEXT and not text:
+    if OPERATIONS[action].needs_text and not text:
         raise RecordError("text", f"{action} needs the 'text' that was typed, pressed or chosen")
     selector = _string(record, "target_selector", required=False).strip()
     path = _string(record, "target_path", required=False).strip()

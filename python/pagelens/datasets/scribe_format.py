@@ -20,7 +20,7 @@ import re
 from dataclasses import dataclass
 
 from pagelens.actions import ActionError
-from pagelens.datasets.records import canonical_action
+from pagelens.datasets.operations import OPERATIONS, canonical_operation
 
 # The system message of ScribeAgent's own inference (benchmarks/webarena/agent/workflow_agent.py).
 SYSTEM = "Help achieve the objective by generating the next step."
@@ -80,12 +80,9 @@ def parse_step(reply: str) -> ParsedStep:
     name, text = a.group(1), a.group(2) or ""
     if name.lower() == "stop":
         return ParsedStep(description, "stop", text, -1, target, reply)
-    action = canonical_action(name)
+    action = canonical_operation(name)
     if action is None:
-        raise ActionError(
-            f"unknown action {name!r}: use mouse_click_action, keyboard_sequence_action, "
-            "keyboard_combination_action, select_action or hover_action"
-        )
+        raise ActionError(f"unknown action {name!r}: use {', '.join(OPERATIONS)}")
     first = _FIRST_WORD.match(node_field)
     word = first.group(0) if first else ""
     if not word.isdigit():
@@ -109,17 +106,3 @@ def vote(steps: list[ParsedStep]) -> ParsedStep | None:
         return None
     node = max(by_node, key=lambda n: (len(by_node[n]), n))
     return max(by_node[node], key=lambda s: len(s.reply))
-
-
-# `<input type=...>` kinds that take typed text.
-TEXT_INPUT_TYPES = frozenset("text search email url tel password number".split())
-
-
-def click_means_typing(tag: str, input_type: str | None = None) -> bool:
-    """ScribeAgent's rule: a click on a text field is typing into it. ``input_type`` is the
-    live element's ``type`` when known (a checkbox click stays a click); without it (a step's
-    Target line, as ScribeAgent's evaluation reads it) every ``<input>`` counts."""
-    tag = tag.lower()
-    if tag == "textarea":
-        return True
-    return tag == "input" and (input_type is None or (input_type or "text").lower() in TEXT_INPUT_TYPES)

@@ -33,18 +33,11 @@ from urllib.parse import urlsplit
 
 from pagelens._io import JsonlLog, read_json_lines
 from pagelens.actions import ActionError
+from pagelens.datasets.operations import click_means_typing, mind2web_operation
 from pagelens.datasets.output import read_output
-from pagelens.datasets.scribe_format import SYSTEM, ParsedStep, click_means_typing, parse_step, vote
+from pagelens.datasets.scribe_format import SYSTEM, ParsedStep, parse_step, vote
 from pagelens.errors import ArgumentError
 from pagelens.llm import LLMClient
-
-_OPERATIONS = {
-    "mouse_click_action": "CLICK",
-    "hover_action": "HOVER",
-    "keyboard_sequence_action": "TYPE",
-    "select_action": "SELECT",
-    "keyboard_combination_action": "PRESS",
-}
 
 
 def example_id(example: dict[str, Any]) -> str:
@@ -53,8 +46,7 @@ def example_id(example: dict[str, Any]) -> str:
 
 def operation(action: str, text: str) -> str:
     """Mind2Web's operation string of a ScribeAgent action."""
-    op = _OPERATIONS.get(action, action.upper())
-    return f"{op} {' '.join(text.split())}".strip() if op in ("TYPE", "SELECT", "PRESS") else op
+    return mind2web_operation(action, text)
 
 
 def token_f1(predicted: str, label: str) -> float:

@@ -19,7 +19,8 @@ from typing import Any
 
 from pagelens import settle
 from pagelens.actions import Action
-from pagelens.browser.env import AsyncBrowserEnv, BrowserConfig
+from pagelens.browser.config import BrowserConfig
+from pagelens.browser.env import AsyncBrowserEnv
 from pagelens.browser.records import PageObservation, StepResult
 from pagelens.browser.sync import BrowserEnv
 from pagelens.errors import ArgumentError

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import json
 import os
-from collections import defaultdict
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
@@ -24,6 +23,7 @@ from pagelens.evaluation.strings import StringEvaluator
 from pagelens.evaluation.tasks import PLACEHOLDERS, WEBARENA_PLACEHOLDERS, SiteConfig, TaskConfig
 from pagelens.evaluation.urls import UrlEvaluator
 from pagelens.evaluation.variants import COMBINE, Combine, Variant, get_variant
+from pagelens.rates import Rate, rate_of, rates_by
 
 __all__ = ["Harness", "RunOutcome", "TaskScore", "load_outcome", "find_outcomes", "site_table"]
 
@@ -49,37 +49,30 @@ def load_outcome(path: str | os.PathLike[str]) -> RunOutcome:
     answer / final URL wins) or a ``.json`` object ``{"task_id", "answer", "final_url"}``."""
     path = Path(path)
     notes: list[str] = []
+    task_id: Any = None
+    fields: dict[str, Any] = {}
     try:
         if path.suffix == ".jsonl":
-            from pagelens.agents.trajectory import read_trajectory  # only for trajectories
+            from pagelens.agents.trajectory import load_trajectory  # only for trajectories
 
-            records = read_trajectory(path)
-            written = sum(1 for line in path.read_bytes().split(b"\n") if line.strip())
-            if written > len(records):
+            run = load_trajectory(path)
+            if run.torn_tail:
                 notes.append("its last line was torn (a crash while writing): scored on what it recorded")
+            task_id = run.task_id
+            har = run.header.har if run.header is not None else None
+            candidates = {"answer": run.answer, "final_url": run.final_url, "har": har}
+            fields = {k: v for k, v in candidates.items() if v is not None}
         else:
             data = parse_json(path.read_bytes(), f"{path}:", TrajectoryError)
-            records = [data] if isinstance(data, dict) else []
+            if isinstance(data, dict):
+                task_id = data.get("task_id")
+                fields = {k: data[k] for k in ("answer", "final_url", "har") if data.get(k) not in (None, "")}
+                if "final_url" not in fields and data.get("url") not in (None, ""):
+                    fields["final_url"] = data["url"]
     except UnicodeDecodeError as e:
         raise TrajectoryError(f"{path}: not UTF-8 text (byte {e.start})") from None
     except json.JSONDecodeError as e:
         raise TrajectoryError(f"{path}: not JSON: {e}") from None
-    task_id: Any = None
-    fields: dict[str, Any] = {}
-    for r in records:
-        if not isinstance(r, dict):
-            continue
-        if r.get("task_id") is not None:
-            task_id = r["task_id"]
-        if r.get("answer") is not None:
-            fields["answer"] = r["answer"]
-        url = r.get("final_url")
-        if url is None and r.get("type") in (None, "run"):
-            url = r.get("url")
-        if url not in (None, ""):
-            fields["final_url"] = url
-        if r.get("har") is not None:
-            fields["har"] = r["har"]
     if not isinstance(task_id, int) or isinstance(task_id, bool):
         raise TrajectoryError(f"{path}: no integer task_id in the run")
     for name, value in fields.items():
@@ -268,26 +261,24 @@ class Harness:
 
 def site_table(scores: list[TaskScore]) -> dict[str, Any]:
     """Per-site success rates over the scored tasks, as the papers' tables report them."""
-    groups: dict[str, list[TaskScore]] = defaultdict(list)
-    for s in scores:
-        groups[s.site].append(s)
-    rows = []
-    for site in sorted(groups):
-        rows.append(_row(site, groups[site]))
-    return {"sites": rows, "total": _row("total", scores)}
+
+    def verdict(s: TaskScore) -> bool | None:
+        return bool(s.success) if s.scored else None
+
+    sites = rates_by(scores, lambda s: s.site, verdict, lambda s: s.score)
+    total = rate_of("total", map(verdict, scores), (s.score for s in scores))
+    return {"sites": [_row(r) for r in sites.values()], "total": _row(total)}
 
 
-def _row(name: str, items: list[TaskScore]) -> dict[str, Any]:
-    scored = [s for s in items if s.scored]
-    ok = sum(1 for s in scored if s.success)
+def _row(rate: Rate) -> dict[str, Any]:
     return {
-        "site": name,
-        "runs": len(items),
-        "scored": len(scored),
-        "not_scored": len(items) - len(scored),
-        "successes": ok,
-        "success_rate": ok / len(scored) if scored else None,
-        "mean_score": sum(s.score or 0.0 for s in scored) / len(scored) if scored else None,
+        "site": rate.name,
+        "runs": rate.runs,
+        "scored": rate.scored,
+        "not_scored": rate.not_scored,
+        "successes": rate.successes,
+        "success_rate": rate.rate,
+        "mean_score": rate.mean_score,
     }
 
 

@@ -7,8 +7,9 @@ faults contained, a budget, and a report.
     summary = run_study("studies/occam", settings, RunOptions(workers=4))
 """
 
+from pagelens.rates import wilson
 from pagelens.studies.engines import StudyStopped, run_study
-from pagelens.studies.report import compare, format_comparison, wilson, write_report
+from pagelens.studies.report import compare, format_comparison, write_report
 from pagelens.studies.settings import EpisodeSpec, RunOptions, StudyMismatch, StudySettings, parse_seeds
 from pagelens.studies.store import EpisodeResult, read_results
 

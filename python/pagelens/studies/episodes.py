@@ -22,7 +22,8 @@ from typing import Any
 from pagelens import settle
 from pagelens.agents.factory import make_agent
 from pagelens.agents.runner import Agent
-from pagelens.browser.env import AsyncBrowserEnv, BrowserConfig
+from pagelens.browser.config import BrowserConfig
+from pagelens.browser.env import AsyncBrowserEnv
 from pagelens.errors import PagelensError
 from pagelens.llm import LLMClient, LLMError
 from pagelens.studies.benchmarks import EpisodeSetupError, EpisodeTask, get_benchmark

@@ -6,31 +6,22 @@ two studies (per task: success rates, their difference, and which tasks flipped)
 from __future__ import annotations
 
 import html
-import math
 import os
 from collections import Counter, defaultdict
 from pathlib import Path
 from typing import Any
 
 from pagelens._io import write_atomically
+from pagelens.rates import Rate, rate_of, rates_by
 from pagelens.studies.store import read_results, study_folder
-
-
-def wilson(successes: int, n: int, z: float = 1.96) -> tuple[float, float]:
-    """The Wilson score interval of a success rate (95% by default)."""
-    if n == 0:
-        return 0.0, 1.0
-    p = successes / n
-    centre = (p + z * z / (2 * n)) / (1 + z * z / n)
-    half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / (1 + z * z / n)
-    return max(0.0, centre - half), min(1.0, centre + half)
 
 
 def _rate_rows(groups: dict[str, list[dict[str, Any]]], link: bool) -> str:
     rows = []
     for name, items in sorted(groups.items()):
-        wins = sum(bool(r["success"]) for r in items)
-        lo, hi = wilson(wins, len(items))
+        rate = rate_of(name, (bool(r["success"]) for r in items))
+        wins = rate.successes
+        lo, hi = rate.interval()
         episodes = ""
         if link:
             episodes = " ".join(
@@ -88,8 +79,9 @@ def write_report(directory: str | os.PathLike[str]) -> Path:
     for r in results:
         by_task[r["task"]].append(r)
         by_site[r.get("site") or r["benchmark"]].append(r)
-    wins = sum(bool(r["success"]) for r in results)
-    lo, hi = wilson(wins, len(results))
+    overall = rate_of("all", (bool(r["success"]) for r in results))
+    wins = overall.successes
+    lo, hi = overall.interval()
     errors = Counter(r["error_kind"] for r in results if r.get("error_kind"))
     reasons = Counter(r.get("reason", "") for r in results)
     failures = (
@@ -131,17 +123,13 @@ def compare(first: str | os.PathLike[str], second: str | os.PathLike[str]) -> di
     """Per task present in both: success rate in each, the difference, and whether it flipped
     (succeeded in every episode of one and in none of the other)."""
 
-    def rates(directory: str | os.PathLike[str]) -> dict[str, tuple[int, int]]:
-        out: dict[str, tuple[int, int]] = {}
-        for r in read_results(directory):
-            wins, n = out.get(r["task"], (0, 0))
-            out[r["task"]] = (wins + bool(r["success"]), n + 1)
-        return out
+    def rates(directory: str | os.PathLike[str]) -> dict[str, Rate]:
+        return rates_by(read_results(directory), lambda r: r["task"], lambda r: bool(r["success"]))
 
     a, b = rates(study_folder(first)), rates(study_folder(second))
     rows: list[dict[str, Any]] = []
     for task in sorted(set(a) & set(b)):
-        ra, rb = a[task][0] / a[task][1], b[task][0] / b[task][1]
+        ra, rb = a[task].rate or 0.0, b[task].rate or 0.0
         flipped = "gained" if ra == 0 and rb == 1 else "lost" if ra == 1 and rb == 0 else ""
         rows.append({"task": task, "first": ra, "second": rb, "difference": rb - ra, "flipped": flipped})
     mean = sum(r["difference"] for r in rows) / len(rows) if rows else 0.0

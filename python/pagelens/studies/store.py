@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Any
 
 from pagelens._io import JsonlLog, read_json_lines, write_atomically
 from pagelens.errors import InputFileError
+from pagelens.rates import rate_of
 
 if TYPE_CHECKING:
     from pagelens.agents.runner import RunResult
@@ -142,11 +143,8 @@ def summarize(directory: str | os.PathLike[str], settings: dict[str, Any], stopp
             errors[r["error_kind"]] = errors.get(r["error_kind"], 0) + 1
 
     def rate(rows: list[dict[str, Any]]) -> dict[str, Any]:
-        return {
-            "episodes": len(rows),
-            "successes": sum(bool(r["success"]) for r in rows),
-            "success_rate": sum(bool(r["success"]) for r in rows) / len(rows) if rows else 0.0,
-        }
+        counted = rate_of("", (bool(r["success"]) for r in rows))
+        return {"episodes": counted.runs, "successes": counted.successes, "success_rate": counted.rate or 0.0}
 
     total = len(settings["tasks"]) * len(settings["seeds"])
     summary = {

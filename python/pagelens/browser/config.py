@@ -1,0 +1,43 @@
+"""What a browser run can set: one dataclass, read by the environment, the executor and the
+element resolver (kept apart from all three so that none imports another for it)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from pagelens import settle
+from pagelens._core import DEFAULT_TOKENIZER
+from pagelens.browser.launch import LaunchOptions
+from pagelens.browser.records import RenderMode
+
+
+@dataclass
+class BrowserConfig:
+    """Everything a run can set. Every Playwright wait has one of these timeouts."""
+
+    launch: LaunchOptions = field(default_factory=LaunchOptions)
+    mode: RenderMode = "occam"
+    max_tokens: int | None = None
+    tokenizer: str = DEFAULT_TOKENIZER
+    show_urls: bool = False
+    action_space: str | frozenset[str] = "all"
+    # Hosts a run may navigate to; None: the host of each reset()'s URL.
+    allowed_hosts: tuple[str, ...] | None = None
+    # Also refuse sub-resources (scripts, images) from hosts off the list: a sealed run.
+    block_other_hosts: bool = False
+    home_url: str | None = None  # go_home's target; None: the reset() URL
+    include_frames: bool = True
+    # Mark elements that respond to clicks (script listeners included) as action targets,
+    # from one DOMSnapshot per renderer; a snapshot slower than this is given up (noted).
+    clickables: bool = True
+    snapshot_timeout_s: float = 10.0
+    action_timeout_ms: float = 5_000
+    navigation_timeout_ms: float = 30_000
+    cdp_timeout_s: float = 60.0
+    settle_ms: float = settle.AFTER_ACTION_MS  # quiet time after an action before observing
+    screenshots: bool = False
+    storage_state: str | dict[str, Any] | None = None  # Playwright storage state (a file or its contents)
+    # Record every request and response of the run (bodies embedded) to this HAR file, written
+    # when the browser context closes (WebArena-Verified checks a run's network events).
+    har_path: str | None = None

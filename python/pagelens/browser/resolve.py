@@ -1,0 +1,152 @@
+"""From an id of the last observation to the live element it names.
+
+An id names an AX node (or, in an HTML observation, an element of the parsed live DOM); its
+``backendDOMNodeId`` is resolved in the CDP session that owns its frame and handed to
+Playwright as an ``ElementHandle`` (parked for a moment on the frame's ``window`` under a
+random key: no attribute is written into the page). The resolver holds what the last
+observation saw — its ids and its frames — and nothing else: the environment tells it what
+was observed, the executor asks it for elements.
+"""
+
+from __future__ import annotations
+
+import secrets
+from typing import TYPE_CHECKING, Any
+
+from playwright.async_api import ElementHandle, Frame
+from playwright.async_api import Error as PlaywrightError
+
+from pagelens.actions import ActionError
+from pagelens.browser._util import quietly
+from pagelens.browser.frames import FrameRecord, cdp
+
+if TYPE_CHECKING:
+    from playwright.async_api import Page
+
+    from pagelens.browser.records import HtmlObservation, PageObservation
+
+_PARK = """function(key) {
+  const el = this.nodeType === 1 ? this : this.parentElement;
+  (this.ownerDocument || document).defaultView[key] = el;
+}"""
+# A removed element can still be resolved while something holds it; it is gone all the same.
+_UNPARK = "key => { const el = window[key]; delete window[key]; return el && el.isConnected ? el : null; }"
+
+_NOT_OBSERVED = "no observation yet: observe the page before acting on its elements"
+
+
+class ElementResolver:
+    """The last observation's ids and frames, and the live elements they name."""
+
+    def __init__(self, cdp_timeout_s: float) -> None:
+        self.cdp_timeout_s = cdp_timeout_s
+        self._key = "__pagelens_" + secrets.token_hex(8)
+        self._frames: dict[str, FrameRecord] = {}
+        self._ax: PageObservation | None = None
+        self._html: HtmlObservation | None = None
+
+    # -- what was observed --------------------------------------------------------------------
+
+    def observed(self, observation: PageObservation | HtmlObservation, frames: dict[str, FrameRecord]) -> None:
+        """The observation whose ids actions now name (an AX or an HTML one), and its frames."""
+        from pagelens.browser.records import HtmlObservation  # a dataclass module, no cycle
+
+        self._frames = frames
+        if isinstance(observation, HtmlObservation):
+            self._ax, self._html = None, observation
+        else:
+            self._ax, self._html = observation, None
+
+    def forget(self) -> None:
+        """A new browser context: no id names anything yet."""
+        self._frames, self._ax, self._html = {}, None, None
+
+    @property
+    def last_observation(self) -> PageObservation | None:
+        """The last AX observation, when the last observation was one."""
+        return self._ax
+
+    def frame_record(self, frame_id: str | None) -> FrameRecord:
+        record = self._frames.get(frame_id or "") or self._frames.get("")
+        if record is None:
+            raise ActionError(_NOT_OBSERVED)
+        return record
+
+    def element_ref(self, element_id: int | None) -> tuple[int, str | None, str]:
+        """(backendDOMNodeId, CDP frame id, a short description) of an id of the last
+        observation, AX or HTML; an :class:`ActionError` says why there is none."""
+        if self._html is not None:
+            html = self._html
+            if element_id is None or element_id not in html.targets:
+                raise ActionError(f"there is no element [{element_id}] in the current observation")
+            backend, frame_id = html.targets[element_id]
+            return backend, frame_id, html.dom.start_tag(element_id)
+        obs = self._ax
+        if obs is None:
+            raise ActionError(_NOT_OBSERVED)
+        if element_id is None or element_id not in obs.tree:
+            raise ActionError(f"there is no element [{element_id}] in the current observation")
+        node = obs.tree.node(element_id)
+        if node.backend_dom_node_id is None:
+            raise ActionError(f"element [{element_id}] ({node.role}) has no DOM node to act on")
+        return node.backend_dom_node_id, node.frame_id, f"{node.role} {node.name!r}"
+
+    # -- the live element ---------------------------------------------------------------------
+
+    async def element(self, page: Page, element_id: int | None) -> ElementHandle:
+        """The live element ``element_id`` names in ``page`` (the tab it was observed in)."""
+        backend_id, frame_id, described = self.element_ref(element_id)
+        record = self.frame_record(frame_id)
+        frame = await self._playwright_frame(page, record)
+        handle = await self._handle(record.session, backend_id, frame)
+        if handle is None:
+            raise ActionError(f"element [{element_id}] ({described}) is no longer on the page")
+        return handle
+
+    async def _handle(self, session: Any, backend_id: int, frame: Frame) -> ElementHandle | None:
+        t = self.cdp_timeout_s
+        try:
+            resolved = await cdp(session, "DOM.resolveNode", {"backendNodeId": backend_id}, t)
+        except PlaywrightError:
+            return None  # "No node with given id found": the element went away
+        object_id = resolved["object"].get("objectId")
+        if object_id is None:
+            return None
+        try:
+            await cdp(
+                session,
+                "Runtime.callFunctionOn",
+                {"objectId": object_id, "functionDeclaration": _PARK, "arguments": [{"value": self._key}]},
+                t,
+            )
+        finally:
+            await quietly(cdp(session, "Runtime.releaseObject", {"objectId": object_id}, t))
+        handle = await frame.evaluate_handle(_UNPARK, self._key)
+        element = handle.as_element()
+        if element is None:
+            await handle.dispose()
+        return element
+
+    async def _playwright_frame(self, page: Page, record: FrameRecord) -> Frame:
+        """The Playwright frame of a CDP frame: the main frame, or the content frame of its
+        owner <iframe>, found the same way from the parent down."""
+        if record.parent_id is None:
+            return page.main_frame
+        parent = self.frame_record(record.parent_id)
+        if parent.frame_id != record.parent_id or record.owner_backend_id is None or record.owner_session is None:
+            raise ActionError("the element's frame is no longer on the page")
+        parent_frame = await self._playwright_frame(page, parent)
+        owner = await self._handle(record.owner_session, record.owner_backend_id, parent_frame)
+        if owner is None:
+            raise ActionError("the element's frame is no longer on the page")
+        try:
+            frame = await owner.content_frame()
+        finally:
+            await release(owner)
+        if frame is None:
+            raise ActionError("the element's frame has no document")
+        return frame
+
+
+async def release(handle: ElementHandle) -> None:
+    await quietly(handle.dispose())

@@ -1,0 +1,122 @@
+"""The trajectory's typed records: what the runner writes, the one reader gives back, field for
+field; records written by hand or by an older pagelens read with defaults; a field of the
+wrong type is named with its record."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from pagelens.agents.trajectory import (
+    EndRecord,
+    RunHeader,
+    StepRecord,
+    TrajectoryWriter,
+    load_trajectory,
+    read_trajectory,
+)
+from pagelens.errors import TrajectoryError
+
+text = st.text(max_size=20)
+json_values = st.recursive(
+    st.none() | st.booleans() | st.integers(-(2**40), 2**40) | text,
+    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(text, inner, max_size=3),
+    max_leaves=8,
+)
+extras = st.dictionaries(st.text(min_size=1, max_size=8).filter(lambda k: k not in {"type"}), json_values, max_size=3)
+
+headers = st.builds(
+    RunHeader,
+    task=text,
+    task_id=st.none() | st.integers(0, 10**6),
+    url=text,
+    har=st.none() | text,
+    agent=text,
+    model=st.none() | text,
+    config=st.dictionaries(text, json_values, max_size=3),
+    started=st.floats(0, 2e9),
+    extra=extras,
+)
+steps = st.builds(
+    StepRecord,
+    step=st.integers(0, 100),
+    url=text,
+    observation=text,
+    dialogs=st.lists(text, max_size=2),
+    action=st.none() | text,
+    sections=st.dictionaries(text, text, max_size=2),
+    highlights=st.lists(st.integers(0, 10**6), max_size=3),
+    invalid=st.lists(text, max_size=2),
+    error=st.none() | text,
+    tokens=st.fixed_dictionaries({"prompt": st.integers(0, 10**6), "completion": st.integers(0, 10**6)}),
+    result=st.fixed_dictionaries({"ok": st.booleans(), "error": st.none() | text}),
+    answer=st.none() | text,
+    final_url=st.none() | text,
+    timing=st.fixed_dictionaries({"model_s": st.floats(0, 100), "total_s": st.floats(0, 100)}),
+    state=st.dictionaries(text, json_values, max_size=3),
+    screenshot=st.none() | text,
+)
+ends = st.builds(
+    EndRecord,
+    answer=st.none() | text,
+    final_url=st.none() | text,
+    steps=st.integers(0, 100),
+    reason=st.sampled_from(["stop", "max_steps", "task_done", "no_valid_action"]),
+    task_id=st.none() | st.integers(0, 10**6),
+    usage=st.dictionaries(text, st.integers(0, 100), max_size=2),
+)
+
+
+def _known_keys_filtered(record):
+    """Extra keys that name a field of the record would be read back as that field."""
+    known = set(type(record)._kinds) | {"extra"}
+    record.extra = {k: v for k, v in record.extra.items() if k not in known}
+    return record
+
+
+@settings(max_examples=60, deadline=None)
+@given(header=headers, body=st.lists(steps, max_size=4), end=st.none() | ends)
+def test_what_is_written_is_read_back_field_for_field(tmp_path_factory, header, body, end):
+    path = tmp_path_factory.mktemp("t") / "trajectory.jsonl"
+    header = _known_keys_filtered(header)
+    writer = TrajectoryWriter(path)
+    for record in (header, *body, *([end] if end else [])):
+        writer.write(record)
+    run = load_trajectory(path)
+    assert run.header == header and run.steps == body and run.end == end and not run.torn_tail
+    assert [r["type"] for r in read_trajectory(path)] == ["run"] + ["step"] * len(body) + (["end"] if end else [])
+    # What the evaluation scores: the end's answer, else the last step's that gave one.
+    given_answers = [s.answer for s in body if s.answer is not None]
+    expected = end.answer if end and end.answer is not None else (given_answers[-1] if given_answers else None)
+    assert run.answer == expected
+
+
+def test_hand_written_records_read_with_defaults_and_keep_their_extras(tmp_path):
+    path = tmp_path / "t.jsonl"
+    path.write_text(
+        '{"task_id": 3, "seed": 7}\n{"type": "step", "action": "stop [yes]", "answer": "yes"}\n'
+        '{"type": "note", "anything": 1}\n'
+    )
+    run = load_trajectory(path)
+    assert run.header == RunHeader(task_id=3, extra={"seed": 7})
+    assert run.steps == [StepRecord(action="stop [yes]", answer="yes")] and run.end is None
+    assert run.task_id == 3 and run.answer == "yes" and not run.steps[0].ok
+
+
+@pytest.mark.parametrize(
+    ("line", "field", "kind"),
+    [
+        ('{"type": "end", "answer": 12}', "answer", "a string"),
+        ('{"type": "step", "step": true}', "step", "int"),
+        ('{"type": "step", "result": []}', "result", "an object"),
+        ('{"type": "end", "task_id": "4"}', "task_id", "int"),
+    ],
+)
+def test_a_field_of_the_wrong_type_is_named_with_its_record(tmp_path, line, field, kind):
+    path = tmp_path / "t.jsonl"
+    path.write_text(json.dumps({"type": "run", "task": "t"}) + "\n" + line + "\n")
+    with pytest.raises(TrajectoryError, match=f"record 2: field `{field}` must be {kind}"):
+        load_trajectory(path)
