@@ -343,3 +343,35 @@ def test_a_reply_without_a_verdict_is_not_scored(variant):
         verdict_correct("I cannot tell.", variant)
     with pytest.raises(NotScored):
         verdict_same("unclear", variant)
+
+
+# -- a lower-case |or| inside a program_html must_include ----------------------------------------------
+
+HTML_OR_CASES = [
+    # required content, page text, webarena, agentoccam, strict
+    ("Alpha |or| Beta", "<p>beta</p>", 0.0, 1.0, 1.0),  # AgentOccam's must_include splits it again
+    ("Alpha |or| Beta", "<p>Gamma</p>", 0.0, 0.0, 0.0),
+    ("Alpha |or| Beta", "<p>alpha |or| beta</p>", 1.0, 1.0, 1.0),
+    ("Alpha |OR| Beta", "<p>beta</p>", 1.0, 1.0, 1.0),  # split by every variant before must_include
+]
+
+
+@pytest.mark.parametrize("content,page,webarena,agentoccam,strict", HTML_OR_CASES)
+def test_program_html_lower_case_or(content, page, webarena, agentoccam, strict):
+    task = from_webarena(
+        {
+            "task_id": 1,
+            "intent": "q",
+            "sites": ["gitlab"],
+            "start_url": "__GITLAB__",
+            "eval": {
+                "eval_types": ["program_html"],
+                "program_html": [{"url": "last", "locator": "", "required_contents": {"must_include": [content]}}],
+            },
+        }
+    ).resolved(SITES)
+    final_url = SITES.base("__GITLAB__") + "/final"
+    for variant, expected in (("webarena", webarena), ("agentoccam", agentoccam), ("strict", strict)):
+        evaluator = ProgramHtmlEvaluator(variant, SITES, settle_ms=0)
+        got = asyncio.run(evaluator.score(task, final_url, LocatorValue(page), at_final_url=True))
+        assert got == expected, variant

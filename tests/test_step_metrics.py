@@ -195,3 +195,101 @@ def test_replies_are_read_as_scribeagent_reads_them():
     assert vote([a[2], a[3]]).node == 9
     assert vote(a).node in (3, 8) and vote(a).node == 8  # 3 and 8 tie at two votes: the larger id
     assert vote([]) is None
+
+
+# -- a damaged prep output: named, never a traceback ------------------------------------------------
+
+
+def _damage_cases(tmp_path_factory, prep_out):
+    """(name, the damaged copy of the output) for a Parquet and a JSON-lines output."""
+    import shutil
+
+    out, _ = prep_out
+    base = tmp_path_factory.mktemp("damaged")
+    as_jsonl = base / "jsonl"
+    shutil.copytree(out, as_jsonl)
+    for p in (as_jsonl / "examples").glob("*.parquet"):
+        rows = read_output(out)[0]
+        (as_jsonl / "examples" / (p.stem + ".jsonl")).write_text("".join(json.dumps(r) + "\n" for r in rows))
+        p.unlink()
+    good_line = (next((as_jsonl / "examples").glob("*.jsonl"))).read_text().splitlines()[0]
+    row = json.loads(good_line)
+
+    def copy(name, source):
+        folder = base / name
+        shutil.copytree(source, folder)
+        return folder
+
+    def examples_file(folder, suffix):
+        return next((folder / "examples").glob(f"*{suffix}"))
+
+    cases = []
+    garbage = copy("garbage-parquet", out)
+    examples_file(garbage, ".parquet").write_bytes(b"PAR1 not really")
+    cases.append(("garbage-parquet", garbage))
+    cut = copy("cut-parquet", out)
+    f = examples_file(cut, ".parquet")
+    f.write_bytes(f.read_bytes()[: f.stat().st_size // 2])
+    cases.append(("cut-parquet", cut))
+    for name, line in [
+        ("not-utf8", b"\xff\xfe{}"),
+        ("not-json", b"{oops"),
+        ("deep", b"[" * 100_000 + b"]" * 100_000),
+        ("a-list", b"[1, 2]"),
+        ("missing-field", json.dumps({k: v for k, v in row.items() if k != "target_node"}).encode()),
+        ("wrong-type", json.dumps({**row, "step": "3"}).encode()),
+        ("bool-for-int", json.dumps({**row, "chunk_index": True}).encode()),
+    ]:
+        folder = copy(name, as_jsonl)
+        f = examples_file(folder, ".jsonl")
+        f.write_bytes(f.read_bytes() + line + b"\n")
+        cases.append((name, folder))
+    rejects = copy("bad-reject", as_jsonl)
+    (rejects / "rejects").mkdir(exist_ok=True)
+    (rejects / "rejects" / "r.jsonl").write_text('{"source": 3}\n')
+    cases.append(("bad-reject", rejects))
+    return cases
+
+
+def test_a_damaged_prep_output_is_named_by_score_steps_and_predict_steps(tmp_path_factory, prep_out, tmp_path):
+    predictions = tmp_path / "p.jsonl"
+    predictions.write_text("")
+    for name, folder in _damage_cases(tmp_path_factory, prep_out):
+        for command in (
+            ["score-steps", str(folder), str(predictions)],
+            [
+                "predict-steps",
+                str(folder),
+                str(tmp_path / f"{name}.jsonl"),
+                "--base-url",
+                "http://127.0.0.1:9/v1",
+                "--model",
+                "m",
+            ],
+        ):
+            run = subprocess.run([sys.executable, "-m", "pagelens", *command], capture_output=True, text=True)
+            assert run.returncode == 2, (name, command[0], run.stderr[-500:])
+            assert "Traceback" not in run.stderr and str(folder) in run.stderr, (name, command[0], run.stderr[-500:])
+        assert not (tmp_path / f"{name}.jsonl").exists()  # nothing predicted from a damaged output
+
+
+def test_a_step_url_that_does_not_parse_is_its_own_website(prep_out, tmp_path):
+    import shutil
+
+    out, ex = prep_out
+    copy = tmp_path / "out"
+    shutil.copytree(out, copy)
+    rows = read_output(out)[0]
+    rows[0]["url"] = "http://[::1"  # prep keeps the URL a record gave
+    for p in (copy / "examples").glob("*"):
+        p.unlink()
+    (copy / "examples" / "part.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows))
+    predictions = tmp_path / "p.jsonl"
+    predictions.write_text(
+        "".join(
+            json.dumps({"id": example_id(e), "reply": reply(e["target_node"], "mouse_click_action")}) + "\n"
+            for e in rows
+        )
+    )
+    scores = score_steps(copy, predictions)
+    assert "(unreadable URL)" in scores["per_website"] and scores["counts"]["examples"] == len(rows)

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import hashlib
 import json
+import subprocess
+import sys
 
 import pytest
 from hypothesis import given, settings
@@ -174,3 +176,29 @@ def test_long_whitespace_runs_count_without_a_panic(name):
     assert "".join(c.text for c in chunks) == " " * 999_999
     html = "<p>" + " " * 500_000 + "x</p>"
     assert "x" in pagelens.Dom.parse(html).clean(tokenizer=name).html()
+
+
+_PEAK = r"""
+import resource, sys
+import pagelens
+unit, mb, name = sys.argv[1], int(sys.argv[2]), sys.argv[3]
+text = unit * (mb * 1_000_000 // len(unit.encode()))
+pagelens.count_tokens("warm up", name)
+before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
+count = pagelens.count_tokens(text, name)
+peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
+print(count, max(0, peak - before), len(text.encode()))
+"""
+
+
+@pytest.mark.parametrize("unit", ["a", "中", "xY", "🙂"])
+def test_counting_one_long_run_takes_memory_linear_in_its_tokens(unit):
+    """A page that is one 40 MB word (no whitespace, one pre-tokenizer piece): counting it
+    takes the text's size in memory again at most (its UTF-8 and the ids), not the dozens of
+    bytes per character a whole-piece merge takes (hardening class 13). Measured as the
+    process's peak growth, not as time."""
+    run = subprocess.run([sys.executable, "-c", _PEAK, unit, "40", "gpt2"], capture_output=True, text=True, timeout=600)
+    assert run.returncode == 0, run.stderr[-600:]
+    count, grown, size = map(int, run.stdout.split())
+    assert count > 0
+    assert grown <= 1.5 * size, f"{unit!r}: {grown / size:.1f} bytes of memory per byte of text"

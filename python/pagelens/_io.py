@@ -73,13 +73,20 @@ def read_json_lines(path: str | os.PathLike[str]) -> JsonLines:
     for i, line in enumerate(lines):
         if not line.strip():
             continue
+        why = None
         try:
             out.records.append(json.loads(line.decode("utf-8")))
-        except (ValueError, RecursionError) as e:  # JSONDecodeError and UnicodeDecodeError are ValueErrors
+        except UnicodeDecodeError as e:
+            why = f"not UTF-8 text (byte {e.start})"
+        except ValueError as e:  # JSONDecodeError
+            why = f"{type(e).__name__}: {e}"[:200]
+        except RecursionError:
+            why = "nested too deeply to read"
+        if why is not None:
             if i == len(lines) - 1:  # no line break after it: a write cut short
                 out.torn_tail = True
             else:
-                out.bad_lines.append((i + 1, f"{type(e).__name__}: {e}"[:200]))
+                out.bad_lines.append((i + 1, why))
     return out
 
 

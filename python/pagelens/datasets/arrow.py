@@ -4,12 +4,11 @@
 from __future__ import annotations
 
 import io
-import json
 from dataclasses import fields
 from pathlib import Path
 from typing import Any
 
-from pagelens.datasets.records import Example
+from pagelens.datasets.records import ORIGIN_KEY, Example
 from pagelens.extras import require
 
 pa: Any = require("pyarrow", "Parquet input and output")
@@ -51,21 +50,17 @@ def parquet_rows(data: bytes) -> list[dict[str, Any]]:
     return rows
 
 
-def read_examples(files: list[Path], columns: list[str] | None = None) -> list[dict[str, Any]]:
-    """The rows of example files (Parquet or JSON lines), cast to the schema's types."""
-    tables = []
-    for p in files:
-        if p.suffix == ".parquet":
-            t = pq.read_table(p, columns=columns)
-        else:
-            lines = [json.loads(line) for line in p.read_text().splitlines() if line.strip()]
-            t = pa.Table.from_pylist(lines, schema=SCHEMA)
-            if columns:
-                t = t.select(columns)
-        tables.append(t.cast(pa.schema([SCHEMA.field(n) for n in t.column_names])))
-    if not tables:
-        return []
-    rows: list[dict[str, Any]] = pa.concat_tables(tables).to_pylist()
+def read_parquet_examples(path: Path) -> list[dict[str, Any]]:
+    """The rows of a Parquet example file, each tagged with where it was read (under
+    ``ORIGIN_KEY``); a file pyarrow cannot read is an error naming it."""
+    from pagelens.errors import InputFileError
+
+    try:
+        rows: list[dict[str, Any]] = pq.read_table(path).to_pylist()
+    except (pa.ArrowException, OSError, ValueError) as e:
+        raise InputFileError(f"{path}: not a readable Parquet file: {str(e).splitlines()[0][:200]}") from None
+    for number, row in enumerate(rows):
+        row[ORIGIN_KEY] = f"{path} row {number}"
     return rows
 
 

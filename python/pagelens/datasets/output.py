@@ -10,12 +10,14 @@ Both engines write this layout; :func:`read_output` reads either back in a stabl
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import os
 from pathlib import Path
 from typing import Any
 
-from pagelens._io import write_atomically
+from pagelens._io import parse_json, write_atomically
+from pagelens.datasets.records import ORIGIN_KEY, Example
 from pagelens.errors import ArgumentError, InputFileError
 from pagelens.extras import require
 
@@ -50,20 +52,75 @@ def _example_files(out: Path) -> list[Path]:
 
 
 def _read_examples(out: Path, columns: list[str] | None = None) -> list[dict[str, Any]]:
+    """Every example of the output, checked: a file that cannot be read, or a row that is not
+    an example (a field missing or of the wrong type), is an :class:`InputFileError` naming
+    the file, the row and the field — never a pyarrow, JSON or Unicode traceback."""
     files = _example_files(out)
     if all(p.suffix != ".parquet" for p in files):
         # JSON lines need no pyarrow (the base install reads them).
-        rows = [json.loads(line) for p in files for line in p.read_text().splitlines() if line.strip()]
-        return [{c: r.get(c) for c in columns} for r in rows] if columns else rows
-    from pagelens.datasets import arrow
+        rows = [row for p in files for row in _json_rows(p)]
+    else:
+        from pagelens.datasets import arrow
 
-    return arrow.read_examples(files, columns)
+        rows = []
+        for p in files:
+            rows.extend(_json_rows(p) if p.suffix != ".parquet" else arrow.read_parquet_examples(p))
+    wanted = columns or _EXAMPLE_TYPES
+    for row in rows:
+        where = row.pop(ORIGIN_KEY)
+        for name in wanted:
+            _check_field(row, name, where)
+    return [{c: r[c] for c in columns} for r in rows] if columns else rows
+
+
+_EXAMPLE_TYPES: dict[str, type] = {
+    f.name: {"str": str, "int": int, "bool": bool}[str(f.type)] for f in dataclasses.fields(Example)
+}
+
+
+def _check_field(row: dict[str, Any], name: str, where: str) -> None:
+    kind = _EXAMPLE_TYPES.get(name)
+    if kind is None:
+        raise ArgumentError(f"no example column {name!r}")
+    value = row.get(name)
+    if name not in row or value is None:
+        raise InputFileError(f"{where}: not an example of `pagelens prep`: field {name!r} is missing")
+    if not isinstance(value, kind) or (kind is int and isinstance(value, bool)):
+        raise InputFileError(
+            f"{where}: not an example of `pagelens prep`: field {name!r} must be {kind.__name__}, "
+            f"not {type(value).__name__}"
+        )
+
+
+def _json_rows(path: Path) -> list[dict[str, Any]]:
+    """The rows of a JSON-lines file, each tagged with its line; a line that is not a JSON
+    object is an error naming it."""
+    try:
+        text = path.read_bytes().decode("utf-8")
+    except UnicodeDecodeError as e:
+        raise InputFileError(f"{path}: not UTF-8 text (byte {e.start})") from None
+    except OSError as e:
+        raise InputFileError(f"{path}: cannot be read: {e.strerror or e}") from None
+    rows = []
+    for number, line in enumerate(text.splitlines(), 1):
+        if not line.strip():
+            continue
+        row = parse_json(line, f"{path}:{number} is")
+        if not isinstance(row, dict):
+            raise InputFileError(f"{path}:{number}: not an example of `pagelens prep`: a {type(row).__name__}")
+        row[ORIGIN_KEY] = f"{path}:{number}"
+        rows.append(row)
+    return rows
 
 
 def read_rejects(out: str | os.PathLike[str]) -> list[dict[str, Any]]:
     rows: list[dict[str, Any]] = []
     for p in sorted((Path(out) / "rejects").glob("*.jsonl")):
-        rows.extend(json.loads(line) for line in p.read_text().splitlines() if line.strip())
+        for row in _json_rows(p):
+            where = row.pop(ORIGIN_KEY)
+            if not isinstance(row.get("source"), str) or not isinstance(row.get("reason"), str):
+                raise InputFileError(f"{where}: not a reject of `pagelens prep` (it needs a string source and reason)")
+            rows.append(row)
     return sorted(rows, key=lambda r: (r["source"], r["reason"]))
 
 

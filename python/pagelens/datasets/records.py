@@ -23,6 +23,11 @@ def canonical_action(name: str) -> str | None:
     return canonical_operation(name)
 
 
+# The key under which a row read back from an output file carries where it was read ("file:3",
+# "file row 3"), until it is checked; it cannot be a column name.
+ORIGIN_KEY = "\0origin"
+
+
 @dataclass(frozen=True)
 class Step:
     workflow_id: str

@@ -64,6 +64,15 @@ def token_f1(predicted: str, label: str) -> float:
     return 2 * precision * recall / (precision + recall)
 
 
+def _website(url: str) -> str:
+    """The host a step's URL names, for the per-website table."""
+    try:
+        host = urlsplit(url).hostname
+    except ValueError:  # "http://[::1": prep keeps a step's URL as the record gave it
+        return "(unreadable URL)"
+    return host or "(no URL)"
+
+
 def predicted_operation(step: ParsedStep) -> str:
     action = step.action
     tag = step.target.lstrip("<").split(" ", 1)[0].split(">", 1)[0].lower()
@@ -159,7 +168,7 @@ def score_steps(prep_out: str | os.PathLike[str], predictions: str | os.PathLike
         else:
             element = winner.node == gold["target_node"]
             f1 = token_f1(predicted_operation(winner), truth)
-        site = urlsplit(gold["url"]).hostname or "(no URL)"
+        site = _website(gold["url"])
         overall.add(element, f1)
         by_site.setdefault(site, _Tally()).add(element, f1)
         per_step.append(

@@ -246,7 +246,9 @@ class ProgramHtmlEvaluator:
             return s
         found = []
         for content in target.must_include or ():
-            s = float(any(must_include(alt, selected) for alt in content.split(" |OR| ")))
+            # Each " |OR| " part is checked as a must_include reference of its own, so that
+            # AgentOccam's check also splits a lower-case " |or| " inside it (AO-E:106).
+            s = float(any(must_include(alt, selected, rule=v.must_include_or) for alt in content.split(" |OR| ")))
             self.details.append(f"program_html {target.url} must_include {content!r}: {s:g}")
             found.append(s)
         if not found:

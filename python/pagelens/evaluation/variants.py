@@ -26,6 +26,7 @@ WebArena-Verified ``ServiceNow/webarena-verified`` (its own library does the sco
 | N/A (unachievable) | "n/a" exactly, else the ua grader's verdict replaces the score (WA-E:159) | as webarena | as webarena |
 | url_match | reference host+path a *substring* of the final URL's (WA-E:223), queries by `parse_qs` (blank values dropped, WA-E:196), trailing `/` stripped from the whole URL (WA-E:189), ` \|OR\| ` alternatives pool their values (WA-E:213) | as webarena, lower-cased (AO-E:215), `eval.or` groups, best of them (AO-E:242) | parsed URLs: host and path equal, every reference parameter present; lower-cased; `eval.or` |
 | program_html `or` targets | ignored | best of them (AO-E:296, 375) | best of them |
+| program_html ` \|OR\| ` in must_include | alternatives (WA-E:302) | alternatives, and a lower-case ` \|or\| ` inside one too (AO-E:106, 360) | alternatives, ` \|or\| ` in either case |
 | program_html several must_include | all required | fraction found (AO-E:370) | all required |
 | program_html locator returning null | the text "None" (`str(None)`, WA-E:289) | as webarena | nothing |
 | program_html prep actions | the first that throws ends the others (one try, WA-E:284) | as webarena | as webarena |

@@ -294,6 +294,13 @@ fn span(units: &[(usize, usize)], order: &[usize], k: usize, j: usize) -> (usize
 
 /// Cuts one unit at token boundaries (that are also character boundaries) into pieces of
 /// at most `max_tokens` tokens each, confirmed by recounting each piece.
+///
+/// The unit is tokenized once; a piece's end is first the last character boundary within
+/// `max_tokens` of the unit's tokens from its start. Re-tokenizing the piece on its own can
+/// give more tokens than that (a token cut at the start): then the end is found by bisection
+/// over the character-boundary token ends before it, so each piece costs O(log budget)
+/// counts of at most its own length — time O(n log budget) over the unit, never a step back
+/// per token.
 fn split_unit(
     text: &str,
     a: usize,
@@ -302,52 +309,62 @@ fn split_unit(
     tok: &Tokenizer,
 ) -> Vec<(usize, usize, usize)> {
     let unit = &text[a..b];
-    let ends: Vec<usize> = tok
-        .token_ends(unit)
-        .into_iter()
-        .filter(|&e| unit.is_char_boundary(e))
+    let token_ends = tok.token_ends(unit);
+    // Token ends that are character boundaries: the only places a piece may end.
+    let mut char_ends: Vec<usize> = token_ends
+        .iter()
+        .copied()
+        .filter(|&e| e > 0 && unit.is_char_boundary(e))
         .collect();
+    char_ends.dedup();
     let mut pieces = Vec::new();
     let mut start = 0usize;
-    let mut idx = 0usize; // first token end after `start`
     while start < unit.len() {
-        // Candidate: the end of the max_tokens-th token from here (or the unit's end).
-        let mut cand_idx = idx;
-        let mut taken = 0;
-        while cand_idx < ends.len() && taken < max_tokens {
-            if ends[cand_idx] > start {
-                taken += 1;
-            }
-            cand_idx += 1;
-        }
-        let mut end = if cand_idx >= ends.len() {
+        // The end of the max_tokens-th token after `start`, in the unit's own tokens.
+        let first = token_ends.partition_point(|&e| e <= start);
+        let reach = token_ends
+            .get(first + max_tokens - 1)
+            .copied()
+            .unwrap_or(unit.len());
+        // Candidate ends: char-boundary token ends in (start, reach], and the unit's end.
+        let lo = char_ends.partition_point(|&e| e <= start);
+        let hi = char_ends.partition_point(|&e| e <= reach);
+        let mut end = if reach >= unit.len() {
             unit.len()
+        } else if hi > lo {
+            char_ends[hi - 1]
         } else {
-            ends[cand_idx - 1]
+            0
         };
-        let mut count = tok.count(&unit[start..end]);
-        // Re-tokenising a slice can yield more tokens than it held: step back a token.
-        while count > max_tokens {
-            let below = ends.partition_point(|&e| e < end);
-            let prev = ends[..below].last().copied().filter(|&e| e > start);
-            match prev {
-                Some(p) => {
-                    end = p;
-                    count = tok.count(&unit[start..end]);
+        let mut count = if end > start {
+            tok.count(&unit[start..end])
+        } else {
+            usize::MAX
+        };
+        if count > max_tokens {
+            // Bisect the candidates char_ends[lo..hi] for the last one within budget.
+            let (mut good, mut bad) = (None, hi.min(char_ends.len()));
+            let mut left = lo;
+            while left < bad {
+                let mid = left + (bad - left) / 2;
+                let c = tok.count(&unit[start..char_ends[mid]]);
+                if c <= max_tokens {
+                    good = Some((char_ends[mid], c));
+                    left = mid + 1;
+                } else {
+                    bad = mid;
                 }
-                None => break,
             }
-        }
-        if end <= start {
-            // One character that is more tokens than the budget: take it whole.
-            end = start + unit[start..].chars().next().map_or(1, char::len_utf8);
-            count = tok.count(&unit[start..end]);
+            if let Some((e, c)) = good {
+                (end, count) = (e, c);
+            } else {
+                // One character that is more tokens than the budget: take it whole.
+                end = start + unit[start..].chars().next().map_or(1, char::len_utf8);
+                count = tok.count(&unit[start..end]);
+            }
         }
         pieces.push((a + start, a + end, count));
         start = end;
-        while idx < ends.len() && ends[idx] <= start {
-            idx += 1;
-        }
     }
     pieces
 }
@@ -419,6 +436,37 @@ mod tests {
         assert!(started.elapsed().as_secs() < 5, "{:?}", started.elapsed());
         let joined: String = chunks.iter().map(|c| &text[c.start..c.end]).collect();
         assert_eq!(joined, text);
+    }
+
+    /// Splitting an oversized unit reads O(n log budget) bytes through the tokenizer, whatever
+    /// the script: emoji and CJK (many tokens per character, most token ends inside one) as
+    /// much as ASCII. Counted, not timed.
+    #[test]
+    fn splitting_reads_each_byte_a_logarithmic_number_of_times() {
+        let units = ["🙂", "👍🏽", "中文", "é", "ab ", "\u{301}x"];
+        for tok in ["gpt2", "cl100k_base", "o200k_base"].map(|n| Tokenizer::named(n).unwrap()) {
+            for budget in [1, 7, 512] {
+                for unit in units {
+                    let text = unit.repeat(20_000 / unit.len());
+                    crate::tokenizer::COUNTED.with(|c| c.set(0));
+                    let chunks = chunk(&text, budget, &tok, ChunkKind::Text, false).unwrap();
+                    let read = crate::tokenizer::COUNTED.with(std::cell::Cell::get);
+                    let joined: String = chunks.iter().map(|c| &text[c.start..c.end]).collect();
+                    assert_eq!(joined, text);
+                    assert!(chunks
+                        .iter()
+                        .all(|c| c.token_count <= budget
+                            || text[c.start..c.end].chars().count() == 1));
+                    let rounds = 4 + (usize::BITS - budget.leading_zeros()) as usize;
+                    assert!(
+                        read <= rounds * text.len(),
+                        "{} {unit:?} budget {budget}: read {read} bytes of {} ({rounds} rounds allowed)",
+                        tok.name(),
+                        text.len()
+                    );
+                }
+            }
+        }
     }
 
     fn gpt2() -> Tokenizer {

@@ -85,7 +85,7 @@ impl Encoding {
     }
 
     pub fn count(self, text: &str) -> usize {
-        self.encode(text).len()
+        fast_count(self, text)
     }
 
     /// Number of mergeable ranks (special tokens come after them).
@@ -160,11 +160,11 @@ fn splitter(enc: Encoding) -> &'static Splitter {
 /// generated text), in time linear in the text. Pieces are split with the linear-time
 /// `regex` engine; a whitespace run that is not the text's end and not a line break's leaves
 /// its last character to the next piece, which is what `\s+(?!\S)` does. Pieces that are
-/// not one token are merged by [`byte_pair_encode`], cached per distinct piece in the call.
-fn fast_encode(enc: Encoding, text: &str) -> Vec<u32> {
+/// not one token are merged by [`byte_pair_encode`], cached per distinct short piece in the
+/// call. The ids are handed to `emit` piece by piece: counting keeps none of them.
+fn for_each_token_run(enc: Encoding, text: &str, emit: &mut dyn FnMut(&[u32])) {
     let parts = splitter(enc);
-    let mut out = Vec::with_capacity(text.len() / 3);
-    let mut merged: FxHashMap<&str, (usize, usize)> = FxHashMap::default();
+    let mut merged: FxHashMap<&str, Box<[u32]>> = FxHashMap::default();
     let mut pos = 0;
     while pos < text.len() {
         let Some(m) = parts.split.find_at(text, pos) else {
@@ -183,37 +183,117 @@ fn fast_encode(enc: Encoding, text: &str) -> Vec<u32> {
         }
         let piece = &text[m.start()..end];
         if let Some(&rank) = parts.ranks.get(piece.as_bytes()) {
-            out.push(rank);
-        } else if let Some(&(from, len)) = merged.get(piece) {
-            out.extend_from_within(from..from + len);
+            emit(&[rank]);
+        } else if let Some(ids) = merged.get(piece) {
+            emit(ids);
+        } else if piece.len() <= CACHED_PIECE {
+            // The cache holds short pieces only, and is emptied when full: memory stays
+            // bounded on text where every word differs.
+            if merged.len() >= CACHE_ENTRIES {
+                merged.clear();
+            }
+            let mut ids = Vec::new();
+            byte_pair_encode(piece.as_bytes(), &parts.ranks, &mut |run| {
+                ids.extend_from_slice(run);
+            });
+            emit(&ids);
+            merged.insert(piece, ids.into_boxed_slice());
         } else {
-            let ids = byte_pair_encode(piece.as_bytes(), &parts.ranks);
-            merged.insert(piece, (out.len(), ids.len()));
-            out.extend_from_slice(&ids);
+            byte_pair_encode(piece.as_bytes(), &parts.ranks, emit);
         }
         pos = end;
     }
+}
+
+/// Pieces up to this length are cached per call, at most this many of them at once.
+const CACHED_PIECE: usize = 1024;
+const CACHE_ENTRIES: usize = 1 << 16;
+
+fn fast_encode(enc: Encoding, text: &str) -> Vec<u32> {
+    let mut out = Vec::with_capacity(text.len() / 4);
+    for_each_token_run(enc, text, &mut |ids| out.extend_from_slice(ids));
     out
 }
+
+fn fast_count(enc: Encoding, text: &str) -> usize {
+    let mut count = 0;
+    for_each_token_run(enc, text, &mut |ids| count += ids.len());
+    count
+}
+
+/// Pieces longer than this are merged a window at a time (see [`merge_in_windows`]).
+const LONG_PIECE: usize = 256 * 1024;
+/// The part of a window whose tokens are kept, and the look-ahead after it that the merge
+/// sees but whose tokens are merged again with the next window.
+const WINDOW: usize = 64 * 1024;
+const LOOK_AHEAD: usize = 8 * 1024;
 
 /// Byte-pair merging of one piece, as tiktoken does it: repeatedly join the adjacent pair
 /// whose bytes have the lowest rank (the leftmost on a tie) until no pair is a token. Short
 /// pieces go to tiktoken-rs's own routine; long ones (a run of thousands of spaces) use a
 /// heap, O(n log n), where that routine is quadratic (tiktoken-rs does not export its own
-/// heap version).
-fn byte_pair_encode(piece: &[u8], ranks: &FxHashMap<Vec<u8>, u32>) -> Vec<u32> {
-    use std::cmp::Reverse;
-    use std::collections::BinaryHeap;
-
+/// heap version); very long ones (a page that is one 200 MB word) are merged in windows, so
+/// that memory stays bounded whatever the piece's length.
+fn byte_pair_encode(piece: &[u8], ranks: &FxHashMap<Vec<u8>, u32>, emit: &mut dyn FnMut(&[u32])) {
     if piece.len() == 1 {
-        return vec![ranks[piece]];
-    }
-    if piece.len() < 128 {
-        return tiktoken_rs::byte_pair_split(piece, ranks)
+        emit(&[ranks[piece]]);
+    } else if piece.len() < 128 {
+        let ids: Vec<u32> = tiktoken_rs::byte_pair_split(piece, ranks)
             .into_iter()
             .map(|p| ranks[p])
             .collect();
+        emit(&ids);
+    } else if piece.len() > LONG_PIECE {
+        merge_in_windows(piece, ranks, emit);
+    } else {
+        emit(&merge_with_heap(piece, ranks));
     }
+}
+
+/// A very long piece merged a window at a time: each window is merged with [`LOOK_AHEAD`]
+/// more bytes after it, and the tokens that end within the window are kept (at least one);
+/// the next window starts where the last kept token ends. A merge's outcome depends on the
+/// bytes around it only as far as tokens reach (the longest token is 128 bytes for
+/// `cl100k_base`, 256 for `o200k_base`), so the look-ahead — dozens of tokens long — leaves
+/// the kept tokens as the whole piece's merge makes them; tests compare the two on long
+/// pieces of every kind. Memory: O(`WINDOW`); time linear in the piece.
+fn merge_in_windows(piece: &[u8], ranks: &FxHashMap<Vec<u8>, u32>, emit: &mut dyn FnMut(&[u32])) {
+    let mut start = 0;
+    let mut kept = Vec::new();
+    while start < piece.len() {
+        let end = (start + WINDOW + LOOK_AHEAD).min(piece.len());
+        let parts = merge_parts(&piece[start..end], ranks);
+        kept.clear();
+        if end == piece.len() {
+            kept.extend(parts.iter().map(|&(_, id)| id));
+            emit(&kept);
+            break;
+        }
+        let mut consumed = 0;
+        for (k, &(part_end, id)) in parts.iter().enumerate() {
+            if k > 0 && part_end > WINDOW {
+                break;
+            }
+            consumed = part_end;
+            kept.push(id);
+        }
+        emit(&kept);
+        start += consumed;
+    }
+}
+
+fn merge_with_heap(piece: &[u8], ranks: &FxHashMap<Vec<u8>, u32>) -> Vec<u32> {
+    merge_parts(piece, ranks)
+        .into_iter()
+        .map(|(_, id)| id)
+        .collect()
+}
+
+/// The heap merge of `piece` (at least two bytes): each token as (its end in `piece`, id).
+fn merge_parts(piece: &[u8], ranks: &FxHashMap<Vec<u8>, u32>) -> Vec<(usize, u32)> {
+    use std::cmp::Reverse;
+    use std::collections::BinaryHeap;
+
     // Parts as a linked list over byte positions: part i spans start[i]..start[next[i]].
     let n = piece.len();
     let mut next: Vec<usize> = (1..=n).collect();
@@ -257,10 +337,17 @@ fn byte_pair_encode(piece: &[u8], ranks: &FxHashMap<Vec<u8>, u32>) -> Vec<u32> {
     let mut out = Vec::new();
     let mut i = 0;
     while i < n {
-        out.push(ranks[&piece[i..next[i]]]);
+        out.push((next[i], ranks[&piece[i..next[i]]]));
         i = next[i];
     }
     out
+}
+
+#[cfg(test)]
+thread_local! {
+    /// Bytes this thread's [`Tokenizer::count`] calls have read: tests bound the work of
+    /// the passes that count (chunking) by it, as a property instead of a timing.
+    pub(crate) static COUNTED: std::cell::Cell<usize> = const { std::cell::Cell::new(0) };
 }
 
 /// Any tokenizer the core counts with: an embedded tiktoken encoding, or a Hugging Face
@@ -323,7 +410,12 @@ impl Tokenizer {
     }
 
     pub fn count(&self, text: &str) -> usize {
-        self.encode(text).len()
+        #[cfg(test)]
+        COUNTED.with(|c| c.set(c.get() + text.len()));
+        match self {
+            Tokenizer::Tiktoken(e) => e.count(text),
+            Tokenizer::HuggingFace { .. } => self.encode(text).len(),
+        }
     }
 
     /// Byte offset where each token ends, for cutting text at token boundaries.
@@ -435,11 +527,9 @@ mod tests {
         for enc in [Encoding::R50k, Encoding::Cl100k, Encoding::O200k] {
             let bpe = enc.bpe();
             for text in generated(0x9e37_79b9_7f4a_7c15 ^ enc as u64, 400) {
-                assert_eq!(
-                    fast_encode(enc, &text),
-                    bpe.encode_ordinary(&text),
-                    "{enc:?} {text:?}"
-                );
+                let ids = bpe.encode_ordinary(&text);
+                assert_eq!(fast_encode(enc, &text), ids, "{enc:?} {text:?}");
+                assert_eq!(fast_count(enc, &text), ids.len(), "{enc:?} {text:?}");
             }
         }
     }
@@ -452,6 +542,46 @@ mod tests {
                 let ids = enc.encode(&text);
                 let bpe = enc.bpe();
                 assert_eq!(bpe.decode_bytes(&ids).unwrap(), text.as_bytes());
+            }
+        }
+    }
+
+    /// A piece longer than `LONG_PIECE` is merged in windows; the windows' tokens are the
+    /// whole piece's, on long runs of every kind (one letter, two, a CJK character, an
+    /// emoji's bytes, a word without spaces, random letters, digits and punctuation).
+    #[test]
+    fn very_long_pieces_merge_in_windows_as_a_whole() {
+        let mut x: u64 = 0x2545_f491_4f6c_dd1d;
+        let mut random = |alphabet: &[u8], len: usize| -> Vec<u8> {
+            (0..len)
+                .map(|_| {
+                    x ^= x << 13;
+                    x ^= x >> 7;
+                    x ^= x << 17;
+                    alphabet[(x % alphabet.len() as u64) as usize]
+                })
+                .collect()
+        };
+        let len = LONG_PIECE + 3 * WINDOW / 2;
+        let mut pieces: Vec<Vec<u8>> = ["a", "ab", "中", "🙂", "Hello", "xYz", "  ", "=-"]
+            .iter()
+            .map(|u| u.repeat(len / u.len()).into_bytes())
+            .collect();
+        pieces.push(random(b"abcdefghijklmnopqrstuvwxyz", len));
+        pieces.push(random(b"aaaaaaab", len));
+        pieces.push(random(b"0123456789.,;:!?-_=+*/", len));
+        for enc in [Encoding::R50k, Encoding::Cl100k, Encoding::O200k] {
+            let ranks = &splitter(enc).ranks;
+            for piece in &pieces {
+                let mut windowed = Vec::new();
+                merge_in_windows(piece, ranks, &mut |ids| windowed.extend_from_slice(ids));
+                assert_eq!(
+                    windowed,
+                    merge_with_heap(piece, ranks),
+                    "{enc:?} {:?}",
+                    &piece[..8]
+                );
+                assert_eq!(enc.bpe().decode_bytes(&windowed).unwrap(), *piece);
             }
         }
     }
