@@ -668,3 +668,5 @@ def test_run_stops_on_a_garbage_model_and_fails_fast_on_a_hung_endpoint(site, tm
         hung.close()
     assert proc.returncode != 0 and time.monotonic() - started < 60
     assert "pagelens: error" in proc.stderr and "Traceback" not in proc.stderr, proc.stderr
+    # The retry was announced as it happened, with its cause: never silence.
+    assert "retry 1/1" in proc.stderr and "Timeout" in proc.stderr, proc.stderr

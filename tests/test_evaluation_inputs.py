@@ -3,6 +3,7 @@ still scored; the exit code is not 0 only when nothing could be scored."""
 
 from __future__ import annotations
 
+import copy
 import json
 import subprocess
 import sys
@@ -208,3 +209,119 @@ def test_exit_code_when_nothing_is_scored(tmp_path):
     (tmp_path / "wrong.json").write_text('{"task_id": 1, "answer": "no"}')
     out = pagelens_eval(tmp_path / "wrong.json", "--tasks", tasks)
     assert out.returncode == 0  # scored 0 is scored
+
+
+# -- any junk, in any field: the error family, naming the place; every good record kept --------
+
+from hypothesis import given, settings  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
+
+from pagelens.errors import PagelensError  # noqa: E402
+from pagelens.evaluation import SiteConfig, StringEvaluator, UrlEvaluator  # noqa: E402
+
+JUNK = st.recursive(
+    st.none() | st.booleans() | st.integers(-(2**70), 2**70) | st.floats() | st.text(max_size=8),
+    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=6), inner, max_size=3),
+    max_leaves=6,
+)
+PROGRAM_TASK = {
+    **GOOD_TASK,
+    "eval": {
+        "eval_types": ["string_match", "url_match", "program_html"],
+        "reference_answers": {"must_include": ["yes"], "fuzzy_match": "N/A"},
+        "reference_url": "__SHOPPING__/a |OR| __SHOPPING__/b",
+        "program_html": [
+            {"url": "last", "locator": "document.title", "required_contents": {"must_include": ["a |OR| b"]}}
+        ],
+        "string_note": "x",
+    },
+}
+TASK_PATHS = [
+    ("task_id",),
+    ("intent",),
+    ("sites",),
+    ("start_url",),
+    ("eval",),
+    ("eval", "eval_types"),
+    ("eval", "reference_answers"),
+    ("eval", "reference_answers", "must_include"),
+    ("eval", "reference_answers", "fuzzy_match"),
+    ("eval", "reference_url"),
+    ("eval", "or"),
+    ("eval", "program_html"),
+    ("eval", "program_html", 0),
+    ("eval", "program_html", 0, "url"),
+    ("eval", "program_html", 0, "locator"),
+    ("eval", "program_html", 0, "required_contents"),
+    ("eval", "program_html", 0, "prep_actions"),
+    ("eval", "string_note"),
+]
+
+
+def _set(data, path, value):
+    data = copy.deepcopy(data)
+    node = data
+    for key in path[:-1]:
+        node = node[key]
+    node[path[-1]] = value
+    return data
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.sampled_from(TASK_PATHS), JUNK)
+def test_junk_in_any_task_field_is_a_task_error_naming_file_task_and_field(tmp_path_factory, path, value):
+    folder = tmp_path_factory.mktemp("t")
+    tasks = write(folder / "tasks.json", [GOOD_TASK | {"task_id": 0}, _set(PROGRAM_TASK, path, value)])
+    try:
+        loaded = load_tasks(tasks)
+    except TaskConfigError as e:
+        assert "tasks.json[1]" in str(e), str(e)
+        return
+    # Accepted as written: scoring it gives a score or that task's own error, never an escape.
+    sites = SiteConfig({"__SHOPPING__": "http://127.0.0.1:9"})
+    for variant in ("webarena", "agentoccam", "strict"):
+        for task in loaded:
+            resolved = task.resolved(sites)
+            for evaluator, argument in (
+                (StringEvaluator(variant), "yes"),
+                (UrlEvaluator(variant), "http://127.0.0.1:9/a"),
+            ):
+                try:
+                    assert 0.0 <= evaluator.score(resolved, argument) <= 1.0
+                except PagelensError:
+                    pass
+
+
+@settings(max_examples=200, deadline=None)
+@given(JUNK, st.sampled_from(["", "accounts"]))
+def test_junk_site_files_are_task_config_errors(tmp_path_factory, value, key):
+    folder = tmp_path_factory.mktemp("s")
+    path = write(folder / "sites.json", {"__SHOPPING__": "http://s", key: value} if key else value)
+    try:
+        sites = SiteConfig.load(path)
+    except TaskConfigError as e:
+        assert str(path) in str(e)
+        return
+    assert isinstance(sites.urls, dict)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.sampled_from(["task_id", "answer", "final_url", "har", "url"]), JUNK, st.booleans())
+def test_junk_in_a_run_file_skips_that_run_only(tmp_path_factory, field, value, as_trajectory):
+    folder = tmp_path_factory.mktemp("r")
+    (folder / "good.json").write_text('{"task_id": 1, "answer": "yes"}')
+    if as_trajectory:
+        header = {"type": "run", "task_id": 2, "url": "http://s/"}
+        end = {"type": "end", "answer": "x", field: value}
+        (folder / "odd.jsonl").write_text(json.dumps(header) + "\n" + json.dumps(end) + "\n")
+    else:
+        (folder / "odd.json").write_text(json.dumps({"task_id": 2, "answer": "x", field: value}))
+    outcomes, problems = find_outcomes(folder)
+    assert "good.json" in {o.source.split("/")[-1] for o in outcomes}
+    assert len(outcomes) + len(problems) == 2
+    for problem in problems:
+        assert "odd.json" in problem, problem
+    for outcome in outcomes:
+        assert outcome.answer is None or isinstance(outcome.answer, str)
+        assert outcome.final_url is None or isinstance(outcome.final_url, str)
+        assert isinstance(outcome.task_id, int)

@@ -5,16 +5,23 @@ predictions, every value computed by hand below; bad prediction files counted, n
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import subprocess
 import sys
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from llm_server import LLMServer
 from pagelens.datasets import PrepConfig, read_output, run_local
+from pagelens.datasets.records import Example
 from pagelens.datasets.steps import example_id, operation, predict_steps, score_steps, token_f1
+from pagelens.errors import InputFileError
 from pagelens.llm import LLMClient
+
+EXAMPLE_FIELDS = {f.name: {"str": str, "int": int, "bool": bool}[str(f.type)] for f in dataclasses.fields(Example)}
 
 PAGE = """<html><body><h1>Shop</h1>
 <form><label>City <input id="city" type="text"></label>
@@ -293,3 +300,28 @@ def test_a_step_url_that_does_not_parse_is_its_own_website(prep_out, tmp_path):
     )
     scores = score_steps(copy, predictions)
     assert "(unreadable URL)" in scores["per_website"] and scores["counts"]["examples"] == len(rows)
+
+
+JUNK = st.recursive(
+    st.none() | st.booleans() | st.integers(-(2**70), 2**70) | st.floats() | st.text(max_size=8),
+    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=6), inner, max_size=3),
+    max_leaves=6,
+)
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(st.sampled_from(sorted(EXAMPLE_FIELDS)), JUNK)
+def test_junk_in_any_example_field_is_named_or_read_as_it_is(prep_out, tmp_path_factory, field, value):
+    out, ex = prep_out
+    folder = tmp_path_factory.mktemp("junk")
+    rows = read_output(out)[0]
+    rows[-1] = {**rows[-1], field: value}
+    (folder / "examples").mkdir()
+    (folder / "examples" / "part.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows))
+    try:
+        read, _ = read_output(folder)
+    except InputFileError as e:
+        assert f"part.jsonl:{len(rows)}" in str(e) and repr(field) in str(e), str(e)
+        return
+    assert read == sorted(rows, key=lambda r: (r["workflow_id"], r["step"], r["chunk_index"]))
+    assert isinstance(read[-1][field], EXAMPLE_FIELDS[field]) or field not in read[-1]

@@ -252,12 +252,17 @@ def test_a_browser_killed_mid_episode_is_restarted_once(tmp_path):
 
 
 def test_an_episode_over_its_time_limit_is_an_error(tmp_path):
-    server = LLMServer(miniwob_model)
-    server.delay = 3.0
+    """The agent used its time (the model answers at once; the episode is just too short for
+    its steps): the episode's own outcome, recorded as finished."""
+
+    def busy(messages):
+        return "Action: note [still looking]"  # never solves the task, never stops
+
+    server = LLMServer(busy)
     try:
         summary = run_study(
             tmp_path / "s",
-            settings(server, tasks=("click-test",), seeds=(0,), episode_seconds=1.5),
+            settings(server, tasks=("click-test",), seeds=(0,), episode_seconds=1.5, max_steps=10_000),
             RunOptions(backoff=0.01),
         )
     finally:
@@ -265,6 +270,79 @@ def test_an_episode_over_its_time_limit_is_an_error(tmp_path):
     [result] = read_results(tmp_path / "s")
     assert result["error_kind"] == "timeout" and not result["success"] and result["restarts"] == 1
     assert summary["errors"] == {"timeout": 1}
+
+
+def _hanging_model():
+    """A scripted model that, while ``hang`` is set, never answers (until ``release``)."""
+    hang, release = threading.Event(), threading.Event()
+
+    def model(messages):
+        if hang.is_set():
+            release.wait(300)
+        return miniwob_model(messages)
+
+    return model, hang, release
+
+
+def test_a_hung_endpoint_is_the_run_s_failure_and_a_rerun_runs_the_episodes(tmp_path):
+    """Issue 24, 1: an endpoint that never answers is an infrastructure failure (not a
+    finished episode), three in a row stop the study, and a rerun runs them."""
+    model, hang, release = _hanging_model()
+    hang.set()
+    server = LLMServer(model)
+    study = settings(server, tasks=("click-test", "enter-text", "login-user"), seeds=(0,), episode_seconds=6)
+    options = RunOptions(backoff=0.01, max_infra_failures=3, llm_timeout=120)
+    try:
+        with pytest.raises(StudyStopped, match="3 infrastructure failures in a row; the last: model"):
+            run_study(tmp_path / "s", study, options)
+        assert read_results(tmp_path / "s") == []
+        failures = [json.loads(line) for line in (tmp_path / "s" / "failures.jsonl").read_text().splitlines()]
+        assert [f["error_kind"] for f in failures] == ["model"] * 3
+        assert all("went unanswered" in f["error"] and "--llm-timeout 120" in f["error"] for f in failures)
+        hang.clear()
+        release.set()
+        summary = run_study(tmp_path / "s", study, options)
+    finally:
+        release.set()
+        server.close()
+    assert summary["finished"] == 3 and summary["success_rate"] == 1.0
+
+
+def test_an_episode_cut_short_cancels_its_model_call(tmp_path):
+    """The worker's model call ends with its episode (cancelled on the worker's loop): no
+    thread is left waiting on the endpoint, so episode after episode keeps its browser and
+    its time (no `browser_start` failures from a full thread pool)."""
+    import asyncio
+
+    from pagelens.studies.benchmarks import get_benchmark
+    from pagelens.studies.episodes import Worker
+    from pagelens.studies.settings import EpisodeSpec
+
+    model, hang, release = _hanging_model()
+    hang.set()
+    server = LLMServer(model)
+    study = settings(server, tasks=("click-test",), seeds=(0,), episode_seconds=4)
+    worker = Worker(study, tmp_path, RunOptions(backoff=0.01, llm_timeout=120))
+    task = get_benchmark("miniwob").resolve(study, "click-test")
+
+    async def episodes():
+        kinds = []
+        try:
+            for seed in range(8):  # more than the default thread pool's 6 threads on 2 cores
+                result = await worker.run(EpisodeSpec("miniwob", "click-test", seed, "occam"), task)
+                kinds.append(result.error_kind)
+                # The call was cancelled with its episode: the agent's thread is not waiting.
+                assert worker.llm is not None and worker.llm.waiting_for is None
+        finally:
+            await worker.close()
+        return kinds
+
+    try:
+        kinds = asyncio.run(episodes())
+    finally:
+        release.set()
+        server.close()
+    assert kinds == ["model"] * 8
 
 
 def test_the_budget_stops_new_episodes(tmp_path):

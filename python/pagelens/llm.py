@@ -5,16 +5,24 @@ argument names them. Retries with exponential backoff on 429 and 5xx answers and
 connections; every call's tokens (and cost, when prices are given) are added to ``usage``.
 With ``cache_dir``, a reply is stored under a hash of the whole request, so a rerun of the same
 prompts costs nothing and gives the same answers.
+
+Agents call the client synchronously, from a thread. A client attached to an event loop
+(:meth:`LLMClient.attach`) makes its requests on that loop, so that :meth:`LLMClient.cancel`
+ends a call at once — a study's episode cut short leaves no thread waiting on a hung
+endpoint. ``waiting_for`` says how long the current call has been waiting.
 """
 
 from __future__ import annotations
 
+import asyncio
+import concurrent.futures
 import hashlib
 import json
 import os
 import random
 import threading
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -22,11 +30,15 @@ from typing import Any
 from pagelens._io import write_atomically
 from pagelens.errors import PagelensError
 
-__all__ = ["LLMClient", "LLMError", "LLMReply", "Usage"]
+__all__ = ["LLMCancelled", "LLMClient", "LLMError", "LLMReply", "Usage"]
 
 
 class LLMError(PagelensError, RuntimeError):
     """The endpoint could not give an answer (after retries), or was misconfigured."""
+
+
+class LLMCancelled(LLMError):
+    """The call was cancelled (its episode ended) before the endpoint answered."""
 
 
 @dataclass
@@ -73,6 +85,11 @@ def _retryable(error: Exception) -> bool:
     return False
 
 
+# A model call's timeout (seconds) and retries, unless told otherwise.
+LLM_TIMEOUT = 120.0
+LLM_RETRIES = 5
+
+
 def default_model() -> str:
     """The model named by ``PAGELENS_MODEL`` (the one place it is read), or ""."""
     return os.environ.get("PAGELENS_MODEL", "")
@@ -84,12 +101,13 @@ class LLMClient:
         model: str | None = None,
         base_url: str | None = None,
         api_key: str | None = None,
-        timeout: float = 120.0,
-        max_retries: int = 5,
+        timeout: float = LLM_TIMEOUT,
+        max_retries: int = LLM_RETRIES,
         backoff: float = 1.0,
         cache_dir: str | os.PathLike[str] | None = None,
         prices: tuple[float, float] | None = None,
         temperature: float | None = 0.0,
+        on_retry: Callable[[str], None] | None = None,
     ):
         import openai
 
@@ -100,7 +118,18 @@ class LLMClient:
         api_key = api_key or os.environ.get("OPENAI_API_KEY") or "unused"  # local servers need none
         # Retries are ours (backoff we control and count); the SDK's are off.
         self._client = openai.OpenAI(base_url=base_url, api_key=api_key, timeout=timeout, max_retries=0)
+        self._connection = {"base_url": base_url, "api_key": api_key, "timeout": timeout, "max_retries": 0}
         self.base_url = str(self._client.base_url)
+        self.timeout = timeout
+        # attach(): the loop requests are made on, its async client, and the calls in flight.
+        self._loop: asyncio.AbstractEventLoop | None = None
+        self._async_client: Any = None
+        self._in_flight: set[concurrent.futures.Future[Any]] = set()
+        self._cancelled = threading.Event()
+        self._lock = threading.Lock()
+        self._waiting_since: float | None = None
+        self._idle = threading.Event()  # set while no call is in progress
+        self._idle.set()
         self.max_retries = max_retries
         self.backoff = backoff
         self.cache_dir = Path(cache_dir) if cache_dir else None
@@ -108,6 +137,65 @@ class LLMClient:
         self.temperature = temperature
         self.usage = Usage()
         self.retries = 0
+        self.on_retry = on_retry  # told of each retry, in words (a CLI shows it)
+
+    # -- cancellable calls ----------------------------------------------------------------------
+
+    def attach(self, loop: asyncio.AbstractEventLoop) -> None:
+        """Make requests on ``loop`` (which must keep running while agents call from their
+        threads), so that :meth:`cancel` can end them."""
+        import openai
+
+        if self._loop is not loop:
+            self._loop = loop
+            self._async_client = openai.AsyncOpenAI(**self._connection)  # type: ignore[arg-type]
+
+    def cancel(self) -> None:
+        """End every call in flight and the retries to come with :class:`LLMCancelled`, until
+        :meth:`resume`. Calls made on an attached loop end at once; others at their timeout."""
+        self._cancelled.set()
+        with self._lock:
+            pending = list(self._in_flight)
+        for future in pending:
+            future.cancel()
+
+    def resume(self) -> None:
+        """Calls go ahead again (a new episode)."""
+        self._cancelled.clear()
+
+    def wait_idle(self, timeout: float) -> bool:
+        """Block until no call is in progress (a cancelled one has unwound), at most ``timeout``
+        seconds; True when idle."""
+        return self._idle.wait(timeout)
+
+    @property
+    def waiting_for(self) -> float | None:
+        """Seconds the current call (retries included) has been waiting; None when idle."""
+        since = self._waiting_since
+        return None if since is None else time.monotonic() - since
+
+    def _create(self, request: dict[str, Any]) -> Any:
+        loop = self._loop
+        on_loop_thread = False
+        if loop is not None:
+            try:
+                on_loop_thread = asyncio.get_running_loop() is loop
+            except RuntimeError:
+                on_loop_thread = False
+        if loop is None or on_loop_thread or loop.is_closed():
+            return self._client.chat.completions.create(**request)
+        future = asyncio.run_coroutine_threadsafe(self._async_client.chat.completions.create(**request), loop)
+        with self._lock:
+            self._in_flight.add(future)
+        try:
+            if self._cancelled.is_set():
+                future.cancel()
+            return future.result()
+        except concurrent.futures.CancelledError:
+            raise LLMCancelled(f"{self.base_url}: the call was cancelled before the endpoint answered") from None
+        finally:
+            with self._lock:
+                self._in_flight.discard(future)
 
     def _key(self, request: dict[str, Any]) -> str:
         blob = json.dumps({"base_url": self.base_url, **request}, sort_keys=True, ensure_ascii=False)
@@ -126,7 +214,13 @@ class LLMClient:
                 reply = LLMReply(**{**data, "cached": True, "seconds": 0.0})
                 self.usage.add(reply)
                 return reply
-        reply = self._call(request)
+        self._waiting_since = time.monotonic()
+        self._idle.clear()
+        try:
+            reply = self._call(request)
+        finally:
+            self._waiting_since = None
+            self._idle.set()
         if self.cache_dir is not None:
             write_atomically(
                 self.cache_dir / key[:2] / f"{key}.json",
@@ -143,14 +237,24 @@ class LLMClient:
     def _call(self, request: dict[str, Any]) -> LLMReply:
         attempt = 0
         while True:
+            if self._cancelled.is_set():
+                raise LLMCancelled(f"{self.base_url}: the call was cancelled before the endpoint answered")
             start = time.perf_counter()
             try:
-                response = self._client.chat.completions.create(**request)
+                response = self._create(request)
+            except LLMCancelled:
+                raise
             except Exception as e:
-                if attempt < self.max_retries and _retryable(e):
+                if attempt < self.max_retries and _retryable(e) and not self._cancelled.is_set():
                     attempt += 1
                     self.retries += 1
-                    time.sleep(self.backoff * (2 ** (attempt - 1)) * (0.5 + random.random() / 2))
+                    delay = self.backoff * (2 ** (attempt - 1)) * (0.5 + random.random() / 2)
+                    if self.on_retry is not None:
+                        self.on_retry(
+                            f"{self.base_url}: {type(e).__name__}: {str(e)[:200]}; "
+                            f"retry {attempt}/{self.max_retries} in {delay:.1f} s"
+                        )
+                    self._cancelled.wait(delay)  # a cancel ends the wait as well
                     continue
                 raise LLMError(f"{self.base_url}: {type(e).__name__}: {e}") from e
             if not response.choices:

@@ -28,12 +28,17 @@ def _run(args: argparse.Namespace) -> int:
     from pagelens.llm import LLMClient
 
     console = Console(stderr=True)
+
+    def say(text: str) -> None:
+        console.print(text, markup=False, highlight=False)
+
     llm = LLMClient(
         model=args.model,
         base_url=args.base_url,
         cache_dir=args.cache,
         timeout=args.llm_timeout,
         max_retries=args.llm_retries,
+        on_retry=say,
     )
     planner = None
     if args.planner_model:
@@ -52,7 +57,22 @@ def _run(args: argparse.Namespace) -> int:
             f"step {step + 1}/{args.max_steps}: [bold]{escape(str(record.action))}[/] {status}", highlight=False
         )
 
+    async def waiting_notices() -> None:
+        """A line every 15 s while the model has not answered: a hung endpoint is never silence."""
+        while True:
+            await asyncio.sleep(15)
+            waited = llm.waiting_for
+            if waited is not None and waited >= 15:
+                say(f"waiting for the model at {llm.base_url}: {waited:.0f} s (--llm-timeout {llm.timeout:g})")
+
     async def main() -> RunResult:
+        notices = asyncio.ensure_future(waiting_notices())
+        try:
+            return await run()
+        finally:
+            notices.cancel()
+
+    async def run() -> RunResult:
         har = str(Path(args.out) / "network.har") if args.har else None
         async with AsyncBrowserEnv(
             allowed_hosts=(*hosts, *own_host(args.url)) if hosts else None, screenshots=args.screenshots, har_path=har

@@ -8,7 +8,7 @@ from typing import Any
 
 from pagelens import engines
 from pagelens.agents import factory
-from pagelens.cli.common import default, model_arguments
+from pagelens.cli.common import default, llm_call_arguments, model_arguments
 from pagelens.errors import ArgumentError
 from pagelens.llm import default_model
 from pagelens.studies import benchmarks
@@ -61,6 +61,8 @@ def _study_run(args: argparse.Namespace) -> int:
         budget_usd=args.budget_usd,
         prices=prices,
         max_infra_failures=args.max_infra_failures,
+        llm_timeout=args.llm_timeout,
+        llm_retries=args.llm_retries,
     )
     console = Console(stderr=True)
     columns = (TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeRemainingColumn())
@@ -155,6 +157,7 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     )
     srun.add_argument("--storage-dir", help="WebArena: <site>.json Playwright storage states (logins)")
     srun.add_argument("--budget-usd", type=float, help="start no episode once the spend reaches this")
+    llm_call_arguments(srun)
     srun.add_argument("--prices", help="USD per 1M prompt and completion tokens, e.g. 2.5,10 (for the budget)")
     srun.add_argument(
         "--max-infra-failures",

@@ -217,7 +217,8 @@ def load_tasks(source: str | os.PathLike[str], agentoccam: bool = False) -> list
             task = from_verified(item, where)
         else:
             task_id = item.get("task_id")
-            if task_id in replacements and originals.get(task_id) == item:
+            # (a task_id of the wrong type is from_webarena's to name, not a lookup's to trip on)
+            if isinstance(task_id, int) and task_id in replacements and originals.get(task_id) == item:
                 item = replacements[task_id]
             task = from_webarena(item, where)
         if task.task_id in seen:

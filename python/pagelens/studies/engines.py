@@ -45,13 +45,11 @@ class Pool(Protocol):
 # -- local: worker processes ---------------------------------------------------------------------
 
 
-def _worker(
-    settings: dict[str, Any], directory: str, prices: tuple[float, float] | None, backoff: float, module: str | None
-) -> Worker:
+def _worker(settings: dict[str, Any], directory: str, options: RunOptions, module: str | None) -> Worker:
     """A worker in its own process, with the study's benchmark registered (``module``
     registers it when imported)."""
     get_benchmark(settings["benchmark"], module)
-    return Worker(StudySettings.from_json(settings), Path(directory), prices, backoff)
+    return Worker(StudySettings.from_json(settings), Path(directory), options)
 
 
 def _process_main(conn: Any, *args: Any) -> None:
@@ -76,8 +74,7 @@ class ProcessPool:
         self._args = (
             settings.to_json(),
             str(directory),
-            options.prices,
-            options.backoff,
+            options,
             benchmarks.module_of(settings.benchmark),
         )
         self._procs: list[Any] = [None] * workers
@@ -158,8 +155,7 @@ class RayPool:
         self._args = (
             settings.to_json(),
             str(directory.resolve()),
-            options.prices,
-            options.backoff,
+            options,
             benchmarks.module_of(settings.benchmark),
         )
         self._actors: list[Any] = [self._cls.remote(*self._args) for _ in range(workers)]

@@ -3,10 +3,14 @@ under the episode's wall-clock limit, scored, and described as an :class:`Episod
 
 A worker keeps one browser for all its episodes. A browser that crashes or hangs is replaced
 and the episode begun once more on the fresh one; a second loss is recorded as the
-episode's error. Errors are sorted into kinds: ``model`` (the endpoint, after the client's
-retries) and ``browser_start`` (no browser to run on) are infrastructure failures: the
-episode is left for a rerun and several in a row stop the study; ``browser`` (lost twice),
-``timeout``, ``agent`` and ``setup`` are the episode's own outcome.
+episode's error. Errors are sorted into kinds: ``model`` (the endpoint failed after the
+client's retries, or one call of it held the episode past half its time limit) and
+``browser_start`` (no browser to run on) are infrastructure failures: the episode is left
+for a rerun and several in a row stop the study; ``browser`` (lost twice), ``timeout`` (the
+agent used its time), ``agent`` and ``setup`` are the episode's own outcome.
+
+The model client makes its requests on the worker's event loop, so an episode cut short
+cancels its call there and then: no thread is left waiting on a hung endpoint.
 """
 
 from __future__ import annotations
@@ -27,7 +31,7 @@ from pagelens.browser.env import AsyncBrowserEnv
 from pagelens.errors import PagelensError
 from pagelens.llm import LLMClient, LLMError
 from pagelens.studies.benchmarks import EpisodeSetupError, EpisodeTask, get_benchmark
-from pagelens.studies.settings import EpisodeSpec, StudySettings
+from pagelens.studies.settings import EpisodeSpec, RunOptions, StudySettings
 from pagelens.studies.store import EpisodeResult, episode_dir
 
 # Failures of what the study runs on, not of the episode: such an episode is not recorded as
@@ -45,8 +49,7 @@ class Worker:
 
     settings: StudySettings
     directory: Path
-    prices: tuple[float, float] | None = None
-    backoff: float = 1.0
+    options: RunOptions = field(default_factory=RunOptions)  # the model client's prices, timeout, retries
     browser: AsyncBrowserEnv | None = None
     llm: LLMClient | None = None
     logins: dict[str, dict[str, Any]] = field(default_factory=dict)  # storage state per site, once per worker
@@ -57,9 +60,15 @@ class Worker:
 
     def client(self) -> LLMClient:
         if self.llm is None:
-            s = self.settings
+            s, o = self.settings, self.options
             self.llm = LLMClient(
-                model=s.model, base_url=s.base_url, prices=self.prices, temperature=s.temperature, backoff=self.backoff
+                model=s.model,
+                base_url=s.base_url,
+                prices=o.prices,
+                temperature=s.temperature,
+                backoff=o.backoff,
+                timeout=o.llm_timeout,
+                max_retries=o.llm_retries,
             )
         return self.llm
 
@@ -88,6 +97,8 @@ class Worker:
         )
         for attempt in (0, 1):
             llm = self.client()
+            llm.attach(asyncio.get_running_loop())
+            llm.resume()
             before = (llm.usage.prompt_tokens, llm.usage.completion_tokens, llm.usage.cost)
             if self.browser is None:
                 try:
@@ -104,7 +115,18 @@ class Worker:
                 result.error_kind = result.error = None
                 break
             except asyncio.TimeoutError:
-                result.error_kind, result.error = "timeout", f"over the {self.settings.episode_seconds:g} s limit"
+                limit = self.settings.episode_seconds
+                waited = llm.waiting_for
+                llm.cancel()  # the agent's thread stops waiting now...
+                await asyncio.to_thread(llm.wait_idle, 30)  # ...and has unwound before the next episode
+                if waited is not None and waited >= limit / 2:
+                    result.error_kind = "model"
+                    result.error = (
+                        f"{llm.base_url}: one model call went unanswered for {waited:.0f} s of the episode's "
+                        f"{limit:g} s limit (--llm-timeout {llm.timeout:g})"
+                    )
+                    break  # the endpoint's failure: the episode is left for a rerun
+                result.error_kind, result.error = "timeout", f"over the {limit:g} s limit"
                 await self.close()  # a hung browser is not reused
             except LLMError as e:
                 result.error_kind, result.error = "model", str(e)

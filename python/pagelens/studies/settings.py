@@ -16,6 +16,7 @@ from pagelens.agents.factory import AGENTS
 from pagelens.agents.runner import MAX_STEPS
 from pagelens.engines import ENGINES
 from pagelens.errors import ArgumentError, PagelensError
+from pagelens.llm import LLM_RETRIES, LLM_TIMEOUT
 from pagelens.studies import benchmarks
 
 
@@ -93,12 +94,16 @@ class RunOptions:
     prices: tuple[float, float] | None = None  # USD per 1M prompt / completion tokens
     max_infra_failures: int = 3  # consecutive episodes lost to the endpoint or the browser
     backoff: float = 1.0  # the model client's first retry delay (seconds; doubled each retry)
+    llm_timeout: float = LLM_TIMEOUT  # seconds one model call may take before it is retried
+    llm_retries: int = LLM_RETRIES  # retries of a failed or timed-out call
 
     def __post_init__(self) -> None:
         if self.workers < 1:
             raise ArgumentError(f"workers must be at least 1, not {self.workers}")
         if self.engine not in ENGINES:
             raise ArgumentError(f"engine must be one of {', '.join(ENGINES)}, not {self.engine!r}")
+        if self.llm_timeout <= 0 or self.llm_retries < 0:
+            raise ArgumentError("llm_timeout must be positive and llm_retries at least 0")
 
 
 def parse_seeds(text: str) -> tuple[int, ...]:
