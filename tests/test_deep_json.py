@@ -125,7 +125,7 @@ def test_study_compare_skips_a_deep_results_line(tmp_path):
     second = _study(tmp_path / "b", json.dumps({"benchmark": "miniwob"}), [DEEP_OBJECT, json.dumps(RESULT)])
     run = pagelens("study", "compare", first, second)
     assert run.returncode == 0 and "Traceback" not in run.stderr, run.stderr[-800:]
-    assert "over 1 tasks" in run.stdout
+    assert "over 1 episodes" in run.stdout
 
 
 def test_a_deep_study_json_stops_a_resumed_study_before_anything_runs(tmp_path):

@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import json
 import os
+import re
+import shutil
 import signal
 import subprocess
 import sys
@@ -409,8 +411,56 @@ def test_the_report_in_headless_chromium(local_study, tmp_path):
     assert rows == 1 + len(TASKS) and bars >= 2 and overall.startswith("6 episodes finished: 6 successes")
     assert shot.stat().st_size > 10_000
     html = report.read_text()
-    assert "<script" not in html and "http://" not in html.replace("http://www.w3.org/2000/svg", "")
+    # Self-contained: no script, nothing fetched from anywhere.
+    assert "<script" not in html and not re.search(r"""(?:src|href)=["']?(?:https?:)?//""", html)
     assert html.count('href="episodes/') == 6
+    # What a person reads first: the settings, how far it got, each episode's reward, the journal.
+    assert "<th>benchmark</th><td>miniwob</td>" in html and "<th>model</th><td>scripted</td>" in html
+    assert "6 of 6 episodes planned" in html and "ran to its end" in html
+    assert html.count("<td class='ok'>1</td>") == 6  # every episode's reward
+    assert "pagelens-core" in html and "chromium" in html.lower()  # the journal's versions
+
+
+def test_an_episode_s_step_viewer_in_headless_chromium(local_study, tmp_path):
+    """Every step: the screenshot the model's page was, the acted element outlined on it, the
+    observation, the reply, the action and its result; arrow keys go from step to step; the
+    episode's reward in its header."""
+    import asyncio
+
+    from playwright.async_api import async_playwright
+
+    from pagelens.browser.launch import LaunchOptions
+
+    directory, _ = local_study
+    viewer = directory / "episodes" / "miniwob.enter-text.0.occam" / "report.html"
+    shot = tmp_path / "viewer.png"
+
+    async def look() -> dict:
+        async with async_playwright() as p:
+            chromium = await p.chromium.launch(**LaunchOptions().playwright_kwargs())
+            page = await chromium.new_page(viewport={"width": 1300, "height": 900})
+            await page.goto(viewer.as_uri())
+            seen = {
+                "steps": await page.locator("section.step").count(),
+                "shots": await page.locator("svg.shot image").count(),
+                "outlines": await page.locator("svg.shot rect.target").count(),
+                "replies": await page.locator("pre.reply").count(),
+                "reward": await page.locator("#reward").inner_text(),
+            }
+            await page.keyboard.press("ArrowRight")
+            await page.wait_for_function("location.hash === '#step-0'")
+            await page.keyboard.press("ArrowRight")
+            await page.wait_for_function("location.hash === '#step-1'")
+            seen["hash"] = await page.evaluate("location.hash")
+            await page.screenshot(path=str(shot), full_page=False)
+            await chromium.close()
+            return seen
+
+    seen = asyncio.run(look())
+    assert seen["steps"] >= 2 and seen["shots"] == seen["steps"] == seen["replies"]
+    assert seen["outlines"] >= 1  # the click and the typing went to elements
+    assert seen["reward"].startswith("1") and "success" in seen["reward"] and seen["hash"] == "#step-1"
+    assert shot.stat().st_size > 10_000
 
 
 def test_wilson_interval():
@@ -442,6 +492,16 @@ def test_compare_two_studies(model, local_study, tmp_path):
         "flipped": "lost",
     }
     assert by_task["click-test"]["difference"] == 0 and result["mean_difference"] == pytest.approx(-1 / 3)
+    # Paired by task and seed: 6 pairs, differences 0,0,0,0,-1,-1; t interval with 5 degrees of freedom.
+    sd = (4 * (1 / 3) ** 2 + 2 * (2 / 3) ** 2) ** 0.5 / 5**0.5
+    assert result["pairs"] == 6 and result["warnings"] == []
+    assert result["interval"] == pytest.approx([-1 / 3 - 2.571 * sd / 6**0.5, -1 / 3 + 2.571 * sd / 6**0.5])
+    # Studies of another model or agent: the difference is not the agent's alone, said so.
+    other = tmp_path / "c"
+    shutil.copytree(tmp_path / "b", other)
+    data = json.loads((other / "study.json").read_text())
+    (other / "study.json").write_text(json.dumps({**data, "model": "another"}))
+    assert compare(directory, other)["warnings"] == ["the studies differ in model (scripted and another)"]
     out = subprocess.run(
         [sys.executable, "-m", "pagelens", "study", "compare", str(directory), str(tmp_path / "b")],
         capture_output=True,

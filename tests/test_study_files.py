@@ -97,3 +97,58 @@ def test_a_task_that_does_not_exist_is_refused_before_the_study_starts(tmp_path)
             "study", "run", str(tmp_path / "s"), "--model", "m", "--benchmark", "miniwob", "--tasks", "click-lnk"
         ).stderr
     )
+
+
+def test_every_run_of_a_study_is_in_its_journal(tmp_path):
+    """study.json keeps what each run ran on: versions, git commits, the settings' hash; a
+    rerun adds an entry and keeps the earlier ones; the hash follows what decides results."""
+    from pagelens.studies.settings import StudySettings, check_study, settings_hash
+
+    study = StudySettings("miniwob", "occam", "m", tasks=("click-test",), seeds=(0,), base_url="http://x/v1")
+    check_study(tmp_path, study)
+    check_study(
+        tmp_path, StudySettings("miniwob", "occam", "m", tasks=("click-test",), seeds=(0, 1), base_url="http://x/v1")
+    )
+    data = json.loads((tmp_path / "study.json").read_text())
+    assert data["seeds"] == [0, 1] and len(data["journal"]) == 2
+    first, second = data["journal"]
+    assert set(first["versions"]) == {"pagelens", "pagelens-core", "playwright", "chromium", "python", "os"}
+    assert first["git"]["pagelens"] is None or len(first["git"]["pagelens"].split("+")[0]) == 40
+    assert first["settings_hash"] == settings_hash(study) != second["settings_hash"]  # the seeds grew
+    respelled = StudySettings("miniwob", "occam", "m", tasks=("click-test",), seeds=(0,), base_url="http://x/v1/")
+    assert settings_hash(respelled) == settings_hash(study)  # spelling is not meaning
+
+
+def test_subset_hard_is_webarena_verified_s_own():
+    """`--subset hard` takes WebArena-Verified's published Hard subset from its own data (258
+    tasks), with --sites narrowing it; a subset it does not publish, or one asked of MiniWoB++,
+    is refused naming what there is."""
+    import importlib.util
+    from pathlib import Path
+
+    import pytest
+
+    from pagelens.errors import ArgumentError
+    from pagelens.studies.benchmarks import TaskSelection, get_benchmark
+
+    spec = importlib.util.find_spec("webarena_verified")
+    if spec is None:
+        pytest.skip("the verified extra is not installed")
+    data = Path(next(iter(spec.submodule_search_locations))) / "assets/dataset/subsets/webarena-verified-hard.json"
+    published = {str(i) for i in json.loads(data.read_text())["task_ids"]}
+    verified = get_benchmark("webarena-verified")
+    hard = verified.task_names(TaskSelection(subset="hard"))
+    assert set(hard) == published and len(hard) == 258
+    on_gitlab = verified.task_names(TaskSelection(subset="hard", sites=frozenset({"gitlab"})))
+    assert 0 < len(on_gitlab) < 258 and set(on_gitlab) <= published
+    with pytest.raises(ArgumentError, match="no task subset 'hardest'.*known: hard, non-hard"):
+        verified.task_names(TaskSelection(subset="hardest"))
+    with pytest.raises(ArgumentError, match="MiniWoB"):
+        get_benchmark("miniwob").task_names(TaskSelection(subset="hard"))
+    run = subprocess.run(
+        [sys.executable, "-m", "pagelens", "study", "run", "--benchmark", "webarena-verified", "--subset", "hard",
+         "--model", "m", "/nonexistent-dir-never-written"],
+        capture_output=True,
+        text=True,
+    )  # fmt: skip
+    assert run.returncode == 2 and "258 of the study's tasks cannot be run" in run.stderr  # no sites given

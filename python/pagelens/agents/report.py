@@ -1,25 +1,45 @@
-"""A self-contained HTML report of a trajectory: per step the page, the model's reasoning and
-the action with its outcome; the plan tree; screenshots when the run took them."""
+"""A self-contained HTML report of a trajectory, a step viewer: for every step the page as the
+model saw it (its screenshot, with the element the action went to outlined), the
+observation text, the model's reasoning and reply, the action and what came of it; the plan
+tree; navigable step by step (links, and the arrow keys)."""
 
 from __future__ import annotations
 
 import base64
 import html
+import struct
 from pathlib import Path
+from typing import Any
 
 from pagelens._io import write_atomically
 from pagelens.agents.planning import PlanTree
-from pagelens.agents.trajectory import RunHeader, load_trajectory
+from pagelens.agents.trajectory import RunHeader, StepRecord, load_trajectory
 
 _STYLE = """
-body { font: 14px/1.45 system-ui, sans-serif; margin: 2em auto; max-width: 1100px; color: #222; }
-h1 { font-size: 1.4em; } h2 { font-size: 1.1em; margin: 1.6em 0 .4em; }
+body { font: 14px/1.45 system-ui, sans-serif; margin: 2em auto; max-width: 1200px; color: #222; }
+h1 { font-size: 1.4em; } h2 { font-size: 1.1em; margin: .4em 0; }
 .ok { color: #176f2c; } .failed { color: #b3261e; }
 pre { background: #f6f6f6; padding: .8em; overflow-x: auto; white-space: pre-wrap; font-size: 12px; }
 dt { font-weight: 600; margin-top: .4em; } dd { margin-left: 1.2em; white-space: pre-wrap; }
 .action { font-family: monospace; background: #eef3ff; padding: .1em .4em; border-radius: 3px; }
-img { max-width: 100%; border: 1px solid #ccc; } table { border-collapse: collapse; }
-td, th { border: 1px solid #ddd; padding: .2em .6em; text-align: left; }
+table { border-collapse: collapse; } td, th { border: 1px solid #ddd; padding: .2em .6em; text-align: left; }
+.step { border-top: 2px solid #ccd; padding-top: .6em; margin-top: 1.6em; }
+.stepnav { display: flex; gap: 1em; font-size: 13px; margin-bottom: .3em; }
+.cols { display: flex; gap: 1.2em; align-items: flex-start; } .cols > * { flex: 1; min-width: 0; }
+.shot { border: 1px solid #ccc; width: 100%; height: auto; }
+#index a { margin-right: .5em; font-family: monospace; }
+"""
+
+# Left and right arrows go to the previous and next step.
+_KEYS = """
+document.addEventListener('keydown', e => {
+  if (e.key !== 'ArrowRight' && e.key !== 'ArrowLeft') return;
+  const steps = [...document.querySelectorAll('section.step')];
+  if (!steps.length) return;
+  const at = steps.findIndex(s => '#' + s.id === location.hash);
+  const to = e.key === 'ArrowRight' ? Math.min(at + 1, steps.length - 1) : Math.max(at - 1, 0);
+  location.hash = steps[to].id;
+});
 """
 
 
@@ -27,7 +47,75 @@ def _e(text: object) -> str:
     return html.escape("" if text is None else str(text))
 
 
-def write_report(trajectory: str | Path, out: str | Path) -> Path:
+def _png_size(data: bytes) -> tuple[int, int] | None:
+    """Width and height from a PNG's header, or None for anything else."""
+    if len(data) < 24 or data[:8] != b"\x89PNG\r\n\x1a\n":
+        return None
+    width, height = struct.unpack(">II", data[16:24])
+    return (width, height) if width and height else None
+
+
+def _screenshot(path: Path, box: list[float] | None, step: int) -> str:
+    """The step's screenshot as inline SVG, with the acted element's box outlined on it."""
+    data = path.read_bytes()
+    size = _png_size(data)
+    if size is None:
+        return f"<p>(step {step}: {_e(path.name)} is not a PNG)</p>"
+    width, height = size
+    href = "data:image/png;base64," + base64.b64encode(data).decode()
+    outline = ""
+    if box is not None and len(box) == 4 and all(isinstance(v, (int, float)) for v in box):
+        x, y, w, h = box
+        outline = (
+            f"<rect class='target' x='{x:.1f}' y='{y:.1f}' width='{max(w, 2):.1f}' height='{max(h, 2):.1f}' "
+            "fill='none' stroke='#e0218a' stroke-width='3'/>"
+        )
+    return (
+        f"<svg class='shot' role='img' aria-label='the page at step {step}' viewBox='0 0 {width} {height}' "
+        f"xmlns='http://www.w3.org/2000/svg'><image href='{href}' width='{width}' height='{height}'/>{outline}</svg>"
+    )
+
+
+def _step(s: StepRecord, index: int, count: int, folder: Path) -> str:
+    cls = "ok" if s.ok else "failed"
+    outcome = "done" if s.ok else f"failed: {s.failure}"
+    prev = f"<a href='#step-{index - 1}'>&larr; step {index - 1}</a>" if index > 0 else "<span></span>"
+    nxt = f"<a href='#step-{index + 1}'>step {index + 1} &rarr;</a>" if index + 1 < count else "<span></span>"
+    parts = [
+        f"<section class='step' id='step-{index}'>",
+        f"<div class='stepnav'>{prev}<span>step {index + 1} of {count}</span>{nxt}</div>",
+        f"<h2>Step {s.step}: <span class='action'>{_e(s.action)}</span> <span class='{cls}'>{_e(outcome)}</span></h2>",
+        f"<div>{_e(s.title)} &lt;{_e(s.url)}&gt;</div>",
+        "<div class='cols'>",
+    ]
+    shot = folder / s.screenshot if s.screenshot else None
+    if shot is not None and shot.is_file():
+        parts.append(f"<div>{_screenshot(shot, s.target_box, s.step)}</div>")
+    parts.append("<dl>")
+    for name, text in s.sections.items():
+        parts.append(f"<dt>{_e(name.replace('_', ' ').capitalize())}</dt><dd>{_e(text)}</dd>")
+    for error in s.invalid:
+        parts.append(f"<dt>Invalid action shown back</dt><dd>{_e(error)}</dd>")
+    if s.judge:
+        parts.append(
+            f"<dt>Judge</dt><dd>candidates: {_e('; '.join(map(str, s.candidates)))}\n"
+            f"selected: {_e(s.judge.get('selected'))}</dd>"
+        )
+    if s.meta.get("policy"):
+        parts.append(f"<dt>Policy</dt><dd>{_e(s.meta['policy'])}</dd>")
+    if s.responses:
+        parts.append(f"<dt>Model reply</dt><dd><pre class='reply'>{_e(s.responses[-1])}</pre></dd>")
+    parts.append("</dl></div>")
+    parts.append(
+        f"<details><summary>Observation ({len(s.observation)} characters)</summary>"
+        f"<pre class='observation'>{_e(s.observation)}</pre></details></section>"
+    )
+    return "".join(parts)
+
+
+def write_report(trajectory: str | Path, out: str | Path, outcome: dict[str, Any] | None = None) -> Path:
+    """The report of ``trajectory`` at ``out``. ``outcome``: how the run was scored (a study's
+    reward and success, shown in the header)."""
     trajectory, out = Path(trajectory), Path(out)
     run = load_trajectory(trajectory)
     header, steps, end = run.header or RunHeader(), run.steps, run.end
@@ -35,14 +123,17 @@ def write_report(trajectory: str | Path, out: str | Path) -> Path:
         f"<!DOCTYPE html><html><head><meta charset='utf-8'><title>{_e(header.task)}</title>"
         f"<style>{_STYLE}</style></head><body>"
     ]
-    parts.append(f"<h1>{_e(header.task)}</h1><table>")
-    for key, value in (
-        ("url", header.url),
-        ("agent", header.agent),
-        ("model", header.model),
-        ("task_id", header.task_id),
-    ):
+    parts.append(f"<h1>{_e(header.task)}</h1><table id='summary'>")
+    shown = (("url", header.url), ("agent", header.agent), ("model", header.model), ("task_id", header.task_id))
+    for key, value in shown:
         parts.append(f"<tr><th>{key}</th><td>{_e(value)}</td></tr>")
+    if outcome is not None:
+        success = outcome.get("success")
+        cls = "ok" if success else "failed"
+        parts.append(
+            f"<tr><th>reward</th><td class='{cls}' id='reward'>{_e(outcome.get('reward'))} "
+            f"({'success' if success else 'failure'})</td></tr>"
+        )
     if end:
         parts.append(
             f"<tr><th>answer</th><td>{_e(end.answer)}</td></tr>"
@@ -53,6 +144,9 @@ def write_report(trajectory: str | Path, out: str | Path) -> Path:
         parts.append("<tr><th>status</th><td>unfinished (no end record)</td></tr>")
     tokens = sum(s.token_count() for s in steps)
     parts.append(f"<tr><th>tokens</th><td>{tokens:,}</td></tr></table>")
+    if steps:
+        links = "".join(f"<a href='#step-{k}'>{s.step}</a>" for k, s in enumerate(steps))
+        parts.append(f"<p id='index'>Steps: {links}</p>")
     state = steps[-1].state if steps else {}
     if isinstance(state, dict) and "plans" in state:
         parts.append("<h2>Plan tree</h2><pre>" + _e(PlanTree.from_json(state["plans"]).render()) + "</pre>")
@@ -60,35 +154,8 @@ def write_report(trajectory: str | Path, out: str | Path) -> Path:
         parts.append(
             "<h2>Policy stack at the end</h2><pre>" + _e(" > ".join(f["policy"] for f in state["stack"])) + "</pre>"
         )
-    for s in steps:
-        cls = "ok" if s.ok else "failed"
-        outcome = "done" if s.ok else f"failed: {s.failure}"
-        parts.append(
-            f"<h2>Step {s.step}: <span class='action'>{_e(s.action)}</span> "
-            f"<span class='{cls}'>{_e(outcome)}</span></h2>"
-        )
-        parts.append(f"<div>{_e(s.title)} &lt;{_e(s.url)}&gt;</div><dl>")
-        for name, text in s.sections.items():
-            parts.append(f"<dt>{_e(name.replace('_', ' ').capitalize())}</dt><dd>{_e(text)}</dd>")
-        for error in s.invalid:
-            parts.append(f"<dt>Invalid action shown back</dt><dd>{_e(error)}</dd>")
-        if s.judge:
-            parts.append(
-                f"<dt>Judge</dt><dd>candidates: {_e('; '.join(map(str, s.candidates)))}\n"
-                f"selected: {_e(s.judge.get('selected'))}</dd>"
-            )
-        if s.meta.get("policy"):
-            parts.append(f"<dt>Policy</dt><dd>{_e(s.meta['policy'])}</dd>")
-        parts.append("</dl>")
-        if s.screenshot:
-            shot = trajectory.parent / s.screenshot
-            if shot.is_file():
-                data = base64.b64encode(shot.read_bytes()).decode()
-                parts.append(f"<img alt='step {s.step}' src='data:image/png;base64,{data}'>")
-        parts.append(
-            f"<details><summary>Observation ({len(s.observation)} characters)</summary>"
-            f"<pre>{_e(s.observation)}</pre></details>"
-        )
+    parts.extend(_step(s, k, len(steps), trajectory.parent) for k, s in enumerate(steps))
+    parts.append(f"<script>{_KEYS}</script>")
     parts.append("</body></html>")
     write_atomically(out, "\n".join(parts))
     return out

@@ -146,6 +146,7 @@ async def run_agent(
         t_model = time.perf_counter() - t0
         before = obs
         ok, error, done = True, None, False
+        box: tuple[float, float, float, float] | None = None
         action = decision.action
         if action is None:
             ok, error = False, decision.error
@@ -163,7 +164,7 @@ async def run_agent(
                     obs = await look()
             else:
                 result = await env.step(action if isinstance(action, Action) else str(action), observe=not reads_html)
-                ok, error = result.ok, result.error
+                ok, error, box = result.ok, result.error, result.target_box
                 obs = result.observation or await look()
         agent.record(step, decision, before, ok, error)
         record = StepRecord(
@@ -182,6 +183,7 @@ async def run_agent(
                 "observe_ms": before.timings_ms.get("total"),
             },
             state=agent.state(),
+            target_box=list(box) if box is not None else None,
         )
         model_s += t_model
         step_s += record.seconds("total_s")

@@ -124,6 +124,7 @@ class StepRecord(_Typed):
     timing: dict[str, Any] = field(default_factory=dict)
     state: dict[str, Any] = field(default_factory=dict)  # the agent's, to resume from
     screenshot: str | None = None  # a file beside the trajectory
+    target_box: list[float] | None = None  # the acted element on the screenshot: x, y, width, height
 
     _kinds: ClassVar[dict[str, tuple[type, ...]]] = {
         "step": (int,),
@@ -149,6 +150,7 @@ class StepRecord(_Typed):
         "timing": (dict,),
         "state": (dict,),
         "screenshot": (str,),
+        "target_box": (list,),
     }
 
     @property

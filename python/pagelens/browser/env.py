@@ -373,7 +373,7 @@ class AsyncBrowserEnv:
                 result.done, result.answer, result.note = internal.done, internal.answer, internal.note
             else:
                 try:
-                    await self._executor.run(parsed)
+                    result.target_box = await self._executor.run(parsed)
                     await self._adopt_opened_pages()
                     await self._settle()
                 except ActionError as e:

@@ -113,13 +113,19 @@ class Executor:
         element, ``_<kind>(action)`` for the others."""
         return getattr(self, "_" + ACTIONS[kind].name)  # type: ignore[no-any-return]
 
-    async def run(self, action: Action) -> None:
+    async def run(self, action: Action) -> tuple[float, float, float, float] | None:
+        """Carries ``action`` out; for an action on an element, returns where the element was in
+        the viewport as it began (None for the others, or an element with no box)."""
         if action.internal:
             raise ActionError(f"`{action.kind}` changes the agent, not the page: the browser does not carry it out")
+        box = None
         try:
             if action.acts_on_element:
                 element = await self.resolver.element(self.tabs.page, action.target)
                 try:
+                    found = await element.bounding_box()
+                    if found is not None:
+                        box = (found["x"], found["y"], found["width"], found["height"])
                     await self.handler(action.kind)(element, action)
                 finally:
                     await release(element)
@@ -133,6 +139,7 @@ class Executor:
             raise ActionError(f"`{action}` failed: {_first_line(e)}") from None
         except asyncio.TimeoutError:
             raise ActionError(f"`{action}` timed out: the browser did not answer") from None
+        return box
 
     # -- element actions ----------------------------------------------------------------------
 

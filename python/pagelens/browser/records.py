@@ -102,3 +102,6 @@ class StepResult:
     note: str | None = None
     observation: PageObservation | None = None
     elapsed_ms: float = 0.0
+    # Where the acted element was in the viewport when the action began (x, y, width, height
+    # in CSS pixels): the step viewer outlines it on the step's screenshot.
+    target_box: tuple[float, float, float, float] | None = None

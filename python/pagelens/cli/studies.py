@@ -18,10 +18,15 @@ from pagelens.studies.store import EpisodeResult
 
 def _study_tasks(args: argparse.Namespace) -> tuple[str, ...]:
     if args.tasks:
+        if args.subset:
+            raise ArgumentError("give --tasks or --subset, not both")
         return tuple(t.strip() for t in args.tasks.split(",") if t.strip())
     sites = frozenset(s.strip() for s in args.sites.split(",")) if args.sites else None
-    selection = benchmarks.TaskSelection(task_file=args.task_file, sites=sites)
-    return benchmarks.get_benchmark(args.benchmark).task_names(selection)
+    selection = benchmarks.TaskSelection(task_file=args.task_file, sites=sites, subset=args.subset)
+    tasks = benchmarks.get_benchmark(args.benchmark).task_names(selection)
+    if not tasks:
+        raise ArgumentError(f"no {args.benchmark} task is on those sites and in that subset")
+    return tasks
 
 
 def _study_run(args: argparse.Namespace) -> int:
@@ -63,8 +68,10 @@ def _study_run(args: argparse.Namespace) -> int:
         max_infra_failures=args.max_infra_failures,
         llm_timeout=args.llm_timeout,
         llm_retries=args.llm_retries,
+        screenshots=not args.no_screenshots,
     )
     console = Console(stderr=True)
+    console.print(f"report (written as the study goes): {Path(args.dir) / 'report.html'}", markup=False)
     columns = (TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeRemainingColumn())
     with Progress(*columns, console=console, disable=not console.is_terminal) as bar:
         total = len(settings.episodes())
@@ -87,6 +94,7 @@ def _study_run(args: argparse.Namespace) -> int:
         f"{summary['finished']}/{summary['episodes']} episodes, success {summary['success_rate']:.1%}, "
         f"${summary['cost_usd']:.4f}"
     )
+    print(Path(args.dir) / "report.html")
     return 0
 
 
@@ -127,6 +135,10 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     srun.add_argument("--tasks", help="comma-separated task names (MiniWoB++) or ids (WebArena); default: all")
     srun.add_argument("--sites", help="WebArena: only tasks on these sites (comma-separated)")
     srun.add_argument("--task-file", help="WebArena: tasks from this file instead of the packaged ones")
+    srun.add_argument(
+        "--subset",
+        help="WebArena: only a subset WebArena-Verified publishes, e.g. hard (its 258 hardest tasks)",
+    )
     seeds = ",".join(str(s) for s in default(settings, "seeds"))
     srun.add_argument("--seeds", default=seeds, help=f"e.g. 0-4 or 1,3 (default {seeds})")
     srun.add_argument("--max-steps", type=int, default=default(settings, "max_steps"))
@@ -158,6 +170,11 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     srun.add_argument("--storage-dir", help="WebArena: <site>.json Playwright storage states (logins)")
     srun.add_argument("--budget-usd", type=float, help="start no episode once the spend reaches this")
     llm_call_arguments(srun)
+    srun.add_argument(
+        "--no-screenshots",
+        action="store_true",
+        help="no screenshot per step (the episodes' step viewers show the observation text only)",
+    )
     srun.add_argument("--prices", help="USD per 1M prompt and completion tokens, e.g. 2.5,10 (for the budget)")
     srun.add_argument(
         "--max-infra-failures",

@@ -171,21 +171,40 @@ class SiteConfig:
         return [p for p in PLACEHOLDERS if p in text and self.base(p) is None]
 
 
+def _packaged_dataset() -> Path:
+    """``webarena_verified/assets/dataset``, found without importing the package: its data is
+    all we read, and its import pulls in pinned dependencies (`pip install --no-deps
+    webarena-verified` is enough)."""
+    spec = importlib.util.find_spec("webarena_verified")
+    if spec is None or not spec.submodule_search_locations:
+        raise TaskConfigError("the packaged task files need `pip install --no-deps webarena-verified`")
+    return Path(next(iter(spec.submodule_search_locations))) / "assets" / "dataset"
+
+
 def packaged_task_file(name: str = "webarena") -> Path:
     """The task files shipped by PyPI's ``webarena-verified`` (Apache-2.0): ``webarena``
     (WebArena's original 812 tasks) or ``webarena-verified``."""
     files = {"webarena": "test.raw.json", "webarena-verified": "webarena-verified.json"}
     if name not in files:
         raise ArgumentError(f"unknown packaged task file {name!r}; known: {sorted(files)}")
-    # Found without importing the package: its data is all we read, and its import pulls in
-    # pinned dependencies (`pip install --no-deps webarena-verified` is enough).
-    spec = importlib.util.find_spec("webarena_verified")
-    if spec is None or not spec.submodule_search_locations:
-        raise TaskConfigError("the packaged task files need `pip install --no-deps webarena-verified`")
-    path = Path(next(iter(spec.submodule_search_locations))) / "assets" / "dataset" / files[name]
+    path = _packaged_dataset() / files[name]
     if not path.is_file():
         raise TaskConfigError(f"webarena-verified has no {files[name]} at {path}")
     return path
+
+
+def packaged_subsets() -> dict[str, frozenset[int]]:
+    """WebArena-Verified's published task subsets, by name (``hard``: the 258 tasks its authors
+    kept to cut a run's time by two thirds; ``non-hard``), read from its own data."""
+    prefix = "webarena-verified-"
+    out: dict[str, frozenset[int]] = {}
+    for path in sorted((_packaged_dataset() / "subsets").glob(f"{prefix}*.json")):
+        data = read_json(path, "subset file")
+        ids = data.get("task_ids") if isinstance(data, dict) else None
+        if not isinstance(ids, list) or not all(isinstance(i, int) and not isinstance(i, bool) for i in ids):
+            raise TaskConfigError(f"{path}: a subset file lists its `task_ids` as integers")
+        out[path.stem.removeprefix(prefix)] = frozenset(ids)
+    return out
 
 
 def load_tasks(source: str | os.PathLike[str], agentoccam: bool = False) -> list[TaskConfig]:

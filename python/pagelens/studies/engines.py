@@ -15,6 +15,7 @@ import json
 import multiprocessing
 import multiprocessing.connection
 import time
+import warnings
 from collections import deque
 from collections.abc import Callable
 from pathlib import Path
@@ -26,6 +27,7 @@ from pagelens.ray_cluster import RayCluster
 from pagelens.studies import benchmarks
 from pagelens.studies.benchmarks import Benchmark, EpisodeSetupError, EpisodeTask, get_benchmark
 from pagelens.studies.episodes import INFRASTRUCTURE, Worker
+from pagelens.studies.report import write_report
 from pagelens.studies.settings import EpisodeSpec, RunOptions, StudySettings, check_study
 from pagelens.studies.store import EpisodeResult, ResultsLog, read_results, summarize
 
@@ -240,10 +242,18 @@ def run_study(
     begun_again: set[str] = set()
     infra_streak = 0
 
+    def report() -> None:
+        """The report as the study goes (a person can open it while it runs)."""
+        try:
+            write_report(directory)
+        except (PagelensError, OSError) as e:  # a report that cannot be written never stops the study
+            warnings.warn(f"the study's report was not written: {e}", stacklevel=2)
+
     def failed(result: EpisodeResult) -> None:
         nonlocal infra_streak, stopped
         infra_streak += 1
         _append_failure(directory, result)
+        report()
         if infra_streak >= options.max_infra_failures and stopped is None:
             stopped = (
                 f"stopped after {infra_streak} infrastructure failures in a row; the last: "
@@ -255,12 +265,15 @@ def run_study(
         nonlocal infra_streak
         infra_streak = 0
         log.append(result)
+        report()
         state["done"] += 1
         state["done_here"] += 1
         state["successes"] += bool(result.success)
         if on_result is not None:
             on_result(result, state)
 
+    summarize(directory, settings.to_json(), None)  # a stop of an earlier run is not this run's
+    report()  # there from the start: the CLI prints where
     try:
         while pending or running:
             while free and pending and stopped is None:
@@ -309,6 +322,7 @@ def run_study(
         if pool is not None:
             pool.close()
     summary = summarize(directory, settings.to_json(), stopped)
+    report()  # with why it stopped, if it did
     if stopped is not None:
         raise StudyStopped(
             f"{stopped} ({summary['finished']} of {summary['episodes']} episodes finished; "

@@ -4,10 +4,11 @@ under the episode's wall-clock limit, scored, and described as an :class:`Episod
 A worker keeps one browser for all its episodes. A browser that crashes or hangs is replaced
 and the episode begun once more on the fresh one; a second loss is recorded as the
 episode's error. Errors are sorted into kinds: ``model`` (the endpoint failed after the
-client's retries, or one call of it held the episode past half its time limit) and
-``browser_start`` (no browser to run on) are infrastructure failures: the episode is left
-for a rerun and several in a row stop the study; ``browser`` (lost twice), ``timeout`` (the
-agent used its time), ``agent`` and ``setup`` are the episode's own outcome.
+client's retries, or one call of it held the episode past half its time limit),
+``browser_start`` (no browser to run on) and ``setup`` (the task could not begin: a login or a
+site that fails) are infrastructure failures: the episode is left for a rerun and several
+in a row stop the study; ``browser`` (lost twice), ``timeout`` (the agent used its time) and
+``agent`` are the episode's own outcome.
 
 The model client makes its requests on the worker's event loop, so an episode cut short
 cancels its call there and then: no thread is left waiting on a hung endpoint.
@@ -25,6 +26,7 @@ from typing import Any
 
 from pagelens import settle
 from pagelens.agents.factory import make_agent
+from pagelens.agents.report import write_report
 from pagelens.agents.runner import Agent
 from pagelens.browser.config import BrowserConfig
 from pagelens.browser.env import AsyncBrowserEnv
@@ -36,7 +38,7 @@ from pagelens.studies.store import EpisodeResult, episode_dir
 
 # Failures of what the study runs on, not of the episode: such an episode is not recorded as
 # finished (a rerun runs it), and several in a row stop the study.
-INFRASTRUCTURE = ("model", "browser_start", "worker", "reset")
+INFRASTRUCTURE = ("model", "browser_start", "worker", "reset", "setup")
 
 
 class BrowserLost(PagelensError, RuntimeError):
@@ -74,7 +76,11 @@ class Worker:
 
     async def fresh_browser(self) -> AsyncBrowserEnv:
         await self.close()
-        self.browser = AsyncBrowserEnv(BrowserConfig(settle_ms=settle.SELF_CONTAINED_MS, block_other_hosts=True))
+        self.browser = AsyncBrowserEnv(
+            BrowserConfig(
+                settle_ms=settle.SELF_CONTAINED_MS, block_other_hosts=True, screenshots=self.options.screenshots
+            )
+        )
         await self.browser.start()
         return self.browser
 
@@ -113,6 +119,12 @@ class Worker:
                     benchmark.run_episode(self, task, spec, out, result, restarts), self.settings.episode_seconds
                 )
                 result.error_kind = result.error = None
+                # The episode's step viewer, now with how it was scored.
+                write_report(
+                    out / "trajectory.jsonl",
+                    out / "report.html",
+                    {"reward": result.reward, "success": result.success, "evaluation": result.evaluation},
+                )
                 break
             except asyncio.TimeoutError:
                 limit = self.settings.episode_seconds

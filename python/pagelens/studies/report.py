@@ -1,17 +1,19 @@
-"""A study's results for people: ``DIR/report.html`` (self-contained: success per task and
-per site with 95% Wilson intervals, histograms of steps and tokens drawn as inline SVG,
-failures by error kind, every episode linked to its own report) and the paired comparison of
-two studies (per task: success rates, their difference, and which tasks flipped)."""
+"""A study's results for people: ``DIR/report.html`` (self-contained: the settings and how far
+the study got, success per task and per site with 95% Wilson intervals, every episode's reward
+linked to its step viewer, infrastructure and episode failures by kind, histograms of steps
+and tokens drawn as inline SVG, the journal of its runs) and the comparison of two studies
+(paired by task and seed, with a 95% interval; per task: success rates and which flipped)."""
 
 from __future__ import annotations
 
 import html
+import math
 import os
 from collections import Counter, defaultdict
 from pathlib import Path
 from typing import Any
 
-from pagelens._io import write_atomically
+from pagelens._io import read_json, read_json_lines, write_atomically
 from pagelens.rates import Rate, rate_of, rates_by
 from pagelens.studies.store import read_results, study_folder
 
@@ -71,9 +73,89 @@ def histogram_svg(values: list[float], title: str, bins: int = 12, width: int = 
     )
 
 
+def _settings_rows(study: dict[str, Any]) -> str:
+    shown = [
+        ("benchmark", study.get("benchmark")),
+        ("agent", study.get("agent")),
+        ("model", study.get("model")),
+        ("endpoint", study.get("base_url") or "(OPENAI_BASE_URL)"),
+        ("tasks", len(study.get("tasks") or [])),
+        ("seeds", ", ".join(map(str, study.get("seeds") or []))),
+        ("max steps", study.get("max_steps")),
+        ("episode limit", f"{study.get('episode_seconds')} s"),
+    ]
+    return "".join(f"<tr><th>{html.escape(k)}</th><td>{html.escape(str(v))}</td></tr>" for k, v in shown)
+
+
+def _journal_rows(study: dict[str, Any]) -> str:
+    rows = []
+    for entry in study.get("journal") or []:
+        if not isinstance(entry, dict):
+            continue
+        versions, git = entry.get("versions"), entry.get("git")
+        versions = versions if isinstance(versions, dict) else {}
+        git = git if isinstance(git, dict) else {}
+        described = "; ".join(f"{k} {v}" for k, v in versions.items())
+        commits = "; ".join(f"{k} {v}" for k, v in git.items() if v) or "no git checkout"
+        rows.append(
+            f"<tr><td>{html.escape(str(entry.get('started')))}</td><td>{html.escape(described)}</td>"
+            f"<td>{html.escape(commits)}</td><td><code>{html.escape(str(entry.get('settings_hash'))[:16])}</code></td></tr>"
+        )
+    return "".join(rows) or "<tr><td colspan='4'>no journal (a study from before pagelens kept one)</td></tr>"
+
+
+def _episode_rows(results: list[dict[str, Any]]) -> str:
+    rows = []
+    for r in sorted(results, key=lambda r: (r["task"], r["seed"])):
+        cls = "ok" if r["success"] else "bad"
+        ident = html.escape(r["id"])
+        rows.append(
+            f"<tr><td><a href='episodes/{ident}/report.html'>{html.escape(r['task'])}</a></td><td>{r['seed']}</td>"
+            f"<td class='{cls}'>{r['reward']:g}</td><td>{r['steps']}</td><td>{html.escape(r.get('reason') or '')}</td>"
+            f"<td>{html.escape(r.get('error_kind') or '')}</td></tr>"
+        )
+    return "".join(rows)
+
+
+def _infrastructure(directory: Path, finished: set[str]) -> str:
+    """Episodes lost to the infrastructure (``failures.jsonl``) and not finished since, by
+    kind, with the last message of each."""
+    kinds: Counter[str] = Counter()
+    last: dict[str, str] = {}
+    path = directory / "failures.jsonl"
+    if path.is_file():
+        for record in read_json_lines(path).records:
+            if isinstance(record, dict) and isinstance(record.get("error_kind"), str):
+                if record.get("id") in finished:
+                    continue  # a rerun finished it
+                kinds[record["error_kind"]] += 1
+                last[record["error_kind"]] = str(record.get("error") or "")
+    rows = "".join(
+        f"<tr><td>{html.escape(k)}</td><td>{n}</td><td>{html.escape(last[k][:300])}</td></tr>"
+        for k, n in kinds.most_common()
+    )
+    return rows or "<tr><td colspan='3'>none</td></tr>"
+
+
 def write_report(directory: str | os.PathLike[str]) -> Path:
-    directory = Path(directory)
-    results = read_results(study_folder(directory))
+    """``DIR/report.html`` for a person to read first: the settings, finished of planned and
+    why the study stopped, success per site and task with intervals, every episode's reward
+    linked to its step viewer, failures of the infrastructure and of the episodes by kind,
+    and the journal of the runs (versions, commits, settings hash)."""
+    directory = study_folder(directory)
+    results = read_results(directory)
+    study = read_json(directory / "study.json", "study settings file")
+    study = study if isinstance(study, dict) else {}
+    summary_path = directory / "summary.json"
+    summary = read_json(summary_path, "study summary") if summary_path.is_file() else {}
+    summary = summary if isinstance(summary, dict) else {}
+    planned = len(study.get("tasks") or []) * len(study.get("seeds") or [])
+    if summary.get("stopped"):
+        status = f"stopped: {summary['stopped']}"
+    elif len(results) >= planned:
+        status = "ran to its end"
+    else:
+        status = "not finished (running, or stopped: rerun the same command to continue)"
     by_task: dict[str, list[dict[str, Any]]] = defaultdict(list)
     by_site: dict[str, list[dict[str, Any]]] = defaultdict(list)
     for r in results:
@@ -88,6 +170,7 @@ def write_report(directory: str | os.PathLike[str]) -> Path:
         "".join(f"<tr><td>{html.escape(k)}</td><td>{n}</td></tr>" for k, n in errors.most_common())
         or "<tr><td colspan='2'>none</td></tr>"
     )
+    infrastructure = _infrastructure(directory, {r["id"] for r in results})
     endings = "".join(f"<tr><td>{html.escape(k)}</td><td>{n}</td></tr>" for k, n in reasons.most_common())
     cost = sum(r.get("cost", 0.0) for r in results)
     task_extra = "<th>episodes (by seed)</th>"
@@ -95,14 +178,21 @@ def write_report(directory: str | os.PathLike[str]) -> Path:
     page = f"""<!DOCTYPE html>
 <html><head><meta charset="utf-8"><title>Study report: {html.escape(directory.name)}</title>
 <style>body{{font:14px sans-serif;margin:2em;max-width:70em}}table{{border-collapse:collapse;margin:1em 0}}
-td,th{{border:1px solid #ccc;padding:3px 8px;text-align:left}}a.ok{{color:#070}}a.bad{{color:#b00}}
+td,th{{border:1px solid #ccc;padding:3px 8px;text-align:left}}a.ok,.ok{{color:#070}}a.bad,.bad{{color:#b00}}
 .plots svg{{margin-right:2em}}</style></head><body>
 <h1>Study {html.escape(directory.name)}</h1>
+<table id="settings">{_settings_rows(study)}
+<tr><th>finished</th><td id="finished">{len(results)} of {planned} episodes planned</td></tr>
+<tr><th>status</th><td id="status">{html.escape(status)}</td></tr></table>
 <p id="overall">{len(results)} episodes finished: {wins} successes ({wins / len(results) if results else 0:.1%};
 95% interval {lo:.1%}–{hi:.1%}); {
         sum(r.get("prompt_tokens", 0) + r.get("completion_tokens", 0) for r in results):,} tokens; ${cost:.4f}.</p>
 <h2>Per site</h2><table id="per-site">{head.format("site", "")}{_rate_rows(by_site, False)}</table>
 <h2>Per task</h2><table id="per-task">{head.format("task", task_extra)}{_rate_rows(by_task, True)}</table>
+<h2>Episodes</h2><table id="episodes"><tr><th>task</th><th>seed</th><th>reward</th><th>steps</th><th>ended</th>
+<th>error</th></tr>{_episode_rows(results)}</table>
+<h2>Infrastructure failures (not finished: a rerun runs them)</h2>
+<table id="infrastructure"><tr><th>kind</th><th>episodes</th><th>last message</th></tr>{infrastructure}</table>
 <h2>Steps and tokens</h2><div class="plots">
 {histogram_svg([float(r.get("steps", 0)) for r in results], "steps per episode")}
 {
@@ -112,6 +202,8 @@ td,th{{border:1px solid #ccc;padding:3px 8px;text-align:left}}a.ok{{color:#070}}
     }</div>
 <h2>Failures by error kind</h2><table id="failures"><tr><th>kind</th><th>episodes</th></tr>{failures}</table>
 <h2>How episodes ended</h2><table><tr><th>reason</th><th>episodes</th></tr>{endings}</table>
+<h2>Journal</h2><table id="journal"><tr><th>run started</th><th>versions</th><th>git</th><th>settings hash</th></tr>
+{_journal_rows(study)}</table>
 </body></html>
 """
     out = directory / "report.html"
@@ -119,23 +211,62 @@ td,th{{border:1px solid #ccc;padding:3px 8px;text-align:left}}a.ok{{color:#070}}
     return out
 
 
+# Student's t at 97.5% for 1..30 degrees of freedom (beyond: the normal's 1.96).
+_T975 = (12.706, 4.303, 3.182, 2.776, 2.571, 2.447, 2.365, 2.306, 2.262, 2.228, 2.201, 2.179, 2.160, 2.145,
+         2.131, 2.120, 2.110, 2.101, 2.093, 2.086, 2.080, 2.074, 2.069, 2.064, 2.060, 2.056, 2.052, 2.048,
+         2.045, 2.042)  # fmt: skip
+
+
+def paired_interval(differences: list[float]) -> tuple[float, float] | None:
+    """The 95% interval of the mean of paired differences (Student's t), None under two pairs."""
+    n = len(differences)
+    if n < 2:
+        return None
+    mean = sum(differences) / n
+    sd = math.sqrt(sum((d - mean) ** 2 for d in differences) / (n - 1))
+    half = (_T975[n - 2] if n - 1 <= len(_T975) else 1.96) * sd / math.sqrt(n)
+    return mean - half, mean + half
+
+
 def compare(first: str | os.PathLike[str], second: str | os.PathLike[str]) -> dict[str, Any]:
-    """Per task present in both: success rate in each, the difference, and whether it flipped
-    (succeeded in every episode of one and in none of the other)."""
+    """Two studies, episode for episode: pairs of the same task and seed, the mean of their
+    success differences (second minus first) with its 95% interval; per task, the success rate
+    in each and whether it flipped (succeeded in every episode of one and none of the other);
+    warnings when the studies differ in benchmark, agent or model (the difference is then
+    not the agent's alone) and for the episodes only one of them has."""
+    a_dir, b_dir = study_folder(first), study_folder(second)
+    a_results, b_results = read_results(a_dir), read_results(b_dir)
 
-    def rates(directory: str | os.PathLike[str]) -> dict[str, Rate]:
-        return rates_by(read_results(directory), lambda r: r["task"], lambda r: bool(r["success"]))
+    def rates(results: list[dict[str, Any]]) -> dict[str, Rate]:
+        return rates_by(results, lambda r: r["task"], lambda r: bool(r["success"]))
 
-    a, b = rates(study_folder(first)), rates(study_folder(second))
+    a, b = rates(a_results), rates(b_results)
     rows: list[dict[str, Any]] = []
     for task in sorted(set(a) & set(b)):
         ra, rb = a[task].rate or 0.0, b[task].rate or 0.0
         flipped = "gained" if ra == 0 and rb == 1 else "lost" if ra == 1 and rb == 0 else ""
         rows.append({"task": task, "first": ra, "second": rb, "difference": rb - ra, "flipped": flipped})
-    mean = sum(r["difference"] for r in rows) / len(rows) if rows else 0.0
+    by_episode_a = {(r["task"], r["seed"]): bool(r["success"]) for r in a_results}
+    by_episode_b = {(r["task"], r["seed"]): bool(r["success"]) for r in b_results}
+    paired = sorted(set(by_episode_a) & set(by_episode_b))
+    differences = [float(by_episode_b[k]) - float(by_episode_a[k]) for k in paired]
+    warnings = []
+    settings_a, settings_b = (read_json(d / "study.json", "study settings file") for d in (a_dir, b_dir))
+    for key in ("benchmark", "agent", "model"):
+        va = settings_a.get(key) if isinstance(settings_a, dict) else None
+        vb = settings_b.get(key) if isinstance(settings_b, dict) else None
+        if va != vb:
+            warnings.append(f"the studies differ in {key} ({va} and {vb})")
+    unpaired = len(set(by_episode_a) ^ set(by_episode_b))
+    if unpaired:
+        warnings.append(f"{unpaired} episodes are in one study only (left out of the paired difference)")
+    interval = paired_interval(differences)
     return {
         "tasks": rows,
-        "mean_difference": mean,
+        "pairs": len(paired),
+        "mean_difference": sum(differences) / len(differences) if differences else 0.0,
+        "interval": list(interval) if interval else None,
+        "warnings": warnings,
         "only_first": sorted(set(a) - set(b)),
         "only_second": sorted(set(b) - set(a)),
     }
@@ -147,10 +278,16 @@ def format_comparison(result: dict[str, Any], first: str, second: str) -> str:
         lines.append(
             f"| {r['task']} | {r['first']:.0%} | {r['second']:.0%} | {r['difference']:+.0%} | {r['flipped']} |"
         )
-    lines.append(f"\nmean paired difference: {result['mean_difference']:+.1%} over {len(result['tasks'])} tasks")
+    interval = result.get("interval")
+    shown = f" (95% interval {interval[0]:+.1%} to {interval[1]:+.1%})" if interval else ""
+    lines.append(
+        f"\nmean paired difference: {result['mean_difference']:+.1%}{shown} over {result['pairs']} episodes "
+        f"(task and seed) of {len(result['tasks'])} tasks"
+    )
     gained = [r["task"] for r in result["tasks"] if r["flipped"] == "gained"]
     lost = [r["task"] for r in result["tasks"] if r["flipped"] == "lost"]
     lines.append(f"flipped to success: {', '.join(gained) or 'none'}; flipped to failure: {', '.join(lost) or 'none'}")
     if result["only_first"] or result["only_second"]:
         lines.append(f"not in both: {', '.join(result['only_first'] + result['only_second'])}")
+    lines.extend(f"warning: {w}" for w in result.get("warnings", ()))
     return "\n".join(lines)

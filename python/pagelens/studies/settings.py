@@ -5,8 +5,11 @@ between reruns), and the episodes it is made of."""
 from __future__ import annotations
 
 import dataclasses
+import hashlib
 import json
 import os
+import subprocess
+import time
 from dataclasses import asdict, dataclass, fields
 from pathlib import Path
 from typing import Any
@@ -96,6 +99,7 @@ class RunOptions:
     backoff: float = 1.0  # the model client's first retry delay (seconds; doubled each retry)
     llm_timeout: float = LLM_TIMEOUT  # seconds one model call may take before it is retried
     llm_retries: int = LLM_RETRIES  # retries of a failed or timed-out call
+    screenshots: bool = True  # a screenshot per step, for the episodes' step viewers
 
     def __post_init__(self) -> None:
         if self.workers < 1:
@@ -123,30 +127,80 @@ def parse_seeds(text: str) -> tuple[int, ...]:
 
 
 def check_study(directory: str | os.PathLike[str], settings: StudySettings) -> None:
-    """Writes ``study.json`` on the first run; on a rerun, refuses other settings, naming them."""
+    """Writes ``study.json`` on the first run; on a rerun, refuses other settings, naming them.
+    Either way the run is added to the study's journal (see :func:`journal_entry`)."""
     path = Path(directory) / "study.json"
+    journal: list[Any] = []
     if not path.exists():
-        write_atomically(path, json.dumps(settings.to_json(), indent=1))
-        return
+        planned = settings
+    else:
+        data = read_json(path, "study settings file")
+        try:
+            if not isinstance(data, dict):
+                raise TypeError(f"a JSON object, not {type(data).__name__}")
+            before = StudySettings.from_json(data)
+        except (ValueError, KeyError, TypeError) as e:
+            raise StudyMismatch(f"{path} cannot be read ({e}): remove it to start the study over") from None
+        earlier = data.get("journal")
+        journal = earlier if isinstance(earlier, list) else []
+        old, new = _meaning(before), _meaning(settings)
+        diff = [
+            f"{k}: {before.to_json()[k]!r} in study.json, {settings.to_json()[k]!r} now"
+            for k in old
+            if old[k] != new[k]
+        ]
+        if diff:
+            raise StudyMismatch(
+                f"{path} is a study with other settings ({'; '.join(diff)}); use another "
+                "directory, or the same settings to resume it"
+            )
+        # The same study: more tasks or seeds extend it (study.json plans them all).
+        tasks = tuple(dict.fromkeys((*before.tasks, *settings.tasks)))
+        seeds = tuple(sorted({*before.seeds, *settings.seeds}))
+        planned = dataclasses.replace(before, tasks=tasks, seeds=seeds)
+    record = {**planned.to_json(), "journal": [*journal, journal_entry(planned)]}
+    write_atomically(path, json.dumps(record, indent=1))
+
+
+def settings_hash(settings: StudySettings) -> str:
+    """A hash of what decides the study's results (its meaning, tasks and seeds as sets)."""
+    meaning = {**_meaning(settings), "tasks": sorted(settings.tasks), "seeds": sorted(settings.seeds)}
+    return hashlib.sha256(json.dumps(meaning, sort_keys=True).encode()).hexdigest()
+
+
+def journal_entry(settings: StudySettings) -> dict[str, Any]:
+    """What one run of a study ran on, for reproducing it: when, the versions of pagelens, its
+    core, Playwright, Chromium, Python and the OS, the git commit of pagelens' source and of
+    the working directory's project (when they are git checkouts, with a flag when they
+    have uncommitted changes), and the settings' hash."""
+    from pagelens.versions import versions
+
+    return {
+        "started": time.strftime("%Y-%m-%dT%H:%M:%S%z"),
+        "versions": versions(),
+        "git": {"pagelens": _git_commit(Path(__file__).parent), "project": _git_commit(Path.cwd())},
+        "settings_hash": settings_hash(settings),
+    }
+
+
+def _git_commit(folder: Path) -> str | None:
+    """The commit checked out where ``folder`` is (``+dirty`` with uncommitted changes), or
+    None outside a git work tree (an installed wheel)."""
     try:
-        before = StudySettings.from_json(read_json(path, "study settings file"))
-    except (ValueError, KeyError, TypeError) as e:
-        raise StudyMismatch(f"{path} cannot be read ({e}): remove it to start the study over") from None
-    old, new = _meaning(before), _meaning(settings)
-    diff = [
-        f"{k}: {before.to_json()[k]!r} in study.json, {settings.to_json()[k]!r} now" for k in old if old[k] != new[k]
-    ]
-    if diff:
-        raise StudyMismatch(
-            f"{path} is a study with other settings ({'; '.join(diff)}); use another "
-            "directory, or the same settings to resume it"
+        head = subprocess.run(
+            ["git", "-C", str(folder), "rev-parse", "HEAD"], capture_output=True, text=True, timeout=10
         )
-    # The same study: more tasks or seeds extend it (study.json plans them all).
-    tasks = tuple(dict.fromkeys((*before.tasks, *settings.tasks)))
-    seeds = tuple(sorted({*before.seeds, *settings.seeds}))
-    if (tasks, seeds) != (before.tasks, before.seeds):
-        extended = dataclasses.replace(before, tasks=tasks, seeds=seeds)
-        write_atomically(path, json.dumps(extended.to_json(), indent=1))
+        if head.returncode != 0:
+            return None
+        dirty = subprocess.run(
+            ["git", "-C", str(folder), "status", "--porcelain", "--untracked-files=no"],
+            capture_output=True,
+            text=True,
+            timeout=30,
+        )
+    except (OSError, subprocess.SubprocessError):
+        return None  # no git here
+    return head.stdout.strip() + ("+dirty" if dirty.stdout.strip() else "")
 
 
 def _meaning(settings: StudySettings) -> dict[str, Any]:

@@ -65,6 +65,7 @@ class TaskSelection:
 
     task_file: str | None = None
     sites: frozenset[str] | None = None
+    subset: str | None = None  # a published subset of the benchmark's tasks (WebArena-Verified's "hard")
 
 
 BENCHMARKS: dict[str, Benchmark] = {}

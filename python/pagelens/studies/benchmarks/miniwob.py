@@ -23,7 +23,10 @@ class MiniWoB:
 
     def task_names(self, selection: TaskSelection) -> tuple[str, ...]:
         from pagelens.envs.miniwob import available_tasks
+        from pagelens.errors import ArgumentError
 
+        if selection.subset is not None:
+            raise ArgumentError(f"MiniWoB++ has no task subsets (--subset {selection.subset}); name them with --tasks")
         return tuple(available_tasks())
 
     def resolve(self, settings: StudySettings, task: str) -> EpisodeTask:

@@ -14,9 +14,10 @@ from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
 
 from pagelens.agents.runner import run_agent
+from pagelens.errors import ArgumentError
 from pagelens.evaluation import Harness, SiteConfig, TaskConfig, load_tasks
 from pagelens.evaluation.harness import RunOutcome
-from pagelens.evaluation.tasks import PLACEHOLDERS
+from pagelens.evaluation.tasks import PLACEHOLDERS, packaged_subsets
 
 if TYPE_CHECKING:
     from pagelens.studies.benchmarks import EpisodeTask, TaskSelection
@@ -53,7 +54,19 @@ class WebArena:
 
     def task_names(self, selection: TaskSelection) -> tuple[str, ...]:
         tasks = _tasks_of(self._source(selection.task_file)).values()
-        return tuple(str(t.task_id) for t in tasks if selection.sites is None or set(t.sites) & selection.sites)
+        keep: frozenset[int] | None = None
+        if selection.subset is not None:
+            subsets = packaged_subsets()
+            if selection.subset not in subsets:
+                raise ArgumentError(
+                    f"no task subset {selection.subset!r} in WebArena-Verified's data; known: {', '.join(subsets)}"
+                )
+            keep = subsets[selection.subset]
+        return tuple(
+            str(t.task_id)
+            for t in tasks
+            if (selection.sites is None or set(t.sites) & selection.sites) and (keep is None or t.task_id in keep)
+        )
 
     def resolve(self, settings: StudySettings, task: str) -> EpisodeTask:
         from pagelens.studies.benchmarks import EpisodeSetupError, EpisodeTask
@@ -63,6 +76,12 @@ class WebArena:
             config = _tasks_of(source)[int(task)]
         except (KeyError, ValueError):
             raise EpisodeSetupError(f"no task {task!r} in {source}") from None
+        # A site with no URL is known before anything runs: refused here, not 258 setup errors.
+        sites = SiteConfig.load(settings.sites_file)
+        missing = sites.unresolved(config.resolved(sites, tuple(PLACEHOLDERS)).start_url)
+        if missing:
+            where = f"the sites file {settings.sites_file}" if settings.sites_file else "--sites-file (none given)"
+            raise EpisodeSetupError(f"task {task}: no URL for {', '.join(missing)} in {where}")
         return EpisodeTask(task, config.site, changes_state(config), config)
 
     def reset(self, settings: StudySettings, task: EpisodeTask) -> None:
@@ -81,15 +100,11 @@ class WebArena:
     async def run_episode(
         self, worker: Worker, task: EpisodeTask, spec: EpisodeSpec, out: Path, result: EpisodeResult, restarts: int
     ) -> None:
-        from pagelens.studies.benchmarks import EpisodeSetupError
 
         settings = worker.settings
         config: TaskConfig = task.config
         sites = SiteConfig.load(settings.sites_file)
-        resolved = config.resolved(sites, tuple(PLACEHOLDERS))
-        missing = sites.unresolved(resolved.start_url)
-        if missing:
-            raise EpisodeSetupError(f"task {spec.task}: no URL for {', '.join(missing)} in the sites file")
+        resolved = config.resolved(sites, tuple(PLACEHOLDERS))  # every URL it needs: checked by resolve()
         result.site = config.site
         browser = worker.browser
         assert browser is not None
