@@ -301,6 +301,10 @@ def test_a_hung_endpoint_is_the_run_s_failure_and_a_rerun_runs_the_episodes(tmp_
         failures = [json.loads(line) for line in (tmp_path / "s" / "failures.jsonl").read_text().splitlines()]
         assert [f["error_kind"] for f in failures] == ["model"] * 3
         assert all("went unanswered" in f["error"] and "--llm-timeout 120" in f["error"] for f in failures)
+        # The report says why the study stopped and what the infrastructure lost.
+        report = (tmp_path / "s" / "report.html").read_text()
+        assert "stopped: stopped after 3 infrastructure failures in a row" in report
+        assert "<tr><td>model</td><td>3</td>" in report and "0 of 3 episodes planned" in report
         hang.clear()
         release.set()
         summary = run_study(tmp_path / "s", study, options)
@@ -308,6 +312,8 @@ def test_a_hung_endpoint_is_the_run_s_failure_and_a_rerun_runs_the_episodes(tmp_
         release.set()
         server.close()
     assert summary["finished"] == 3 and summary["success_rate"] == 1.0
+    report = (tmp_path / "s" / "report.html").read_text()
+    assert "ran to its end" in report and "<tr><td colspan='3'>none</td></tr>" in report  # the rerun finished them
 
 
 def test_an_episode_cut_short_cancels_its_model_call(tmp_path):
@@ -686,3 +692,111 @@ def test_one_count_of_success_rates_for_the_evaluation_the_study_and_the_compari
         "success_rate": 0.5,
         "mean_score": 0.5,
     }
+
+
+# -- a login that reaches the scorer --------------------------------------------------------------
+
+SHOP_TASK = {
+    "task_id": 9,
+    "intent": "Order the blue mug.",
+    "sites": ["shopping"],
+    "start_url": "__SHOPPING__/",
+    "require_login": True,
+    "storage_state": "./.auth/shopping_state.json",
+    "eval": {
+        "eval_types": ["program_html"],
+        "reference_answers": None,
+        "reference_url": "",
+        "program_html": [
+            {
+                # WebArena's helper: the latest order's page, found through the site's REST API.
+                "url": "func:shopping_get_latest_order_url()",
+                "locator": "document.querySelector('.order-details').outerText",
+                "required_contents": {"must_include": ["Blue mug"]},
+            }
+        ],
+    },
+}
+
+
+def _shopper(messages):
+    """Orders the mug (the button's id read from the page), then stops."""
+    prompt = messages[-1]["content"]
+    if "Order #" in prompt:
+        return answer("stop [ordered]")
+    found = re.search(r"button \[(\d+)\] 'Order the blue mug'", prompt)
+    return answer(f"click [{found.group(1)}]" if found else "stop [no button]")
+
+
+@pytest.mark.parametrize("login", ["recipe", "storage-dir"])
+def test_a_login_reaches_the_scorer(login, tmp_path):
+    """Issue 24, 3: a task that needs the shop's login, changes the site (places an order) and
+    is checked by program_html through a `func:` helper on a page only the signed-in customer
+    sees: scored in the worker's own browser with the episode's login — from WebArena's
+    login recipe (the sites file's account) or from STORAGE_DIR/shopping.json."""
+    from shop_server import ADMIN, CUSTOMER, ShopServer
+
+    shop = ShopServer()
+    server = LLMServer(_shopper)
+    (tmp_path / "tasks.json").write_text(json.dumps([SHOP_TASK]))
+    accounts = {"shopping_admin": ADMIN} | ({"shopping": CUSTOMER} if login == "recipe" else {})
+    (tmp_path / "sites.json").write_text(json.dumps({"shopping": shop.url, "accounts": accounts}))
+    storage = None
+    if login == "storage-dir":
+        storage = tmp_path / "auth"
+        storage.mkdir()
+        host = shop.url.split("//")[1].split(":")[0]
+        cookie = {"name": "session", "value": "emma%40example.com", "domain": host, "path": "/", "expires": -1,
+                  "httpOnly": True, "secure": False, "sameSite": "Lax"}  # fmt: skip
+        (storage / "shopping.json").write_text(json.dumps({"cookies": [cookie], "origins": []}))
+    try:
+        s = StudySettings(
+            "webarena",
+            "occam",
+            "scripted",
+            tasks=("9",),
+            seeds=(0,),
+            max_steps=4,
+            base_url=server.base_url,
+            sites_file=str(tmp_path / "sites.json"),
+            task_file=str(tmp_path / "tasks.json"),
+            storage_dir=str(storage) if storage else None,
+        )
+        run_study(tmp_path / "s", s, RunOptions(backoff=0.01))
+    finally:
+        server.close()
+        shop.close()
+    [result] = read_results(tmp_path / "s")
+    assert shop.orders == [{"id": "000000001", "customer": "emma@example.com", "item": "Blue mug"}]
+    assert result["evaluation"]["scored"], result["evaluation"]
+    assert result["success"] and result["evaluation"]["evaluators"] == {"program_html": 1.0}, result["evaluation"]
+
+
+def test_a_login_that_fails_is_the_run_s_failure_naming_it(tmp_path):
+    from shop_server import ADMIN, CUSTOMER, ShopServer
+
+    shop = ShopServer()
+    server = LLMServer(_shopper)
+    (tmp_path / "tasks.json").write_text(json.dumps([SHOP_TASK]))
+    wrong = {**CUSTOMER, "password": "wrong"}
+    (tmp_path / "sites.json").write_text(
+        json.dumps({"shopping": shop.url, "accounts": {"shopping": wrong, "shopping_admin": ADMIN}})
+    )
+    try:
+        s = StudySettings(
+            "webarena",
+            "occam",
+            "scripted",
+            tasks=("9",),
+            seeds=(0,),
+            base_url=server.base_url,
+            sites_file=str(tmp_path / "sites.json"),
+            task_file=str(tmp_path / "tasks.json"),
+        )
+        run_study(tmp_path / "s", s, RunOptions(backoff=0.01))
+    finally:
+        server.close()
+        shop.close()
+    assert read_results(tmp_path / "s") == [] and shop.orders == []  # not finished: a rerun runs it
+    [failure] = [json.loads(line) for line in (tmp_path / "s" / "failures.jsonl").read_text().splitlines()]
+    assert failure["error_kind"] == "setup" and "stayed on its login page" in failure["error"]

@@ -82,7 +82,8 @@ async def log_in(browser: Any, site: str, base_url: str, account: dict[str, str]
     try:
         page = await context.new_page()
         page.set_default_timeout(timeout_ms)
-        await page.goto(base_url.rstrip("/") + recipe.path, wait_until="load")
+        login_url = base_url.rstrip("/") + recipe.path
+        await page.goto(login_url, wait_until="load")
         for field in recipe.fields:
             await _locate(page, field.by, field.name).fill(account[field.value])
         button = (
@@ -91,6 +92,14 @@ async def log_in(browser: Any, site: str, base_url: str, account: dict[str, str]
             else page.get_by_role("button", name=recipe.submit)
         )
         await button.click()
+        # The site's answer (a session cookie, a redirect) comes after the click returns: the
+        # state is taken once the browser has left the login page and loaded where it went.
+        try:
+            await page.wait_for_url(lambda url: url.split("?")[0].rstrip("/") != login_url.rstrip("/"))
+        except Exception:
+            raise LoginError(
+                f"logging in to {site} at {base_url}: the site stayed on its login page (is the account right?)"
+            ) from None
         await page.wait_for_load_state("load")
         state: dict[str, Any] = await context.storage_state()
         return state
