@@ -728,6 +728,22 @@ def _shopper(messages):
     return answer(f"click [{found.group(1)}]" if found else "stop [no button]")
 
 
+def _shop_study(folder: Path, server: LLMServer, storage: Path | None) -> StudySettings:
+    """The study of SHOP_TASK with the tasks and sites files written in ``folder``."""
+    return StudySettings(
+        "webarena",
+        "occam",
+        "scripted",
+        tasks=("9",),
+        seeds=(0,),
+        max_steps=4,
+        base_url=server.base_url,
+        sites_file=str(folder / "sites.json"),
+        task_file=str(folder / "tasks.json"),
+        storage_dir=str(storage) if storage else None,
+    )
+
+
 @pytest.mark.parametrize("login", ["recipe", "storage-dir"])
 def test_a_login_reaches_the_scorer(login, tmp_path):
     """Issue 24, 3: a task that needs the shop's login, changes the site (places an order) and
@@ -750,19 +766,7 @@ def test_a_login_reaches_the_scorer(login, tmp_path):
                   "httpOnly": True, "secure": False, "sameSite": "Lax"}  # fmt: skip
         (storage / "shopping.json").write_text(json.dumps({"cookies": [cookie], "origins": []}))
     try:
-        s = StudySettings(
-            "webarena",
-            "occam",
-            "scripted",
-            tasks=("9",),
-            seeds=(0,),
-            max_steps=4,
-            base_url=server.base_url,
-            sites_file=str(tmp_path / "sites.json"),
-            task_file=str(tmp_path / "tasks.json"),
-            storage_dir=str(storage) if storage else None,
-        )
-        run_study(tmp_path / "s", s, RunOptions(backoff=0.01))
+        run_study(tmp_path / "s", _shop_study(tmp_path, server, storage), RunOptions(backoff=0.01))
     finally:
         server.close()
         shop.close()
@@ -783,17 +787,7 @@ def test_a_login_that_fails_is_the_run_s_failure_naming_it(tmp_path):
         json.dumps({"shopping": shop.url, "accounts": {"shopping": wrong, "shopping_admin": ADMIN}})
     )
     try:
-        s = StudySettings(
-            "webarena",
-            "occam",
-            "scripted",
-            tasks=("9",),
-            seeds=(0,),
-            base_url=server.base_url,
-            sites_file=str(tmp_path / "sites.json"),
-            task_file=str(tmp_path / "tasks.json"),
-        )
-        run_study(tmp_path / "s", s, RunOptions(backoff=0.01))
+        run_study(tmp_path / "s", _shop_study(tmp_path, server, None), RunOptions(backoff=0.01))
     finally:
         server.close()
         shop.close()
