@@ -287,6 +287,41 @@ def test_frames_can_be_left_out(site):
 def test_observation_records(browser, form):
     assert form.url.endswith("/site/form.html") and form.title == "Action test page"
     assert form.mode == "occam" and form.ids == form.rendered.ids
-    assert set(form.timings_ms) == {"ax_tree", "snapshot", "render", "total"}
-    assert form.notes == [] and form.timings_ms["snapshot"] > 0
+    # Every stage timed: each CDP call's share (the main frame's tree, the frame list, child
+    # frames' trees, the DOM snapshot), the core's parse and render, and the whole.
+    stages = {"ax_tree", "main_ax_tree", "frame_list", "frame_ax_trees", "snapshot", "parse", "render", "total"}
+    assert set(form.timings_ms) == stages and all(v >= 0 for v in form.timings_ms.values())
+    assert form.notes == [] and form.timings_ms["snapshot"] > 0 and form.timings_ms["main_ax_tree"] > 0
+    assert form.timings_ms["parse"] > 0 and form.timings_ms["total"] >= form.timings_ms["ax_tree"]
     assert re.search(r"button \[\d+\] 'Vanish'", form.text)
+
+
+# -- ids that last while the document does, and refused once it is gone -----------------------------
+
+
+def test_an_element_keeps_its_id_while_its_document_lives(browser, site):
+    """A click that changes part of the page (elements added before it, a section opened)
+    leaves every element that stays with the id it had."""
+    first = browser.reset(site.url("site/grow.html"))
+    kept = {name: find(first, role, name) for role, name in (("link", "Keep me"), ("button", "Add more"))}
+    summary = find(first, "DisclosureTriangle", "More options")
+    for step in (f"click [{kept['Add more']}]", f"click [{kept['Add more']}]", f"click [{summary}]"):
+        result = browser.step(step)
+        assert result.ok, result.error
+        obs = result.observation
+        assert {name: find(obs, role, name) for role, name in (("link", "Keep me"), ("button", "Add more"))} == kept
+    assert "Added 2" in obs.text and "Inside" in obs.text  # the page did change
+
+
+def test_ids_of_a_document_that_is_gone_are_refused(browser, site):
+    """After the tab moved to another document behind the agent's back, an id of the page it
+    observed is refused with what to do — never sent to an element of the new page."""
+    first = browser.reset(site.url("site/grow.html"))
+    link = find(first, "link", "Keep me")
+    browser._run(browser.aenv.page.goto(site.url("site/second.html")))
+    result = browser.step(f"click [{link}]")
+    assert not result.ok and "another document" in result.error and "read the new observation" in result.error
+    assert result.observation.url.endswith("/site/second.html")
+    # The new observation's ids work again.
+    back = find(result.observation, "link", "")
+    assert browser.step(f"hover [{back}]").ok

@@ -181,6 +181,7 @@ async def run_agent(
                 "model_s": t_model,
                 "total_s": time.perf_counter() - t0,
                 "observe_ms": before.timings_ms.get("total"),
+                "observe": dict(before.timings_ms),  # every stage of the observation the step read
             },
             state=agent.state(),
             target_box=list(box) if box is not None else None,

@@ -160,6 +160,9 @@ class Capture:
     frame_errors: list[str]  # frames whose tree could not be read (their content is missing)
     notes: list[str] = field(default_factory=list)  # degradations: no clickables for a frame
     snapshot_ms: float = 0.0
+    # Each stage in ms: the main frame's AX tree, listing the frames, the child frames' trees
+    # (the longest), the DOM snapshot (the longest), parsing and merging them in the core.
+    timings_ms: dict[str, float] = field(default_factory=dict)
 
 
 async def _timed(awaitable: Any) -> tuple[Any, float]:
@@ -225,10 +228,10 @@ async def fetch_tree(
             )
 
     # The main frame's tree is the long call: it starts first and runs while the frames are listed.
-    main_ax = asyncio.ensure_future(full_ax_tree(sessions, main, {}, timeout, devtools))
+    main_ax = asyncio.ensure_future(_timed(full_ax_tree(sessions, main, {}, timeout, devtools)))
     snapshot_of(main)
     try:
-        main_root, records, roots = await list_frames(sessions, main, include_frames, timeout)
+        (main_root, records, roots), list_ms = await _timed(list_frames(sessions, main, include_frames, timeout))
     except BaseException:
         main_ax.cancel()
         for f in snapshots.values():
@@ -244,9 +247,14 @@ async def fetch_tree(
         reply = await cdp(record.owner_session, "DOM.getFrameOwner", {"frameId": record.frame_id}, timeout)
         record.owner_backend_id = reply["backendNodeId"]
 
+    frame_ms = 0.0
+
     async def ax(record: FrameRecord) -> Any:
+        nonlocal frame_ms
         params = {} if record.frame_id == main_root else {"frameId": record.frame_id}
-        return await full_ax_tree(sessions, record.session, params, timeout, devtools)
+        payload, ms = await _timed(full_ax_tree(sessions, record.session, params, timeout, devtools))
+        frame_ms = max(frame_ms, ms)
+        return payload
 
     snapshot_sessions = list(snapshots)
     results = await asyncio.gather(
@@ -256,9 +264,9 @@ async def fetch_tree(
         *(snapshots[s] for s in snapshot_sessions),
         return_exceptions=True,
     )
-    payload = results[0]
-    if isinstance(payload, BaseException):
-        raise payload
+    if isinstance(results[0], BaseException):
+        raise results[0]
+    payload, main_ms = results[0]
     k = len(children)
     ax_results, owned_results, snapshot_results = results[1 : 1 + k], results[1 + k : 1 + 2 * k], results[1 + 2 * k :]
 
@@ -313,14 +321,29 @@ async def fetch_tree(
         )
     main_clickable = clickable_of(records[main_root])
     records[""] = records[main_root]
-    tree = _build(payload, frames, max_depth, main_clickable)
+    tree, parse_ms = _build_timed(payload, frames, max_depth, main_clickable)
     given = len(main_clickable or ()) + sum(len(f["clickable"] or ()) for f in frames)
     if given and not tree.clickable_ids:
         notes.append(
             f"the DOM snapshot's {given} clickable elements match no node of the accessibility tree "
             "(the page changed between the two?)"
         )
-    return Capture(tree, records, errors, notes, snapshot_ms)
+    timings = {
+        "main_ax_tree": main_ms,
+        "frame_list": list_ms,
+        "frame_ax_trees": frame_ms,
+        "snapshot": snapshot_ms,
+        "parse": parse_ms,
+    }
+    return Capture(tree, records, errors, notes, snapshot_ms, timings)
+
+
+def _build_timed(
+    payload: Any, frames: list[dict[str, Any]], max_depth: int | None, clickable: Any
+) -> tuple[AXTree, float]:
+    t0 = time.perf_counter()
+    tree = _build(payload, frames, max_depth, clickable)
+    return tree, (time.perf_counter() - t0) * 1e3
 
 
 def _build(

@@ -33,6 +33,18 @@ _PARK = """function(key) {
 _UNPARK = "key => { const el = window[key]; delete window[key]; return el && el.isConnected ? el : null; }"
 
 _NOT_OBSERVED = "no observation yet: observe the page before acting on its elements"
+# Which document a tab shows: its time origin is new with every document (a reload, a link
+# followed, a redirect) and stays through same-document navigations (hash, history API).
+_DOCUMENT = "performance.timeOrigin"
+
+
+async def document_of(page: Page) -> float | None:
+    """The identity of the document ``page`` shows now (None when the page cannot answer)."""
+    try:
+        value = await page.evaluate(_DOCUMENT)
+    except Exception:  # a closing or busy page: nothing to compare
+        return None
+    return float(value) if isinstance(value, (int, float)) else None
 
 
 class ElementResolver:
@@ -44,14 +56,21 @@ class ElementResolver:
         self._frames: dict[str, FrameRecord] = {}
         self._ax: PageObservation | None = None
         self._html: HtmlObservation | None = None
+        self._document: float | None = None  # the document the observation was of
 
     # -- what was observed --------------------------------------------------------------------
 
-    def observed(self, observation: PageObservation | HtmlObservation, frames: dict[str, FrameRecord]) -> None:
-        """The observation whose ids actions now name (an AX or an HTML one), and its frames."""
+    def observed(
+        self,
+        observation: PageObservation | HtmlObservation,
+        frames: dict[str, FrameRecord],
+        document: float | None = None,
+    ) -> None:
+        """The observation whose ids actions now name (an AX or an HTML one), its frames, and the
+        document it was of (see :func:`document_of`)."""
         from pagelens.browser.records import HtmlObservation  # a dataclass module, no cycle
 
-        self._frames = frames
+        self._frames, self._document = frames, document
         if isinstance(observation, HtmlObservation):
             self._ax, self._html = None, observation
         else:
@@ -59,7 +78,7 @@ class ElementResolver:
 
     def forget(self) -> None:
         """A new browser context: no id names anything yet."""
-        self._frames, self._ax, self._html = {}, None, None
+        self._frames, self._ax, self._html, self._document = {}, None, None, None
 
     @property
     def last_observation(self) -> PageObservation | None:
@@ -94,8 +113,17 @@ class ElementResolver:
     # -- the live element ---------------------------------------------------------------------
 
     async def element(self, page: Page, element_id: int | None) -> ElementHandle:
-        """The live element ``element_id`` names in ``page`` (the tab it was observed in)."""
+        """The live element ``element_id`` names in ``page`` (the tab it was observed in). Ids
+        are the observed document's: once the tab shows another document, none is resolved
+        (node ids can be reused by a new renderer, and an id must never reach another element)."""
         backend_id, frame_id, described = self.element_ref(element_id)
+        if self._document is not None:
+            now = await document_of(page)
+            if now is not None and now != self._document:
+                raise ActionError(
+                    f"element [{element_id}] ({described}) is from the page observed before, and the tab "
+                    f"now shows another document ({page.url}): read the new observation and use its ids"
+                )
         record = self.frame_record(frame_id)
         frame = await self._playwright_frame(page, record)
         handle = await self._handle(record.session, backend_id, frame)
