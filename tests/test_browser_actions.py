@@ -325,3 +325,18 @@ def test_ids_of_a_document_that_is_gone_are_refused(browser, site):
     # The new observation's ids work again.
     back = find(result.observation, "link", "")
     assert browser.step(f"hover [{back}]").ok
+
+
+def test_a_tab_whose_renderer_dies_is_said_at_once(browser, site):
+    """A 5,000-deep DOM built by script takes Chromium's renderer down; a crashed tab answers
+    no CDP call, so a capture would wait out its 60 s timeout. The crash ends it with
+    PageCrashed (a BrowserStateError naming the page); a reset works again."""
+    from pagelens.browser.env import BrowserStateError, PageCrashed
+
+    try:
+        obs = browser.reset(site.url("site/deep.html"))
+    except PageCrashed as e:
+        assert isinstance(e, BrowserStateError) and "deep.html" in str(e) and "crashed" in str(e)
+    else:  # a Chromium whose layout survives it: then the page is observed, bottom included
+        assert "At the bottom" in obs.text
+    assert "Action test page" in browser.reset(site.url("site/form.html")).title

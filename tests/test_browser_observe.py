@@ -133,3 +133,34 @@ def test_playwright_only_path_gives_the_same_observation(site):
             assert env.step(f"click [{next(i for i in obs.ids if obs.tree.node(i).name == 'Cross button')}]").ok
     assert texts[0] == texts[1]
     assert "Cross button" in texts[0]
+
+
+def test_frames_over_the_cap_are_left_out_and_said(browser, site):
+    """At most max_frames frames are read (the main one included), in document order; the
+    rest are named on a line after the tree."""
+    obs = browser.reset(site.url("site/many-frames.html"))
+    assert obs.frame_count == 100
+    assert "Frame button 0" in obs.text and "Frame button 98" in obs.text and "Frame button 99" not in obs.text
+    assert obs.text.endswith("[not shown: 6 frames left out: at most 100 frames are read (max_frames)]")
+
+
+def test_a_frame_that_detaches_mid_capture_is_left_out_and_said(browser, site, monkeypatch):
+    """A frame removed between listing the frames and reading its tree: the rest of the page is
+    observed, and a line says which frame is not shown. The detach is the page's own (a real
+    iframe removed in Chromium); the test only chooses the moment."""
+    from pagelens.browser import frames as frames_module
+
+    listed = frames_module.list_frames
+
+    async def list_then_detach(*args, **kwargs):
+        found = await listed(*args, **kwargs)
+        await browser.aenv.page.evaluate("document.getElementById('same').remove()")
+        return found
+
+    browser.reset(site.url("site/frames.html"), observe=False)
+    monkeypatch.setattr(frames_module, "list_frames", list_then_detach)
+    obs = browser.observe()
+    assert "Main button" in obs.text and obs.frame_errors
+    assert "[not shown: frame " in obs.text and "frame-child.html" in obs.text.splitlines()[-1] + "".join(
+        obs.frame_errors
+    )

@@ -8,6 +8,7 @@ from typing import Any
 
 from pagelens import settle
 from pagelens._core import DEFAULT_TOKENIZER
+from pagelens.browser.frames import MAX_FRAMES
 from pagelens.browser.launch import LaunchOptions
 from pagelens.browser.records import RenderMode
 
@@ -28,6 +29,7 @@ class BrowserConfig:
     block_other_hosts: bool = False
     home_url: str | None = None  # go_home's target; None: the reset() URL
     include_frames: bool = True
+    max_frames: int = MAX_FRAMES  # frames read per observation (the main one included); the rest noted
     # Mark elements that respond to clicks (script listeners included) as action targets,
     # from one DOMSnapshot per renderer; a snapshot slower than this is given up (noted).
     clickables: bool = True

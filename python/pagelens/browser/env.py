@@ -6,7 +6,8 @@ import asyncio
 import contextlib
 import time
 import warnings
-from typing import Any
+from collections.abc import Awaitable
+from typing import Any, TypeVar
 
 from playwright.async_api import (
     Browser,
@@ -43,9 +44,28 @@ _LOADED_NEXT_FRAME = """new Promise(done => {
 })"""
 
 
+T = TypeVar("T")
+
+
 class BrowserStateError(PagelensError, RuntimeError):
     """A call the environment's state does not allow yet (observing before ``reset``) or any
     more (after ``close``)."""
+
+
+class PageCrashed(BrowserStateError):
+    """The tab's renderer died (a page can do this: a DOM thousands of levels deep crashes
+    Chromium's layout); nothing more can be read from it, nor done in it."""
+
+
+def _left_out(frame_errors: list[str]) -> str:
+    """Lines after the tree saying which frames it lacks (a frame that failed, detached or
+    timed out, or frames over the cap): the agent knows part of the page is not shown."""
+    if not frame_errors:
+        return ""
+    shown = [f"[not shown: {error[:200]}]" for error in frame_errors[:3]]
+    if len(frame_errors) > 3:
+        shown.append(f"[not shown: {len(frame_errors) - 3} more frames]")
+    return "\n" + "\n".join(shown)
 
 
 class AsyncBrowserEnv:
@@ -79,6 +99,7 @@ class AsyncBrowserEnv:
         # Set whenever Playwright announces a page; with the context's id in Chromium, tells
         # a step that every tab its action opened is adopted (see _adopt_opened_pages).
         self._page_announced = asyncio.Event()
+        self._crashes: dict[Page, asyncio.Future[None]] = {}
         self._context_id: str | None = None
         self._browser_cdp: CDPSession | None = None
         self.allow: HostAllowList | None = None
@@ -141,6 +162,7 @@ class AsyncBrowserEnv:
         self._sessions.clear()
         self._navigations.clear()
         self._commits.clear()
+        self._crashes.clear()
         self._resolver.forget()
         self._dialogs = []
         self._refused = []
@@ -172,7 +194,7 @@ class AsyncBrowserEnv:
             self._context_id = (await session.send("Target.getTargetInfo"))["targetInfo"]["browserContextId"]
         finally:
             await quietly(session.detach())
-        await page.goto(url, wait_until="load", timeout=self.config.navigation_timeout_ms)
+        await self._unless_crashed(page, page.goto(url, wait_until="load", timeout=self.config.navigation_timeout_ms))
         await self._settle()
         return await self.observe() if observe else None
 
@@ -198,6 +220,14 @@ class AsyncBrowserEnv:
         # A popup or a new tab becomes the active tab, as in WebArena.
         self._page_announced.set()
         page.on("dialog", self._on_dialog)
+        # A crashed renderer answers no CDP call: a capture waiting on one ends at the crash.
+        crashed = self._crashes.setdefault(page, asyncio.get_running_loop().create_future())
+
+        def on_crash(_: Page) -> None:
+            if not crashed.done():
+                crashed.set_result(None)
+
+        page.on("crash", on_crash)
         pending = self._navigations.setdefault(page, set())
 
         def requested(request: Request) -> None:
@@ -257,6 +287,33 @@ class AsyncBrowserEnv:
             self._sessions[page] = FrameSessions(page)
         return self._sessions[page]
 
+    async def _unless_crashed(self, page: Page, awaitable: Awaitable[T]) -> T:
+        """``awaitable``'s result, or :class:`PageCrashed` as soon as the tab's renderer dies
+        (also when the call failed because of the crash)."""
+        crashed = self._crashes.get(page)
+        work = asyncio.ensure_future(awaitable)
+        if crashed is None:
+            return await work
+        if not crashed.done():
+            racing: set[asyncio.Future[Any]] = {work, crashed}
+            await asyncio.wait(racing, return_when=asyncio.FIRST_COMPLETED)
+        if crashed.done() and not work.done():
+            work.cancel()
+            raise self._crash(page)
+        try:
+            return await work
+        except Exception:
+            if crashed.done():
+                raise self._crash(page) from None
+            raise
+
+    @staticmethod
+    def _crash(page: Page) -> PageCrashed:
+        return PageCrashed(
+            f"the tab crashed: Chromium's renderer for {page.url} died (a page can do this, e.g. with a DOM "
+            "thousands of levels deep); nothing more can be read from it: reset, or open the page again"
+        )
+
     async def observe(self) -> PageObservation:
         """The active tab's AX tree (all frames) rendered in the configured mode."""
         page = self.page
@@ -265,13 +322,17 @@ class AsyncBrowserEnv:
         tabs_task = asyncio.ensure_future(self._tabs())  # small calls, alongside the tree
         document_task = asyncio.ensure_future(document_of(page))
         try:
-            capture = await fetch_tree(
-                self.sessions_for(page),
-                include_frames=cfg.include_frames,
-                timeout=cfg.cdp_timeout_s,
-                devtools=self._devtools,
-                clickables=cfg.clickables,
-                snapshot_timeout=cfg.snapshot_timeout_s,
+            capture = await self._unless_crashed(
+                page,
+                fetch_tree(
+                    self.sessions_for(page),
+                    include_frames=cfg.include_frames,
+                    timeout=cfg.cdp_timeout_s,
+                    devtools=self._devtools,
+                    clickables=cfg.clickables,
+                    snapshot_timeout=cfg.snapshot_timeout_s,
+                    max_frames=cfg.max_frames,
+                ),
             )
         except BaseException:
             tabs_task.cancel()
@@ -293,7 +354,7 @@ class AsyncBrowserEnv:
             url=page.url,
             title=title,
             tabs=tabs,
-            text=rendered.text,
+            text=rendered.text + _left_out(capture.frame_errors),
             mode=cfg.mode,
             tree=tree,
             rendered=rendered,
@@ -321,8 +382,8 @@ class AsyncBrowserEnv:
         tabs_task = asyncio.ensure_future(self._tabs())
         document_task = asyncio.ensure_future(document_of(page))
         try:
-            capture = await fetch_html(
-                self.sessions_for(page), include_frames=cfg.include_frames, timeout=cfg.cdp_timeout_s
+            capture = await self._unless_crashed(
+                page, fetch_html(self.sessions_for(page), include_frames=cfg.include_frames, timeout=cfg.cdp_timeout_s)
             )
         except BaseException:
             tabs_task.cancel()

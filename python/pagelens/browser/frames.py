@@ -165,6 +165,10 @@ class Capture:
     timings_ms: dict[str, float] = field(default_factory=dict)
 
 
+# Frames read per observation, the main frame included.
+MAX_FRAMES = 100
+
+
 async def _timed(awaitable: Any) -> tuple[Any, float]:
     t0 = time.perf_counter()
     return await awaitable, (time.perf_counter() - t0) * 1e3
@@ -214,6 +218,7 @@ async def fetch_tree(
     devtools: DevToolsSocket | None = None,
     clickables: bool = True,
     snapshot_timeout: float = 10.0,
+    max_frames: int = MAX_FRAMES,
 ) -> Capture:
     """The page's accessibility tree with every frame's tree merged under its owner, and,
     with ``clickables``, each frame's script-clickable elements marked (a snapshot that
@@ -241,6 +246,14 @@ async def fetch_tree(
         snapshot_of(session)
     errors: list[str] = []
     children = [r for r in records.values() if r.parent_id is not None and r.owner_session is not None]
+    # A page of thousands of frames (ads, widgets) is read up to a cap, in document order.
+    if len(children) >= max_frames:
+        errors.append(
+            f"{len(children) - (max_frames - 1)} frames left out: at most {max_frames} frames are read (max_frames)"
+        )
+        for record in children[max_frames - 1 :]:
+            del records[record.frame_id]
+        children = children[: max_frames - 1]
 
     async def owner(record: FrameRecord) -> None:
         assert record.owner_session is not None

@@ -29,7 +29,7 @@ from pagelens.agents.factory import make_agent
 from pagelens.agents.report import write_report
 from pagelens.agents.runner import Agent
 from pagelens.browser.config import BrowserConfig
-from pagelens.browser.env import AsyncBrowserEnv
+from pagelens.browser.env import AsyncBrowserEnv, PageCrashed
 from pagelens.errors import PagelensError
 from pagelens.llm import LLMClient, LLMError
 from pagelens.studies.benchmarks import EpisodeSetupError, EpisodeTask, get_benchmark
@@ -147,7 +147,8 @@ class Worker:
                 result.error_kind, result.error = "setup", str(e)
                 break
             except Exception as e:
-                lost = self.browser is None or not _alive(self.browser)
+                # A tab whose renderer died is the browser's loss as much as a dead browser.
+                lost = isinstance(e, PageCrashed) or self.browser is None or not _alive(self.browser)
                 result.error_kind = "browser" if lost else "agent"
                 result.error = f"{type(e).__name__}: {e}"
                 await self.close()
