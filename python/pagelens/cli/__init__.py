@@ -6,11 +6,11 @@ from __future__ import annotations
 import argparse
 import sys
 
-from pagelens.cli import agents, data, evaluate, pages, studies
+from pagelens.cli import agents, data, evaluate, pages, serve, studies
 from pagelens.errors import PagelensError
 
 # In the order `pagelens --help` lists them.
-GROUPS = (pages, evaluate, agents, data, studies)
+GROUPS = (pages, evaluate, agents, data, studies, serve)
 
 
 class _Version(argparse.Action):

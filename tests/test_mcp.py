@@ -1,0 +1,213 @@
+"""`pagelens mcp` driven by the official MCP SDK's own client, over stdio and streamable HTTP,
+with real Chromium and real pages (issue 25, part 1)."""
+
+from __future__ import annotations
+
+import asyncio
+import re
+import socket
+import subprocess
+import sys
+import time
+from contextlib import asynccontextmanager
+from pathlib import Path
+
+import pytest
+
+mcp = pytest.importorskip("mcp", reason="the mcp extra is not installed")
+
+from mcp.client.session import ClientSession  # noqa: E402
+from mcp.client.stdio import StdioServerParameters, stdio_client  # noqa: E402
+from mcp.client.streamable_http import streamable_http_client  # noqa: E402
+
+TOOLS = {
+    "browser_navigate",
+    "browser_navigate_back",
+    "browser_navigate_forward",
+    "browser_observe",
+    "browser_find",
+    "browser_click",
+    "browser_type",
+    "browser_select_option",
+    "browser_hover",
+    "browser_press_key",
+    "browser_scroll",
+    "browser_tabs",
+    "browser_wait_for",
+    "browser_take_screenshot",
+    "browser_html",
+}
+
+
+@asynccontextmanager
+async def stdio_session(*args: str):
+    params = StdioServerParameters(command=sys.executable, args=["-m", "pagelens", "mcp", *args])
+    async with stdio_client(params) as streams, ClientSession(*streams) as session:
+        await session.initialize()
+        yield session
+
+
+async def call(session: ClientSession, tool: str, **arguments) -> tuple[bool, str]:
+    """(is an error, the answer's text)."""
+    result = await session.call_tool(tool, arguments)
+    text = "\n".join(getattr(c, "text", "") for c in result.content)
+    return bool(result.is_error), text
+
+
+def find_id(text: str, role: str, name: str) -> int:
+    found = re.search(rf"{role} \[(\d+)\] '[^'\n]*{re.escape(name)}", text)
+    assert found, f"no {role} named {name!r} in:\n{text}"
+    return int(found.group(1))
+
+
+def test_the_tools_over_stdio(site, tmp_path):
+    async def session_run():
+        async with stdio_session("--output-dir", str(tmp_path)) as s:
+            assert {t.name for t in (await s.list_tools()).tools} == TOOLS
+            error, text = await call(s, "browser_click", element_id=1)
+            assert error and "browser_navigate" in text  # nothing open yet: said what to do
+            error, page = await call(s, "browser_navigate", url=site.url("site/form.html"))
+            assert not error and "Page: Action test page" in page and "textbox [" in page
+            error, found = await call(s, "browser_find", pattern="colour is")
+            assert not error and "1 lines match" in found and "text 'colour is red'" in found
+            notes = find_id(page, "textbox", "Notes")
+            error, typed = await call(s, "browser_type", element_id=notes, text="from MCP")
+            assert not error and "Done: type" in typed and "notes: from MCP" in typed
+            error, chosen = await call(
+                s, "browser_select_option", element_id=find_id(page, "combobox", "Colour"), option="Blue"
+            )
+            assert not error and "colour is blue" in chosen
+            # Errors an agent can act on, and the server keeps serving.
+            error, text = await call(s, "browser_click", element_id=99_999_999)
+            assert error and "no element [99999999]" in text
+            error, text = await call(s, "browser_find", pattern="(", regex=True)
+            assert error and "not a regular expression" in text
+            error, text = await call(s, "browser_scroll", direction="sideways")
+            assert error and "up or down" in text
+            error, shot = await call(s, "browser_observe")
+            assert not error and "colour is blue" in shot
+            image = await s.call_tool("browser_take_screenshot", {})
+            assert not image.is_error and image.content[0].type == "image" and image.content[0].mime_type == "image/png"
+            error, html = await call(s, "browser_html")
+            assert not error and html.startswith("chunk 0 of ") and 'node="' in html
+            # A link to a host that is not allowed: refused, named.
+            error, page = await call(s, "browser_navigate", url=site.url("site/offsite.html"))
+            assert not error
+            offsite = find_id(page, "link", "another host name")
+            error, text = await call(s, "browser_click", element_id=offsite)
+            assert error and "was refused" in text and "localhost" in text
+            # An id of a page that is gone: refused, never sent to the new page.
+            stale = find_id(page, "link", "A page on this host")
+            error, moved = await call(s, "browser_click", element_id=stale)
+            assert not error and "second.html" in moved
+            error, text = await call(s, "browser_click", element_id=offsite)
+            assert error and f"[{offsite}]" in text
+            error, back = await call(s, "browser_navigate_back")
+            assert not error and "offsite.html" in back
+            error, tabs = await call(s, "browser_tabs", action="list")
+            assert not error and tabs.startswith("[0] (current) Offsite")
+
+    asyncio.run(session_run())
+
+
+def test_an_observation_over_the_budget_is_written_to_a_file_and_linked(site, tmp_path):
+    async def session_run():
+        async with stdio_session("--output-dir", str(tmp_path), "--max-tokens", "40") as s:
+            error, page = await call(s, "browser_navigate", url=site.url("site/form.html"))
+            assert not error and "over the 40 budget" in page
+            link = re.search(r"file://\S+", page).group(0)
+            whole = Path(link[len("file://") :]).read_text()
+            assert "colour is red" in whole and whole.count("\n") > page.count("\n") - 4
+            error, small = await call(s, "browser_observe", max_tokens=100_000)
+            assert not error and "over the" not in small and "colour is red" in small
+
+    asyncio.run(session_run())
+
+
+MINIWOB = Path(__import__("miniwob").__file__).parent / "html" / "miniwob"
+
+
+def policy(answer: str) -> dict | None:
+    """A scripted client-side policy for a few MiniWoB++ tasks, reading only the tool answers:
+    the next tool call, or None once the episode has a reward."""
+    reward = re.search(r"text 'Last reward:'\n\t+text '([^']+)'", answer)
+    if reward and reward.group(1) not in ("-",):
+        return None
+    start = re.search(r"\[(\d+)\] 'START'", answer)
+    if start:
+        return {"tool": "browser_click", "element_id": int(start.group(1))}
+    query = re.search(r"clickable \[\d+\]\n\t+text '([^']+)'", answer)
+    task = query.group(1) if query else ""
+    if task == "Click the button.":
+        return {"tool": "browser_click", "element_id": find_id(answer, "button", "Click Me!")}
+    if m := re.match(r'Click on the "(.+)" button\.', task):
+        return {"tool": "browser_click", "element_id": find_id(answer, "button", m.group(1))}
+    if task.startswith("Focus into"):
+        return {"tool": "browser_click", "element_id": int(re.search(r"textbox \[(\d+)\]", answer).group(1))}
+    if m := re.match(r'Enter "(.+)" into the text field and press Submit\.', task):
+        box = int(re.search(r"textbox \[(\d+)\]", answer).group(1))
+        if f"value: '{m.group(1)}'" not in answer and f"'{m.group(1)}'" not in answer.split("textbox", 1)[1][:80]:
+            return {"tool": "browser_type", "element_id": box, "text": m.group(1)}
+        return {"tool": "browser_click", "element_id": find_id(answer, "button", "Submit")}
+    raise AssertionError(f"the policy does not know this page:\n{answer}")
+
+
+@pytest.mark.parametrize("task", ["click-test", "click-button", "focus-text", "enter-text"])
+def test_a_client_side_policy_solves_miniwob_through_the_tools(task):
+    async def episode():
+        async with stdio_session("--allow-host", "file") as s:
+            error, answer = await call(s, "browser_navigate", url=(MINIWOB / f"{task}.html").as_uri())
+            assert not error, answer
+            for _ in range(8):
+                step = policy(answer)
+                if step is None:
+                    return answer
+                error, answer = await call(s, step.pop("tool"), **step)
+                assert not error, answer
+            raise AssertionError(f"no reward after 8 calls:\n{answer}")
+
+    final = asyncio.run(episode())
+    reward = re.search(r"text 'Last reward:'\n\t+text '([^']+)'", final).group(1)
+    assert float(reward) > 0, final
+
+
+def _free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+def test_the_tools_over_streamable_http(site):
+    port = _free_port()
+    server = subprocess.Popen(
+        [sys.executable, "-m", "pagelens", "mcp", "--http", f"127.0.0.1:{port}"], stderr=subprocess.PIPE, text=True
+    )
+    try:
+        # Ready once its port accepts a connection (or the server ended: then say why).
+        while True:
+            if server.poll() is not None:
+                raise AssertionError(f"the server ended: {server.stderr.read()[-2000:]}")
+            try:
+                socket.create_connection(("127.0.0.1", port), timeout=5).close()
+                break
+            except OSError:
+                time.sleep(0.05)
+
+        async def session_run():
+            async with (
+                streamable_http_client(f"http://127.0.0.1:{port}/mcp") as streams,
+                ClientSession(*streams[:2]) as s,
+            ):
+                await s.initialize()
+                assert {t.name for t in (await s.list_tools()).tools} == TOOLS
+                error, page = await call(s, "browser_navigate", url=site.url("site/form.html"))
+                assert not error and "Page: Action test page" in page
+                error, typed = await call(
+                    s, "browser_type", element_id=find_id(page, "textbox", "Notes"), text="over HTTP"
+                )
+                assert not error and "notes: over HTTP" in typed
+
+        asyncio.run(session_run())
+    finally:
+        server.terminate()
+        server.wait(30)
