@@ -181,7 +181,7 @@ def test_a_resume_compares_meaning_not_spelling(tmp_path):
 # -- faults ---------------------------------------------------------------------------------------
 
 
-def test_an_endpoint_failing_for_a_while_is_retried(tmp_path):
+def test_an_endpoint_failing_for_a_while_is_retried(tmp_path, capfd):
     server = LLMServer(miniwob_model)
     server.failures = [500, 429, 503]
     try:
@@ -191,6 +191,9 @@ def test_an_endpoint_failing_for_a_while_is_retried(tmp_path):
     finally:
         server.close()
     assert summary["success_rate"] == 1.0 and len(server.requests) >= 4
+    # Each retry was said as it happened, by the worker running the episode.
+    said = capfd.readouterr().err
+    assert "miniwob.click-test.0.occam: " in said and "retry 3/5" in said, said[-2000:]
 
 
 def test_an_endpoint_down_for_good_stops_the_study(tmp_path):

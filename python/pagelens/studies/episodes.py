@@ -19,6 +19,7 @@ from __future__ import annotations
 import asyncio
 import json
 import shutil
+import sys
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -55,6 +56,7 @@ class Worker:
     browser: AsyncBrowserEnv | None = None
     llm: LLMClient | None = None
     logins: dict[str, dict[str, Any]] = field(default_factory=dict)  # storage state per site, once per worker
+    current: str | None = None  # the episode running now
 
     def agent(self, objective: str, url: str) -> Agent:
         """The study's agent for one episode, on this worker's model client."""
@@ -71,8 +73,14 @@ class Worker:
                 backoff=o.backoff,
                 timeout=o.llm_timeout,
                 max_retries=o.llm_retries,
+                on_retry=self._retrying,
             )
         return self.llm
+
+    def _retrying(self, message: str) -> None:
+        """A model call being retried is said as it happens (the worker shares the study's
+        stderr; a Ray actor's goes to the driver's log): a slow endpoint is never silence."""
+        print(f"{self.current or 'worker'}: {message}", file=sys.stderr, flush=True)
 
     async def fresh_browser(self) -> AsyncBrowserEnv:
         await self.close()
@@ -96,6 +104,7 @@ class Worker:
         """The episode of ``task`` (as the dispatcher resolved it), begun at most twice (a
         lost browser or a hang is retried once)."""
         started = time.perf_counter()
+        self.current = spec.id
         out = episode_dir(self.directory, spec.id)
         restarts = _begin(out)
         result = EpisodeResult(
