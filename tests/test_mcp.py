@@ -211,3 +211,48 @@ def test_the_tools_over_streamable_http(site):
     finally:
         server.terminate()
         server.wait(30)
+
+
+def test_the_other_tools_over_stdio(site, tmp_path):
+    """The tools the first test does not reach: wait for text, hover, press, scroll, forward,
+    tabs (new, select, close), and observe of one element's subtree."""
+
+    async def session_run():
+        async with stdio_session("--output-dir", str(tmp_path)) as s:
+            error, page = await call(s, "browser_navigate", url=site.url("site/form.html"))
+            assert not error
+            error, made = await call(s, "browser_click", element_id=find_id(page, "button", "Make late button"))
+            assert not error
+            error, waited = await call(s, "browser_wait_for", text="Late button")
+            assert not error and "button [" in waited and "Late button" in waited
+            error, text = await call(s, "browser_wait_for", text="Never there", timeout_s=0.5)
+            assert error and "did not appear" in text
+            error, hovered = await call(s, "browser_hover", element_id=find_id(page, "button", "Vanish"))
+            assert not error and "Done: hover" in hovered
+            search = find_id(page, "textbox", "Search")
+            assert not (await call(s, "browser_type", element_id=search, text="abc"))[0]
+            error, pressed = await call(s, "browser_press_key", keys="Enter")
+            assert not error and "You searched for: abc" in pressed
+            error, scrolled = await call(s, "browser_scroll", direction="down")
+            assert not error and "Done: scroll [down]" in scrolled
+            assert not (await call(s, "browser_navigate_back"))[0]
+            error, forward = await call(s, "browser_navigate_forward")
+            assert not error and "result.html" in forward
+            error, opened = await call(s, "browser_tabs", action="new")
+            assert not error
+            error, tabs = await call(s, "browser_tabs", action="list")
+            assert not error and tabs.count("\n") == 1 and "[1] (current)" in tabs
+            error, back = await call(s, "browser_tabs", action="select", index=0)
+            assert not error and "result.html" in back
+            error, closed = await call(s, "browser_tabs", action="close", index=1)
+            assert not error
+            error, tabs = await call(s, "browser_tabs", action="list")
+            assert not error and tabs.count("\n") == 0
+            error, page = await call(s, "browser_navigate", url=site.url("site/form.html"))
+            colour = find_id(page, "combobox", "Colour")
+            error, part = await call(s, "browser_observe", subtree_of=colour)
+            assert not error and "Red" in part and "Search" not in part
+            error, text = await call(s, "browser_observe", subtree_of=99_999_999)
+            assert error and "no element [99999999]" in text
+
+    asyncio.run(session_run())
