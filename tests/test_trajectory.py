@@ -15,6 +15,7 @@ from pagelens.agents.trajectory import (
     RunHeader,
     StepRecord,
     TrajectoryWriter,
+    _kinds,
     load_trajectory,
     read_trajectory,
 )
@@ -72,7 +73,7 @@ ends = st.builds(
 
 def _known_keys_filtered(record):
     """Extra keys that name a field of the record would be read back as that field."""
-    known = set(type(record)._kinds) | {"extra"}
+    known = set(_kinds(type(record))) | {"extra"}
     record.extra = {k: v for k, v in record.extra.items() if k not in known}
     return record
 

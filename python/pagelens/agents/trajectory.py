@@ -13,7 +13,10 @@ middle of a write) is detected and cut off when the run is resumed.
 
 from __future__ import annotations
 
+import functools
 import os
+import types
+import typing
 from dataclasses import asdict, dataclass, field, fields
 from pathlib import Path
 from typing import Any, ClassVar, TypeVar
@@ -42,20 +45,37 @@ def _check(value: Any, expected: tuple[type, ...], name: str, where: str) -> Any
 _R = TypeVar("_R", bound="_Typed")
 
 
+@functools.cache
+def _kinds(cls: type) -> dict[str, tuple[type, ...]]:
+    """Each field's JSON kinds, read from its annotation (``int | None`` -> int, ``list[str]``
+    -> list; a float field takes an int too); ``extra`` is not a field of the file."""
+    hints = typing.get_type_hints(cls)
+    out: dict[str, tuple[type, ...]] = {}
+    for f in fields(cls):
+        if f.name == "extra":
+            continue
+        hint = hints[f.name]
+        union = isinstance(hint, types.UnionType) or typing.get_origin(hint) is typing.Union
+        kinds = tuple(typing.get_origin(a) or a for a in (typing.get_args(hint) if union else (hint,)))
+        kinds = tuple(k for k in kinds if k is not type(None))
+        out[f.name] = (*kinds, int) if float in kinds else kinds
+    return out
+
+
 @dataclass
 class _Typed:
-    """A record read from JSON by its fields' declared kinds (``_kinds``), extras kept."""
+    """A record read from JSON by its fields' declared types, extras kept."""
 
     RECORD: ClassVar[str]  # the record's "type" in the file
-    _kinds: ClassVar[dict[str, tuple[type, ...]]]
     # Fields the record has beyond its own (a benchmark's header fields: seed, site...).
     extra: dict[str, Any] = field(default_factory=dict)
 
     @classmethod
     def from_json(cls: type[_R], data: dict[str, Any], where: str) -> _R:
-        known = {f.name for f in fields(cls) if f.name != "extra"}
+        kinds = _kinds(typing.cast(type, cls))
+        known = set(kinds)
         values = {
-            name: _check(data[name], cls._kinds[name], name, where)
+            name: _check(data[name], kinds[name], name, where)
             for name in known
             if name in data and data[name] is not None
         }
@@ -82,18 +102,6 @@ class RunHeader(_Typed):
     config: dict[str, Any] = field(default_factory=dict)
     started: float = 0.0
     version: int = 1
-
-    _kinds: ClassVar[dict[str, tuple[type, ...]]] = {
-        "task": (str,),
-        "task_id": (int,),
-        "url": (str,),
-        "har": (str,),
-        "agent": (str,),
-        "model": (str,),
-        "config": (dict,),
-        "started": (int, float),
-        "version": (int,),
-    }
 
 
 @dataclass
@@ -126,33 +134,6 @@ class StepRecord(_Typed):
     screenshot: str | None = None  # a file beside the trajectory
     target_box: list[float] | None = None  # the acted element on the screenshot: x, y, width, height
 
-    _kinds: ClassVar[dict[str, tuple[type, ...]]] = {
-        "step": (int,),
-        "url": (str,),
-        "title": (str,),
-        "observation": (str,),
-        "dialogs": (list,),
-        "action": (str,),
-        "reason": (str,),
-        "sections": (dict,),
-        "highlights": (list,),
-        "prompts": (list,),
-        "responses": (list,),
-        "invalid": (list,),
-        "error": (str,),
-        "candidates": (list,),
-        "judge": (dict,),
-        "tokens": (dict,),
-        "meta": (dict,),
-        "result": (dict,),
-        "answer": (str,),
-        "final_url": (str,),
-        "timing": (dict,),
-        "state": (dict,),
-        "screenshot": (str,),
-        "target_box": (list,),
-    }
-
     @property
     def ok(self) -> bool:
         return bool(self.result.get("ok"))
@@ -182,16 +163,6 @@ class EndRecord(_Typed):
     task_id: int | None = None
     usage: dict[str, Any] = field(default_factory=dict)
     finished: float = 0.0
-
-    _kinds: ClassVar[dict[str, tuple[type, ...]]] = {
-        "answer": (str,),
-        "final_url": (str,),
-        "steps": (int,),
-        "reason": (str,),
-        "task_id": (int,),
-        "usage": (dict,),
-        "finished": (int, float),
-    }
 
 
 @dataclass

@@ -87,7 +87,7 @@ class AsyncBrowserEnv:
         self._context: BrowserContext | None = None
         self._page: Page | None = None
         self._sessions: dict[Page, FrameSessions] = {}
-        self._resolver = ElementResolver(config.cdp_timeout_s)  # the last observation's ids
+        self._resolver = ElementResolver(config)  # the last observation's ids
         self._dialogs: list[str] = []
         self._refused: list[str] = []
         # Main-frame navigations requested but not yet answered, per page: an action that
@@ -296,7 +296,11 @@ class AsyncBrowserEnv:
             return await work
         if not crashed.done():
             racing: set[asyncio.Future[Any]] = {work, crashed}
-            await asyncio.wait(racing, return_when=asyncio.FIRST_COMPLETED)
+            try:
+                await asyncio.wait(racing, return_when=asyncio.FIRST_COMPLETED)
+            except BaseException:  # the caller was cancelled: the capture goes with it
+                work.cancel()
+                raise
         if crashed.done() and not work.done():
             work.cancel()
             raise self._crash(page)

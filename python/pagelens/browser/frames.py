@@ -159,7 +159,6 @@ class Capture:
     frames: dict[str, FrameRecord]  # by CDP frame id; the main frame also under ""
     frame_errors: list[str]  # frames whose tree could not be read (their content is missing)
     notes: list[str] = field(default_factory=list)  # degradations: no clickables for a frame
-    snapshot_ms: float = 0.0
     # Each stage in ms: the main frame's AX tree, listing the frames, the child frames' trees
     # (the longest), the DOM snapshot (the longest), parsing and merging them in the core.
     timings_ms: dict[str, float] = field(default_factory=dict)
@@ -348,7 +347,7 @@ async def fetch_tree(
         "snapshot": snapshot_ms,
         "parse": parse_ms,
     }
-    return Capture(tree, records, errors, notes, snapshot_ms, timings)
+    return Capture(tree, records, errors, notes, timings)
 
 
 def _build_timed(

@@ -23,6 +23,7 @@ from pagelens.browser.frames import FrameRecord, cdp
 if TYPE_CHECKING:
     from playwright.async_api import Page
 
+    from pagelens.browser.config import BrowserConfig
     from pagelens.browser.records import HtmlObservation, PageObservation
 
 _PARK = """function(key) {
@@ -50,8 +51,8 @@ async def document_of(page: Page) -> float | None:
 class ElementResolver:
     """The last observation's ids and frames, and the live elements they name."""
 
-    def __init__(self, cdp_timeout_s: float) -> None:
-        self.cdp_timeout_s = cdp_timeout_s
+    def __init__(self, config: BrowserConfig) -> None:
+        self.config = config  # read at each call: a run may change its timeouts
         self._key = "__pagelens_" + secrets.token_hex(8)
         self._frames: dict[str, FrameRecord] = {}
         self._ax: PageObservation | None = None
@@ -132,7 +133,7 @@ class ElementResolver:
         return handle
 
     async def _handle(self, session: Any, backend_id: int, frame: Frame) -> ElementHandle | None:
-        t = self.cdp_timeout_s
+        t = self.config.cdp_timeout_s
         try:
             resolved = await cdp(session, "DOM.resolveNode", {"backendNodeId": backend_id}, t)
         except PlaywrightError:

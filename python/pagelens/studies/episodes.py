@@ -128,12 +128,6 @@ class Worker:
                     benchmark.run_episode(self, task, spec, out, result, restarts), self.settings.episode_seconds
                 )
                 result.error_kind = result.error = None
-                # The episode's step viewer, now with how it was scored.
-                write_report(
-                    out / "trajectory.jsonl",
-                    out / "report.html",
-                    {"reward": result.reward, "success": result.success, "evaluation": result.evaluation},
-                )
                 break
             except asyncio.TimeoutError:
                 limit = self.settings.episode_seconds
@@ -174,8 +168,24 @@ class Worker:
                 _begin(out)  # from scratch, on a fresh browser
         if result.error_kind is not None:
             result.reason = "error"
+        _write_viewer(out, result)
         result.seconds = time.perf_counter() - started
         return result
+
+
+def _write_viewer(out: Path, result: EpisodeResult) -> None:
+    """The episode's step viewer, written once (the benchmarks' runs write none), with how it
+    was scored when it was; a report that cannot be written leaves the episode's outcome alone."""
+    trajectory = out / "trajectory.jsonl"
+    if not trajectory.is_file():
+        return
+    scored = None
+    if result.error_kind is None:
+        scored = {"reward": result.reward, "success": result.success, "evaluation": result.evaluation}
+    try:
+        write_report(trajectory, out / "report.html", scored)
+    except (PagelensError, OSError) as e:
+        print(f"{result.id}: its report was not written: {e}", file=sys.stderr, flush=True)
 
 
 def _alive(browser: AsyncBrowserEnv) -> bool:

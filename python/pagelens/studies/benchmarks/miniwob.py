@@ -81,6 +81,7 @@ class MiniWoB:
             max_failed_decisions=settings.max_failed_decisions,
             header={"episode": spec.id, "seed": spec.seed, "restarts": restarts},
             ended=ended,
+            report=False,  # the worker writes the step viewer once, with the score
         )
         state = final[0] if final else await mw.state()
         result.reward, result.success = state.reward, state.done and state.reward > 0

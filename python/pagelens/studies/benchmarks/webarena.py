@@ -125,6 +125,7 @@ class WebArena:
             task_id=config.task_id,
             max_failed_decisions=settings.max_failed_decisions,
             header={"episode": spec.id, "seed": spec.seed, "restarts": restarts},
+            report=False,  # the worker writes the step viewer once, with the score
         )
         result.ended(run)
         # Scored from the run in memory, in this browser with the episode's login.
