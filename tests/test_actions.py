@@ -14,6 +14,10 @@ WRITTEN = [
     ('click ["12"]', Action("click", 12)),
     ("click [id=12]", Action("click", 12)),
     ("click [12] to open the menu", Action("click", 12)),
+    # The observation's new-element mark, copied with the id (outside or inside the brackets).
+    ("click *[12]", Action("click", 12)),
+    ("click [*12]", Action("click", 12)),
+    ("type *[7] [blue] [0]", Action("type", 7, "blue", False)),
     ("```click [1234]```", Action("click", 1234)),
     ("```\nclick [7]\n```", Action("click", 7)),
     ("In summary, the next action I will perform is ```click [1234]```", Action("click", 1234)),

@@ -33,7 +33,7 @@ def section(prompt: str, name: str) -> str:
 
 
 def elements(page: str) -> list[tuple[str, int, str]]:
-    return [(r, int(i), n) for r, i, n in re.findall(r"(\w+) \[(\d+)\](?: '([^']*)')?", page)]
+    return [(r, int(i), n) for r, i, n in re.findall(r"(\w+) \*?\[(\d+)\](?: '([^']*)')?", page)]
 
 
 def find(page: str, role: str, name: str | None = None) -> int:
@@ -565,7 +565,7 @@ def test_pagelens_run_starts_a_miniwob_episode_through_its_start_control(tmp_pat
         reward = re.search(r"text 'Last reward:'\n\s*text '(-?\d\.\d+)'", page)
         if reward:
             return answer(f"stop [{reward.group(1)}]")
-        start = re.search(r"clickable \[(\d+)\] 'START'", page)
+        start = re.search(r"clickable \*?\[(\d+)\] 'START'", page)
         if start and not done:
             return answer(f"click [{start.group(1)}]", reason="the episode starts behind this cover")
         wanted = re.search(r'Click on the \\?"(\w+)\\?" button', page).group(1)

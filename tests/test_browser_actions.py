@@ -340,3 +340,43 @@ def test_a_tab_whose_renderer_dies_is_said_at_once(browser, site):
     else:  # a Chromium whose layout survives it: then the page is observed, bottom included
         assert "At the bottom" in obs.text
     assert "Action test page" in browser.reset(site.url("site/form.html")).title
+
+
+_NEW = re.compile(r"\*\[(\d+)\]")
+
+
+def test_what_a_click_opened_is_marked_new(browser, site):
+    """An action target not in the previous observation of the same document is shown `*[id]`:
+    the items of a menu a click opened, then the buttons of a modal dialog; nothing else, and
+    nothing on a document's first observation."""
+    first = browser.reset(site.url("site/menu.html"))
+    assert not _NEW.search(first.text), first.text
+    before = set(first.tree.ids())
+    menu = browser.step(f"click [{find(first, 'button', 'Open menu')}]").observation
+    marked = {int(m) for m in _NEW.findall(menu.text)}
+    assert marked == {i for i in menu.ids if i not in before}, menu.text
+    assert {menu.tree.node(i).name for i in marked if menu.tree.node(i).role == "menuitem"} == {"Rename", "Delete"}
+    assert find(menu, "button", "Open menu") not in marked
+    dialog = browser.step(f"click [{find(menu, 'button', 'Open dialog')}]").observation
+    marked = {int(m) for m in _NEW.findall(dialog.text)}
+    assert {dialog.tree.node(i).name for i in marked} >= {"Yes", "No"}, dialog.text
+    assert not marked & {find(menu, "menuitem", "Rename"), find(menu, "menuitem", "Delete")}
+    # A marked id is acted on as any other: the dialog closes.
+    closed = browser.step(f"click *[{find(dialog, 'button', 'Yes')}]")
+    assert closed.ok, closed.error
+    assert not _NEW.search(browser.observe().text)  # nothing changed since
+    # Another document is a first observation again.
+    elsewhere = browser.step(f"click [{find(closed.observation, 'link', 'Elsewhere')}]").observation
+    assert elsewhere.url.endswith("/site/second.html") and not _NEW.search(elsewhere.text)
+
+
+def test_new_marks_can_be_switched_off(site):
+    from pagelens.browser import BrowserEnv
+
+    env = BrowserEnv(allowed_hosts=("127.0.0.1",), block_other_hosts=True, settle_ms=50, mark_new=False)
+    try:
+        first = env.reset(site.url("site/menu.html"))
+        menu = env.step(f"click [{find(first, 'button', 'Open menu')}]").observation
+        assert "Rename" in menu.text and not _NEW.search(menu.text)
+    finally:
+        env.close()

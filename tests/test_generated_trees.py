@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import json
+import re
 
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -147,3 +149,46 @@ def test_clickable_elements_are_targets(data):
     # Saved captures carry the same list in the payload.
     saved = pagelens.AXTree.from_cdp({"nodes": nodes, "clickable": clickable})
     assert saved.render().text == obs.text
+
+
+_LABELLED = re.compile(r"(\*?)\[ℓ(\d+)ℓ\]")
+
+
+@SETTINGS
+@given(ax_payloads(), st.data())
+def test_labels_and_new_marks_change_only_the_ids(nodes, data):
+    """Labels print in place of ids and `*` marks exactly the shown ids not seen before; the
+    rest of the text, the ids and their order stay as they are."""
+    tree = tree_of(nodes)
+    every = tree.ids()
+    labels = {i: f"ℓ{i}ℓ" for i in every}
+    seen = set(data.draw(st.lists(st.sampled_from(every), unique=True))) if every else set()
+    for mode in ("occam", "webarena"):
+        plain = tree.render(mode)
+        styled = tree.render(mode, labels=labels, seen_ids=seen)
+        assert styled.ids == plain.ids
+        marks = [(m.group(1), int(m.group(2))) for m in _LABELLED.finditer(styled.text)]
+        assert [i for _, i in marks] == plain.ids
+        for star, i in marks:
+            # Marks are the occam form's; the published agents' form never has them.
+            assert star == ("*" if mode == "occam" and i not in seen else ""), (i, styled.text)
+        assert _LABELLED.sub(lambda m: f"[{m.group(2)}]", styled.text) == plain.text
+        # Without labels the marks stand on the numbers themselves.
+        marked = tree.render(mode, seen_ids=seen)
+        assert marked.text.replace("*[", "[") == plain.text.replace("*[", "[")
+
+
+def test_bad_labels_are_refused_with_their_element():
+    tree = tree_of([{"nodeId": "1", "role": {"value": "button"}, "name": {"value": "OK"}, "backendDOMNodeId": 5}])
+    for bad in ("a b", "x]", "[x", "*1", "'q", "x" * 65, "a\n"):
+        with pytest.raises(pagelens.PagelensError, match="label of element 1"):
+            tree.render(labels={1: bad})
+    with pytest.raises(pagelens.PagelensError, match="label of element 1 must be a str"):
+        tree.render(labels={1: 7})  # type: ignore[dict-item]
+    assert tree.render(labels={1: "a12"}).text == "button [a12] 'OK'"
+    # An empty label: an element the other tool cannot name shows no id at all.
+    for mode in ("occam", "webarena"):
+        hidden = tree.render(mode, labels={1: ""}, seen_ids=[])
+        assert hidden.text == "button 'OK'" and hidden.ids == []
+    assert tree.render(seen_ids=[]).text == "button *[1] 'OK'"
+    assert tree.render(seen_ids=[1]).text == "button [1] 'OK'"

@@ -20,6 +20,9 @@ from mcp.client.session import ClientSession  # noqa: E402
 from mcp.client.stdio import StdioServerParameters, stdio_client  # noqa: E402
 from mcp.client.streamable_http import streamable_http_client  # noqa: E402
 
+from miniwob_policy import next_action  # noqa: E402
+from pagelens.actions import parse_action  # noqa: E402
+
 TOOLS = {
     "browser_navigate",
     "browser_navigate_back",
@@ -128,31 +131,26 @@ MINIWOB = Path(__import__("miniwob").__file__).parent / "html" / "miniwob"
 
 
 def policy(answer: str) -> dict | None:
-    """A scripted client-side policy for a few MiniWoB++ tasks, reading only the tool answers:
-    the next tool call, or None once the episode has a reward."""
+    """The shared scripted MiniWoB++ policy (tests/miniwob_policy.py) as a client of the tools,
+    reading only their answers: the next tool call, or None once the episode has a reward."""
     reward = re.search(r"text 'Last reward:'\n\t+text '([^']+)'", answer)
     if reward and reward.group(1) not in ("-",):
         return None
     start = re.search(r"\[(\d+)\] 'START'", answer)
     if start:
         return {"tool": "browser_click", "element_id": int(start.group(1))}
-    query = re.search(r"clickable \[\d+\]\n\t+text '([^']+)'", answer)
-    task = query.group(1) if query else ""
-    if task == "Click the button.":
-        return {"tool": "browser_click", "element_id": find_id(answer, "button", "Click Me!")}
-    if m := re.match(r'Click on the "(.+)" button\.', task):
-        return {"tool": "browser_click", "element_id": find_id(answer, "button", m.group(1))}
-    if task.startswith("Focus into"):
-        return {"tool": "browser_click", "element_id": int(re.search(r"textbox \[(\d+)\]", answer).group(1))}
-    if m := re.match(r'Enter "(.+)" into the text field and press Submit\.', task):
-        box = int(re.search(r"textbox \[(\d+)\]", answer).group(1))
-        if f"value: '{m.group(1)}'" not in answer and f"'{m.group(1)}'" not in answer.split("textbox", 1)[1][:80]:
-            return {"tool": "browser_type", "element_id": box, "text": m.group(1)}
-        return {"tool": "browser_click", "element_id": find_id(answer, "button", "Submit")}
-    raise AssertionError(f"the policy does not know this page:\n{answer}")
+    # The task's goal is the page's query line, under the START area.
+    query = re.search(r"clickable \*?\[\d+\]\n\t+text '([^']+)'", answer)
+    action = parse_action(next_action(query.group(1) if query else "", answer))
+    if action.kind == "type":
+        return {"tool": "browser_type", "element_id": action.target, "text": action.text, "submit": action.press_enter}
+    assert action.kind == "click", action
+    return {"tool": "browser_click", "element_id": action.target}
 
 
-@pytest.mark.parametrize("task", ["click-test", "click-button", "focus-text", "enter-text"])
+@pytest.mark.parametrize(
+    "task", ["click-test", "click-button", "click-link", "focus-text", "enter-text", "choose-list", "click-checkboxes"]
+)
 def test_a_client_side_policy_solves_miniwob_through_the_tools(task):
     async def episode():
         async with stdio_session("--allow-host", "file") as s:

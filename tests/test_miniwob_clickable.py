@@ -62,7 +62,7 @@ def episode(env, task: str, seed: int, policy) -> float:
 
 def navigate_tree(utterance: str, text: str) -> str | None:
     # "Find and click on the folder or file named "X"": click it if shown, else open a folder.
-    target = line_id(text, rf"(clickable|listitem) \[\d+\] {name(quoted(utterance))}$")
+    target = line_id(text, rf"(clickable|listitem) \*?\[\d+\] {name(quoted(utterance))}$")
     if target is not None:
         return f"click [{target}]"
     folder = line_id(text, r"hint: '[^']*\bexpandable-hitarea")
@@ -71,10 +71,10 @@ def navigate_tree(utterance: str, text: str) -> str | None:
 
 def click_tab(utterance: str, text: str) -> str | None:
     # "Switch between the tabs to find and click on the link "X"": words are clickable spans.
-    target = line_id(text, rf"(clickable|link) \[\d+\] {name(quoted(utterance))}$")
+    target = line_id(text, rf"(clickable|link) \*?\[\d+\] {name(quoted(utterance))}$")
     if target is not None:
         return f"click [{target}]"
-    tabs = re.findall(r"tab \[(\d+)\] 'Tab #\d+'.*\[selected: (true|false)\]", text)
+    tabs = re.findall(r"tab \*?\[(\d+)\] 'Tab #\d+'.*\[selected: (true|false)\]", text)
     if not tabs:
         return None
     selected = next((i for i, (_, sel) in enumerate(tabs) if sel == "true"), -1)
@@ -88,7 +88,7 @@ def social_media(utterance: str, text: str) -> str | None:
     # "For the user @U, click on the "A" button.": icons have hints; the rest sit in a menu.
     user = re.search(r"@\S+?(?=,)", utterance).group(0)
     act = quoted(utterance)
-    item = line_id(text, rf"listitem \[\d+\] '{re.escape(act)}")
+    item = line_id(text, rf"listitem \*?\[\d+\] '{re.escape(act)}")
     post = line_index(text, rf"text '.*{re.escape(user)} ")
     if item is not None:
         return f"click [{item}]"
@@ -103,13 +103,13 @@ def email_inbox(utterance: str, text: str) -> str | None:
     # text "T".": rows are clickable, icons have hints, the reply form has a send icon.
     sender = re.search(r"email by (\S+) and", utterance).group(1)
     if "reply" in utterance:
-        body = line_id(text, r"textbox \[\d+\]$")
+        body = line_id(text, r"textbox \*?\[\d+\]$")
         if body is not None:
             return f"type [{body}] [{quoted(utterance)}] [0]"
-        filled = line_id(text, r"textbox \[\d+\] value:")
+        filled = line_id(text, r"textbox \*?\[\d+\] value:")
         if filled is not None:
             return f"click [{line_id(text, r'hint: .send-reply.')}]"
-        reply = line_id(text, r"clickable \[\d+\] 'Reply'")
+        reply = line_id(text, r"clickable \*?\[\d+\] 'Reply'")
         if reply is not None:
             return f"click [{reply}]"
         row = line_index(text, rf"text {name(sender)}$")
@@ -143,4 +143,4 @@ def test_without_clickable_elements_the_targets_have_no_id():
         obs = bare.reset("navigate-tree", seed=0)
         assert line_id(obs.text, r"expandable-hitarea") is None and "clickable [" not in obs.text
         obs = bare.reset("social-media", seed=0)
-        assert "hint:" not in obs.text and line_id(obs.text, r"image \[\d+\]") is None
+        assert "hint:" not in obs.text and line_id(obs.text, r"image \*?\[\d+\]") is None

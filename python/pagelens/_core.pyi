@@ -161,7 +161,12 @@ class AXTree:
         max_tokens: int | None = None,
         tokenizer: str = ...,
         show_urls: bool = False,
-    ) -> Observation: ...
+        labels: Mapping[int, str] | None = None,
+        seen_ids: Iterable[int] | None = None,
+    ) -> Observation:
+        """``labels`` print in place of the ids they map (another tool's ids: at most 64
+        characters, no space, bracket, quote or ``*``; an empty one hides the id); with ``seen_ids`` (the previous
+        observation's ids), the occam form marks every other shown id as new: ``*[id]``."""
     def subtree(self, ids: Sequence[int], max_nodes: int | None = None, tokenizer: str = ...) -> Observation:
         """The pivotal subtree of ``ids`` in occam form without ids (history replay)."""
     def node(self, id: int) -> AXNode:

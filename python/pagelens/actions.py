@@ -82,7 +82,8 @@ ACTIONS: dict[str, ActionSpec] = {
             on_element=True,
             prompt=(
                 "click [id]: click the element with this id. To choose an option of a drop-down, click the option's id "
-                "directly."
+                "directly. An id shown as *[id] is new since your previous step (a menu or dialog it opened); "
+                "name it as [id]."
             ),
         ),
         ActionSpec(
@@ -149,8 +150,8 @@ def describe_actions(allowed: frozenset[str] | set[str]) -> str:
     return "\n".join(spec.prompt for name, spec in ACTIONS.items() if name in allowed and spec.prompt)
 
 
-# Names models use for the same thing.
-_ALIASES = {
+# Names models use for the same thing (the parser reads them as the table's names).
+ALIASES = {
     "key_press": "press",
     "goto_url": "goto",
     "focus_tab": "tab_focus",
@@ -274,7 +275,7 @@ def parse_action(raw: str, allowed: frozenset[str] | str | None = None) -> Actio
         if not m:
             continue
         name = m.group(1).lower()
-        name = _ALIASES.get(name, name)
+        name = ALIASES.get(name, name)
         if name not in ACTIONS:
             if len(candidates) == 1:
                 first_error = first_error or UnknownActionError(
@@ -315,6 +316,7 @@ def _brackets(rest: str) -> list[tuple[int, int]]:
 def _parse_int(name: str, what: str, s: str) -> int:
     s = _strip_quotes(s)
     s = re.sub(r"^(?:id|element_id|tab_index|plan_id|parent_id)\s*=\s*", "", s.strip(), flags=re.I).strip()
+    s = s.removeprefix("*").strip()  # `[*12]`: the observation's new-element mark copied inside
     if not re.fullmatch(r"\d+", s):
         raise ActionError(f"`{name}` needs a numeric {what} in brackets, got [{s[:40]}]")
     if len(s) > 18:  # no page has that many elements, and int() of 4,300 digits refuses
@@ -327,6 +329,8 @@ def _parse_args(name: str, rest: str) -> Action:
     if not sig:
         return Action(name)
     rest = rest.strip()
+    if rest.startswith("*["):  # `click *[12]`: the observation's new-element mark copied with the id
+        rest = rest[1:]
     if not rest.startswith("["):
         usage = " ".join(f"[{a}]" for a in sig if a != "flag")
         raise ActionError(f"`{name}` needs its arguments in brackets: `{name} {usage}`")

@@ -33,6 +33,11 @@ EXTRAS: dict[str, Extra] = {
             adapters=("pagelens.datasets.arrow",),
         ),
         Extra("miniwob", ("miniwob",), "MiniWoB++ task pages"),
+        Extra(
+            "browsergym",
+            ("gymnasium",),
+            "BrowserGym's dependencies, to run pagelens.browsergym in its envs (browsergym-core itself: --no-deps)",
+        ),
         Extra("mcp", ("mcp",), "`pagelens mcp`: the browser as an MCP server", adapters=("pagelens.mcp_server",)),
         Extra("verified", ("webarena_verified",), "WebArena-Verified's own evaluators (`eval --variant verified`)"),
     )

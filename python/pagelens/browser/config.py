@@ -33,6 +33,9 @@ class BrowserConfig:
     # Mark elements that respond to clicks (script listeners included) as action targets,
     # from one DOMSnapshot per renderer; a snapshot slower than this is given up (noted).
     clickables: bool = True
+    # Mark the action targets that were not in the previous observation of the same document
+    # (`*[id]`: what a click opened). The first observation of a document marks nothing.
+    mark_new: bool = True
     snapshot_timeout_s: float = 10.0
     action_timeout_ms: float = 5_000
     navigation_timeout_ms: float = 30_000

@@ -22,6 +22,7 @@ from playwright.async_api import (
     async_playwright,
 )
 
+from pagelens._core import AXTree
 from pagelens.actions import ACTION_SPACES, Action, ActionError, internal_outcome, parse_action
 from pagelens.browser._util import quietly
 from pagelens.browser.allowlist import HostAllowList
@@ -100,6 +101,8 @@ class AsyncBrowserEnv:
         # a step that every tab its action opened is adopted (see _adopt_opened_pages).
         self._page_announced = asyncio.Event()
         self._crashes: dict[Page, asyncio.Future[None]] = {}
+        # Per tab: the document of its last observation and that tree's ids (new-element marks).
+        self._observed_ids: dict[Page, tuple[float | None, list[int]]] = {}
         self._context_id: str | None = None
         self._browser_cdp: CDPSession | None = None
         self.allow: HostAllowList | None = None
@@ -163,6 +166,7 @@ class AsyncBrowserEnv:
         self._navigations.clear()
         self._commits.clear()
         self._crashes.clear()
+        self._observed_ids.clear()
         self._resolver.forget()
         self._dialogs = []
         self._refused = []
@@ -343,9 +347,16 @@ class AsyncBrowserEnv:
             document_task.cancel()
             raise
         tree, frames = capture.tree, capture.frames
+        document = await document_task
+        seen = self._seen_ids(page, document, tree) if cfg.mark_new else None
         t1 = time.perf_counter()
         rendered = await asyncio.to_thread(
-            tree.render, cfg.mode, max_tokens=cfg.max_tokens, tokenizer=cfg.tokenizer, show_urls=cfg.show_urls
+            tree.render,
+            cfg.mode,
+            max_tokens=cfg.max_tokens,
+            tokenizer=cfg.tokenizer,
+            show_urls=cfg.show_urls,
+            seen_ids=seen,
         )
         t2 = time.perf_counter()
         tabs = await tabs_task
@@ -374,8 +385,17 @@ class AsyncBrowserEnv:
             },
             screenshot=screenshot,
         )
-        self._resolver.observed(obs, frames, await document_task)
+        self._resolver.observed(obs, frames, document)
         return obs
+
+    def _seen_ids(self, page: Page, document: float | None, tree: AXTree) -> list[int] | None:
+        """The ids of this tab's previous observation when it was of the same document (None:
+        the first observation of a document marks nothing), and this tree's kept for the next."""
+        previous = self._observed_ids.get(page)
+        self._observed_ids[page] = (document, tree.ids())
+        if previous is None or document is None or previous[0] != document:
+            return None
+        return previous[1]
 
     async def observe_html(self) -> HtmlObservation:
         """The active tab as HTML: every frame's document, one ``DOM.getDocument`` per

@@ -26,7 +26,8 @@ pub use error::AxError;
 pub use render::{Mode, Observation};
 pub use tokenizer::{Encoding, Tokenizer, TokenizerError, DEFAULT_TOKENIZER};
 
-/// Renders a whole tree in `mode` (`occam` options apply to the occam form); with
+/// Renders a whole tree in `mode` (`occam` options apply to the occam form, its id labels to
+/// both); with
 /// `budget`, cuts it to that many tokens.
 pub fn render(
     tree: &AxTree,
@@ -35,7 +36,7 @@ pub fn render(
     budget: Option<(Encoding, usize)>,
 ) -> Observation {
     let rendered = match mode {
-        Mode::WebArena => render::webarena::render(tree),
+        Mode::WebArena => render::webarena::render(tree, occam.ids.labels),
         Mode::Occam => render::occam::render(tree, occam),
     };
     match budget {

@@ -1,9 +1,12 @@
-//! Integer arguments, converted so that a value out of range or of the wrong type is one of
+//! Integer arguments (and id labels), converted so that a value out of range or of the wrong type is one of
 //! pagelens' own errors naming the argument (pyo3's default is a bare `OverflowError`).
 //! Used through `#[pyo3(from_py_with = ...)]`.
 
 use pyo3::exceptions::PyOverflowError;
 use pyo3::prelude::*;
+use pyo3::types::PyDict;
+
+use pagelens_core::render::{IdLabels, IdStyle, SeenIds};
 
 use crate::errors::{err, ErrorKind};
 
@@ -80,6 +83,49 @@ pub fn node_ids(obj: &Bound<'_, PyAny>) -> PyResult<Vec<i64>> {
         .map_err(|_| err(ErrorKind::ArgumentType, "ids must be an iterable of ints"))?
         .map(|item| int(&item?, "node id"))
         .collect()
+}
+
+/// `render`'s `labels`: element id -> the text printed in its place.
+pub fn id_labels(obj: &Bound<'_, PyAny>) -> PyResult<Option<IdLabels>> {
+    if obj.is_none() {
+        return Ok(None);
+    }
+    let d = obj.cast::<PyDict>().map_err(|_| {
+        err(
+            ErrorKind::ArgumentType,
+            "labels must be a dict of element ids (int) to labels (str)",
+        )
+    })?;
+    let mut out = IdLabels::default();
+    for (k, v) in d.iter() {
+        let id = int(&k, "labels' element id")?;
+        let label: String = v.extract().map_err(|_| {
+            err(
+                ErrorKind::ArgumentType,
+                format!("the label of element {id} must be a str"),
+            )
+        })?;
+        if !IdStyle::valid_label(&label) {
+            return Err(err(
+                ErrorKind::Argument,
+                format!(
+                    "the label of element {id} ({:?}) cannot stand for an id: at most 64 \
+                     characters, no space, bracket, quote or '*'",
+                    label.chars().take(80).collect::<String>()
+                ),
+            ));
+        }
+        out.insert(id, label);
+    }
+    Ok(Some(out))
+}
+
+/// `render`'s `seen_ids`: the element ids of the previous observation.
+pub fn seen_ids(obj: &Bound<'_, PyAny>) -> PyResult<Option<SeenIds>> {
+    if obj.is_none() {
+        return Ok(None);
+    }
+    Ok(Some(node_ids(obj)?.into_iter().collect()))
 }
 
 /// DOM node ids (`node="N"`): an id no element can have is reported as missing.

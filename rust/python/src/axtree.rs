@@ -10,7 +10,7 @@ use pagelens_core::axtree::{
     AxTree, Clickables, FrameInput, ParseOptions, Value, DEFAULT_MAX_DEPTH,
 };
 use pagelens_core::render::subtree::pivotal;
-use pagelens_core::render::{occam, Mode};
+use pagelens_core::render::{occam, IdLabels, IdStyle, Mode, SeenIds};
 use pagelens_core::Encoding;
 use pagelens_core::DEFAULT_TOKENIZER;
 
@@ -171,8 +171,11 @@ impl PyAxTree {
         })
     }
 
-    /// Renders the whole page as `occam` (default) or `webarena` text.
-    #[pyo3(signature = (mode="occam", max_tokens=None, tokenizer=DEFAULT_TOKENIZER, show_urls=false))]
+    /// Renders the whole page as `occam` (default) or `webarena` text. `labels` print in
+    /// place of the ids they map; with `seen_ids` (the previous observation's), the occam
+    /// form marks every other id `*[id]`.
+    #[pyo3(signature = (mode="occam", max_tokens=None, tokenizer=DEFAULT_TOKENIZER, show_urls=false, labels=None, seen_ids=None))]
+    #[allow(clippy::too_many_arguments)]
     fn render(
         &self,
         py: Python<'_>,
@@ -180,6 +183,8 @@ impl PyAxTree {
         #[pyo3(from_py_with = args::max_tokens)] max_tokens: Option<usize>,
         tokenizer: &str,
         show_urls: bool,
+        #[pyo3(from_py_with = args::id_labels)] labels: Option<IdLabels>,
+        #[pyo3(from_py_with = args::seen_ids)] seen_ids: Option<SeenIds>,
     ) -> PyResult<PyObservation> {
         let mode: Mode = mode.parse().map_err(py_err)?;
         let enc = Encoding::from_name(tokenizer).map_err(py_err)?;
@@ -189,6 +194,10 @@ impl PyAxTree {
         let tree = &self.tree;
         let opts = occam::OccamOptions {
             show_urls,
+            ids: IdStyle {
+                labels: labels.as_ref(),
+                seen: seen_ids.as_ref(),
+            },
             ..Default::default()
         };
         let obs =

@@ -9,6 +9,8 @@ pub mod webarena;
 use std::fmt::Write as _;
 use std::str::FromStr;
 
+use rustc_hash::{FxHashMap, FxHashSet};
+
 pub use budget::fit_to_budget;
 
 /// A render mode that does not exist.
@@ -49,6 +51,68 @@ impl FromStr for Mode {
             "occam" => Ok(Mode::Occam),
             other => Err(UnknownMode(other.to_owned())),
         }
+    }
+}
+
+/// Labels printed in place of element ids.
+pub type IdLabels = FxHashMap<i64, String>;
+/// Element ids an agent has seen.
+pub type SeenIds = FxHashSet<i64>;
+
+/// How an element id is printed: `[12]`, a caller's own label in its place (`[a12]`: another
+/// tool's ids; an empty label hides the id), and `*[12]` on an action target the agent has
+/// not seen (spec section 3).
+#[derive(Debug, Clone, Copy, Default)]
+pub struct IdStyle<'m> {
+    /// Printed instead of the number for the ids it holds.
+    pub labels: Option<&'m IdLabels>,
+    /// The ids of the previous observation of the same document: any other id is marked new.
+    /// None marks nothing (the first observation, or marks switched off).
+    pub seen: Option<&'m SeenIds>,
+}
+
+impl IdStyle<'_> {
+    /// Appends the id in brackets, marked when it is new, with a space on the side(s) asked
+    /// for; false when its label is empty, which hides the id (an element the labels' tool
+    /// cannot name): then nothing is written.
+    pub(crate) fn push(
+        &self,
+        s: &mut String,
+        id: i64,
+        space_before: bool,
+        space_after: bool,
+    ) -> bool {
+        let label = self.labels.and_then(|labels| labels.get(&id));
+        if label.is_some_and(String::is_empty) {
+            return false;
+        }
+        if space_before {
+            s.push(' ');
+        }
+        if self.seen.is_some_and(|seen| !seen.contains(&id)) {
+            s.push('*');
+        }
+        s.push('[');
+        match label {
+            Some(label) => s.push_str(label),
+            None => {
+                let _ = write!(s, "{id}");
+            }
+        }
+        s.push(']');
+        if space_after {
+            s.push(' ');
+        }
+        true
+    }
+
+    /// Whether `label` can stand for an id in the text: at most 64 characters, nothing that
+    /// would end the brackets or the line (empty: the id is not printed).
+    pub fn valid_label(label: &str) -> bool {
+        label.len() <= 64
+            && label.chars().all(|c| {
+                !(c.is_whitespace() || c.is_control() || matches!(c, '[' | ']' | '*' | '\''))
+            })
     }
 }
 

@@ -15,7 +15,7 @@ use std::collections::HashSet;
 use super::runs::{
     code_lines, concat, fence_for, holds_line_break, join_line, squash, Piece, PieceKind,
 };
-use super::Rendered;
+use super::{IdStyle, Rendered};
 use crate::axtree::roles::occam_shown_prop;
 use crate::axtree::{AxTree, Prop, RoleClass, Sep, Value, NONE};
 use crate::text::{normalize_ws, push_md_cell, push_py_repr};
@@ -29,6 +29,8 @@ pub struct OccamOptions<'m> {
     pub show_urls: bool,
     /// Render only the nodes marked true (the pivotal subtree).
     pub mask: Option<&'m [bool]>,
+    /// Labels in place of ids, and new-element marks.
+    pub ids: IdStyle<'m>,
 }
 
 impl Default for OccamOptions<'_> {
@@ -37,6 +39,7 @@ impl Default for OccamOptions<'_> {
             show_ids: true,
             show_urls: false,
             mask: None,
+            ids: IdStyle::default(),
         }
     }
 }
@@ -362,10 +365,10 @@ impl<'t> Renderer<'t> {
         } else {
             s.push_str(&node.role);
         }
-        if self.o.show_ids && (c.has(RoleClass::TARGET) || !c.has(RoleClass::ID_HIDDEN)) {
-            s.push_str(" [");
-            s.push_str(&node.element_id.to_string());
-            s.push(']');
+        if self.o.show_ids
+            && (c.has(RoleClass::TARGET) || !c.has(RoleClass::ID_HIDDEN))
+            && self.o.ids.push(&mut s, node.element_id, true, false)
+        {
             ids.push(node.element_id);
         }
         if !name.is_empty() {
@@ -465,10 +468,7 @@ impl<'t> Renderer<'t> {
         for (k, &o) in options.iter().enumerate() {
             s.push_str(if k == 0 { " " } else { "; " });
             let node = self.t.node(o);
-            if self.o.show_ids {
-                s.push('[');
-                s.push_str(&node.element_id.to_string());
-                s.push_str("] ");
+            if self.o.show_ids && self.o.ids.push(&mut s, node.element_id, false, true) {
                 ids.push(node.element_id);
             }
             push_py_repr(&mut s, node.norm_name());

@@ -89,6 +89,7 @@ pub fn pivotal(tree: &AxTree, ids: &[i64], max_nodes: Option<usize>) -> Pivotal 
         show_ids: false,
         show_urls: false,
         mask: Some(&m),
+        ids: super::IdStyle::default(),
     };
     Pivotal {
         rendered: Some(occam::render(tree, opts)),

@@ -1,12 +1,14 @@
 //! Spec section 2: the base text form that published `WebArena` agents print.
 
-use super::Rendered;
+use super::{IdLabels, IdStyle, Rendered};
 use crate::axtree::roles::{webarena_drop_role, webarena_hidden_prop};
 use crate::axtree::{AxTree, RoleClass};
 use crate::text::{is_blank, push_py_repr};
 
-/// Renders every kept node, one TAB per kept ancestor.
-pub fn render(tree: &AxTree) -> Rendered {
+/// Renders every kept node, one TAB per kept ancestor; `labels` print in place of ids (this
+/// form marks nothing new: it is the published agents' form).
+pub fn render(tree: &AxTree, labels: Option<&IdLabels>) -> Rendered {
+    let ids = IdStyle { labels, seen: None };
     let mut out = Rendered::default();
     let mut stack: Vec<(u32, u32)> = tree.s_roots.iter().rev().map(|&r| (r, 0)).collect();
     while let Some((i, depth)) = stack.pop() {
@@ -24,9 +26,7 @@ pub fn render(tree: &AxTree) -> Rendered {
         } else {
             let mut line = String::with_capacity(node.role.len() + node.name.len() + 16);
             line.push_str(&node.role);
-            line.push_str(" [");
-            line.push_str(&node.element_id.to_string());
-            line.push(']');
+            let shown = ids.push(&mut line, node.element_id, true, false);
             if !node.name.is_empty() {
                 line.push(' ');
                 push_py_repr(&mut line, &node.name);
@@ -39,7 +39,9 @@ pub fn render(tree: &AxTree) -> Rendered {
                 line.push(']');
             }
             let at = out.push_line(depth, line);
-            out.ids.push((at, node.element_id));
+            if shown {
+                out.ids.push((at, node.element_id));
+            }
             depth + 1
         };
         for &c in tree.s_children(i).iter().rev() {

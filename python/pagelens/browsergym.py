@@ -1,0 +1,310 @@
+"""pagelens inside BrowserGym and AgentLab: its observation read as pagelens' occam text, with
+BrowserGym's own element ids (``bid``), and pagelens actions written as BrowserGym's.
+
+::
+
+    from pagelens.browsergym import occam_text, to_action
+
+    text = occam_text(obs)                  # obs: what BrowserGym's env.step() returned
+    action = to_action("click [12]", obs)   # -> "click('12')", for env.step(action)
+
+Nothing here imports BrowserGym: the observation is a dict (``axtree_object``,
+``extra_element_properties``, ``dom_object``, as BrowserGym gives them), the action a string.
+BrowserGym pins an older Playwright than pagelens; install it beside pagelens without its
+dependencies (README, "BrowserGym"). :func:`link_playwright_browsers` gives the second Chromium
+BrowserGym starts (its chat window) Debian's.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+from pagelens._core import DEFAULT_TOKENIZER, AXTree, Observation, snapshot_clickables
+from pagelens.actions import ACTIONS, ALIASES, ActionError, parse_action
+from pagelens.browser.records import RenderMode
+from pagelens.errors import ArgumentError, ArgumentTypeError
+
+__all__ = ["bid_tree", "occam_text", "occam_observation", "to_action", "link_playwright_browsers", "SCROLL_PIXELS"]
+
+# BrowserGym's scroll takes pixels; pagelens' scroll is "one screen" (BrowserGym's observation
+# does not carry the viewport's height: this is a screen of its default 1280x720 viewport).
+SCROLL_PIXELS = 600
+
+
+def bid_tree(obs: Mapping[str, Any]) -> tuple[AXTree, dict[int, str]]:
+    """The page of a BrowserGym observation as a pagelens tree, and the label (the bid) each of
+    its element ids prints as ("" for an element BrowserGym gave no bid: it cannot be acted on
+    there, so no id is shown for it).
+
+    BrowserGym merges the AX trees of all frames into one node list (each frame's nodes in a
+    block, an iframe's node naming the frame's root among its children); node ids are only
+    unique within a frame, so every node is given a new one here. Elements that respond to
+    clicks come from ``dom_object`` (its ``isClickable``, with hints from the DOM) or, without
+    it, from ``extra_element_properties``."""
+    if not isinstance(obs, Mapping):
+        raise ArgumentTypeError(f"a BrowserGym observation is a dict, not {type(obs).__name__}")
+    axtree = obs.get("axtree_object")
+    if not isinstance(axtree, Mapping) or not isinstance(axtree.get("nodes"), Sequence):
+        raise ArgumentError(
+            "the observation has no axtree_object with nodes: BrowserGym's env gives it unless "
+            "its observation space was narrowed"
+        )
+    nodes = [dict(n) for n in axtree["nodes"] if isinstance(n, Mapping)]
+    renumbered = _renumber(nodes)
+    labels: dict[int, str] = {}
+    backend_of_bid: dict[str, int] = {}
+    for new_id, node in enumerate(renumbered, start=1):
+        bid = node.pop("browsergym_id", None)
+        labels[new_id] = str(bid) if isinstance(bid, (str, int)) and _BID.fullmatch(str(bid)) else ""
+        backend = node.get("backendDOMNodeId")
+        if labels[new_id] and isinstance(backend, int):
+            backend_of_bid.setdefault(labels[new_id], backend)
+    tree = AXTree.from_cdp({"nodes": renumbered}, clickable=_clickables(obs, backend_of_bid))
+    return tree, labels
+
+
+def occam_observation(
+    obs: Mapping[str, Any],
+    max_tokens: int | None = None,
+    *,
+    mode: RenderMode = "occam",
+    tokenizer: str = DEFAULT_TOKENIZER,
+) -> Observation:
+    """:func:`occam_text`'s rendering, with what it shows (``ids`` are pagelens' numbers; the
+    text prints bids in their place)."""
+    tree, labels = bid_tree(obs)
+    return tree.render(mode, max_tokens=max_tokens, tokenizer=tokenizer, labels=labels)
+
+
+def occam_text(
+    obs: Mapping[str, Any],
+    max_tokens: int | None = None,
+    *,
+    mode: RenderMode = "occam",
+    tokenizer: str = DEFAULT_TOKENIZER,
+) -> str:
+    """A BrowserGym observation as pagelens' occam text (spec: docs/spec/observation.md) whose
+    ids are BrowserGym's bids: `click [12]` here is `click('12')` there (see :func:`to_action`).
+    ``max_tokens`` cuts it at a line boundary, saying how much was left out."""
+    return occam_observation(obs, max_tokens, mode=mode, tokenizer=tokenizer).text
+
+
+def to_action(text: str, obs: Mapping[str, Any] | None = None, *, multiaction: bool = True) -> str:
+    """A pagelens action (a model's answer: `click [12]`, `type [a3] [blue] [1]`, `stop [42]`)
+    as BrowserGym's action string. With the observation it was chosen on, a click on an option
+    of a native drop-down becomes ``select_option`` on the drop-down (a click cannot choose
+    it). ``type``'s Enter is a second call, ``press``; ``multiaction=False`` (an action set
+    that takes one call) refuses it. Internal actions (notes, plans) and ``go_home`` have no
+    BrowserGym counterpart and are refused: an agent applies them itself."""
+    action, bid = _parse(text)
+    kind = action.kind
+    if ACTIONS[kind].internal and kind != "stop":
+        raise ActionError(f"`{kind}` changes the agent, not the page: apply it in the agent, not in BrowserGym")
+    if kind == "stop":
+        answer = action.text or ""
+        if answer.strip().upper().startswith("N/A"):
+            reason = answer.strip()[3:].lstrip(" :-—,.") or "the task cannot be done"
+            return f"report_infeasible({reason!r})"
+        return f"send_msg_to_user({answer!r})"
+    if kind == "click":
+        select = _native_select_of(obs, bid) if obs is not None else None
+        if select is not None:
+            return f"select_option({select[0]!r}, {select[1]!r})"
+        return f"click({bid!r})"
+    if kind == "hover":
+        return f"hover({bid!r})"
+    if kind == "type":
+        fill = f"fill({bid!r}, {action.text or ''!r})"
+        if not action.press_enter:
+            return fill
+        if not multiaction:
+            raise ActionError(
+                "`type [id] [text] [1]` is two BrowserGym actions (fill, then press Enter) and this action set takes "
+                "one: end the action with [0], then press Enter as its own step"
+            )
+        return f"{fill}\npress({bid!r}, 'Enter')"
+    if kind == "press":
+        return f"keyboard_press({action.text!r})"
+    if kind == "scroll":
+        return f"scroll(0, {SCROLL_PIXELS if action.text == 'down' else -SCROLL_PIXELS})"
+    if kind == "goto":
+        return f"goto({(action.text or '').strip()!r})"
+    if kind == "tab_focus":
+        return f"tab_focus({action.target})"
+    simple = {"go_back": "go_back()", "go_forward": "go_forward()", "new_tab": "new_tab()", "close_tab": "tab_close()"}
+    if kind in simple:
+        return simple[kind]
+    if kind == "noop":
+        return "noop()"
+    raise ActionError(f"`{kind}` has no BrowserGym counterpart (go_home needs the start page: use goto [url])")
+
+
+def link_playwright_browsers(folder: str | os.PathLike[str], executable: str | None = None) -> Path:
+    """A folder for ``PLAYWRIGHT_BROWSERS_PATH`` in which Playwright's own Chromium builds (the
+    full one and the headless shell) are links to ``executable`` (Debian's Chromium by
+    default). A library that launches Playwright's default browser (BrowserGym's chat window
+    does) then starts Debian's; pagelens itself never needs it. The paths are the ones this
+    Playwright asks for, read from Playwright itself."""
+    from playwright.sync_api import sync_playwright
+
+    from pagelens.browser.launch import find_chromium
+
+    target = Path(executable or find_chromium()).resolve()
+    root = Path(folder).expanduser().resolve()
+    root.mkdir(parents=True, exist_ok=True)
+    saved = os.environ.get("PLAYWRIGHT_BROWSERS_PATH")
+    os.environ["PLAYWRIGHT_BROWSERS_PATH"] = str(root)
+    try:
+        with sync_playwright() as p:
+            wanted = {Path(p.chromium.executable_path)}
+            # The headless shell's path is only said by a launch that cannot find it.
+            try:
+                p.chromium.launch(headless=True).close()
+            except Exception as e:
+                missing = re.search(r"Executable doesn't exist at (\S+)", str(e))
+                if missing is None:
+                    raise
+                wanted.add(Path(missing.group(1)))
+    finally:
+        if saved is None:
+            del os.environ["PLAYWRIGHT_BROWSERS_PATH"]
+        else:
+            os.environ["PLAYWRIGHT_BROWSERS_PATH"] = saved
+    for path in wanted:
+        if root not in path.parents:
+            raise ArgumentError(f"Playwright asks for {path}, outside {root}: PLAYWRIGHT_BROWSERS_PATH was not read")
+        path.parent.mkdir(parents=True, exist_ok=True)
+        if path.is_symlink() or path.exists():
+            path.unlink()
+        path.symlink_to(target)
+    return root
+
+
+# BrowserGym's bids: digits, with the letters of the frames they are in before them.
+_BID = re.compile(r"[A-Za-z0-9]{1,64}")
+# A bid with letters (`[a12]`) as the element of an action that takes one, which pagelens'
+# parser (numeric ids) would refuse. Only there: `scroll [down]` keeps its word.
+_ELEMENT_ACTIONS = sorted(
+    {name for name, spec in ACTIONS.items() if spec.on_element}
+    | {alias for alias, name in ALIASES.items() if ACTIONS[name].on_element}
+)
+_LETTER_BID = re.compile(
+    rf"\b((?:{'|'.join(_ELEMENT_ACTIONS)})\s*\*?)\[(\s*\*?\s*)([A-Za-z][A-Za-z0-9]{{0,63}})(\s*)\]", re.I
+)
+_SENTINEL = 10**17  # numbers no page reaches, standing in for letter bids while parsing
+
+
+def _parse(text: str) -> tuple[Any, str]:
+    """The action and its target as a bid. Bids with letters stand in as large numbers while
+    pagelens' parser reads the action, and are put back in its target and text after."""
+    if not isinstance(text, str):
+        raise ActionError(f"an action is text, not {type(text).__name__}")
+    stand_ins: dict[int, str] = {}
+
+    def stand_in(m: re.Match[str]) -> str:
+        number = _SENTINEL + len(stand_ins)
+        stand_ins[number] = m.group(3)
+        return f"{m.group(1)}[{m.group(2)}{number}{m.group(4)}]"
+
+    action = parse_action(_LETTER_BID.sub(stand_in, text))
+    if stand_ins and action.text:  # a typed text that held `click [a1]`
+        restored = action.text
+        for number, bid in stand_ins.items():
+            restored = restored.replace(str(number), bid)
+        action = type(action)(action.kind, action.target, restored, action.press_enter)
+    if action.target is None:
+        return action, ""
+    return action, stand_ins.get(action.target, str(action.target))
+
+
+def _renumber(nodes: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Nodes with unique ids 1..n. A frame's block starts at a node without a parent; a child
+    id names a node of the same block, or (an iframe's child: BrowserGym appends the frame's
+    root) the root of another block with that id, each root claimed once, in order."""
+    block_of: list[int] = []
+    block = -1
+    for i, node in enumerate(nodes):
+        if i == 0 or "parentId" not in node:
+            block += 1
+        block_of.append(block)
+    local: dict[tuple[int, str], int] = {}
+    roots: dict[str, list[int]] = {}
+    for i, node in enumerate(nodes):
+        key = str(node.get("nodeId", ""))
+        local.setdefault((block_of[i], key), i)
+        if "parentId" not in node:
+            roots.setdefault(key, []).append(i)
+    claimed: set[int] = set()
+    out = []
+    for i, node in enumerate(nodes):
+        copy = dict(node)
+        copy["nodeId"] = str(i + 1)
+        kids = []
+        for child in node.get("childIds") or ():
+            found = local.get((block_of[i], str(child)))
+            if found is None or "parentId" not in nodes[found]:  # a block's root is no child of its own
+                found = next(
+                    (r for r in roots.get(str(child), ()) if block_of[r] != block_of[i] and r not in claimed), None
+                )
+                if found is not None:
+                    claimed.add(found)
+            if found is not None and found != i:
+                kids.append(str(found + 1))
+        copy["childIds"] = kids
+        parent = node.get("parentId")
+        if parent is not None:
+            found = local.get((block_of[i], str(parent)))
+            if found is None:
+                copy.pop("parentId")
+            else:
+                copy["parentId"] = str(found + 1)
+        out.append(copy)
+    return out
+
+
+def _clickables(obs: Mapping[str, Any], backend_of_bid: Mapping[str, int]) -> dict[int, str | None]:
+    """Backend DOM node id -> hint of the elements that respond to clicks."""
+    dom = obs.get("dom_object")
+    if isinstance(dom, Mapping) and dom.get("documents"):
+        merged: dict[int, str | None] = {}
+        for _frame, found in snapshot_clickables(dom):
+            merged.update(found)
+        return merged
+    props = obs.get("extra_element_properties")
+    out: dict[int, str | None] = {}
+    if isinstance(props, Mapping):
+        for bid, p in props.items():
+            if isinstance(p, Mapping) and p.get("clickable") and str(bid) in backend_of_bid:
+                out[backend_of_bid[str(bid)]] = None
+    return out
+
+
+def _native_select_of(obs: Mapping[str, Any], bid: str) -> tuple[str, str] | None:
+    """(the drop-down's bid, the option's text) when ``bid`` is an option of a native
+    ``<select>`` popup (Chromium: combobox > MenuListPopup > option)."""
+    axtree = obs.get("axtree_object")
+    raw = axtree.get("nodes") if isinstance(axtree, Mapping) else None
+    if not isinstance(raw, Sequence):
+        return None
+    nodes = _renumber([dict(n) for n in raw if isinstance(n, Mapping)])
+    by_id = {n["nodeId"]: n for n in nodes}
+    option = next((n for n in nodes if str(n.get("browsergym_id")) == bid), None)
+    if option is None or _role(option) not in ("option", "MenuListOption"):
+        return None
+    popup = by_id.get(str(option.get("parentId")))
+    if popup is None or _role(popup) != "MenuListPopup":
+        return None
+    select = by_id.get(str(popup.get("parentId")))
+    if select is None or not select.get("browsergym_id"):
+        return None
+    name = (option.get("name") or {}).get("value", "")
+    return str(select["browsergym_id"]), str(name)
+
+
+def _role(node: Mapping[str, Any]) -> str:
+    role = node.get("role")
+    return str(role.get("value", "")) if isinstance(role, Mapping) else ""

@@ -1,0 +1,215 @@
+"""pagelens inside BrowserGym: its observation as occam text with BrowserGym's bids, pagelens
+actions as BrowserGym's action strings, on BrowserGym's own environments (browsergym-core and
+browsergym-miniwob 0.14.3, installed without their dependencies beside our Playwright; the
+task pages from the `miniwob` wheel; Debian's Chromium for both of BrowserGym's browsers)."""
+
+from __future__ import annotations
+
+import os
+import re
+
+import pytest
+
+from miniwob_policy import next_action
+from pagelens.actions import ActionError
+from pagelens.browsergym import SCROLL_PIXELS, bid_tree, occam_text, to_action
+from pagelens.envs.miniwob import html_dir
+
+
+@pytest.fixture(scope="module")
+def browsergym(tmp_path_factory):
+    """BrowserGym's gymnasium registry, its browsers pointed at Debian's Chromium through a
+    PLAYWRIGHT_BROWSERS_PATH of links, and MiniWoB++'s pages from the wheel."""
+    from pagelens.browsergym import link_playwright_browsers
+
+    saved = {k: os.environ.get(k) for k in ("PLAYWRIGHT_BROWSERS_PATH", "MINIWOB_URL")}
+    os.environ["PLAYWRIGHT_BROWSERS_PATH"] = str(link_playwright_browsers(tmp_path_factory.mktemp("browsers")))
+    os.environ["MINIWOB_URL"] = html_dir().as_uri() + "/"
+    import browsergym.core  # noqa: F401  (registers the open-ended task)
+    import browsergym.miniwob  # noqa: F401  (registers the MiniWoB++ tasks)
+    import gymnasium
+
+    yield gymnasium
+    for key, value in saved.items():
+        if value is None:
+            os.environ.pop(key, None)
+        else:
+            os.environ[key] = value
+
+
+TASKS = ["click-test", "click-button", "click-link", "focus-text", "enter-text", "choose-list", "click-checkboxes"]
+
+
+@pytest.mark.parametrize("task", TASKS)
+def test_a_policy_reading_only_pagelens_text_solves_miniwob_inside_browsergym(browsergym, task):
+    """BrowserGym's loop: its env observes and acts; the policy reads only the goal and
+    `occam_text(obs)` and answers pagelens actions, turned into BrowserGym's by `to_action`."""
+    env = browsergym.make(f"browsergym/miniwob.{task}")
+    try:
+        obs, _ = env.reset(seed=7)
+        for _ in range(10):
+            text = occam_text(obs)
+            assert "[" in text, text
+            obs, reward, terminated, truncated, _ = env.step(to_action(next_action(obs["goal"], text), obs))
+            assert not obs["last_action_error"], obs["last_action_error"]
+            if terminated or truncated:
+                break
+        assert terminated and reward == 1.0, (reward, occam_text(obs))
+    finally:
+        env.close()
+
+
+def test_browsergym_own_text_gives_a_miniwob_link_no_bid_and_pagelens_does(browsergym):
+    """MiniWoB++'s links are <span>s with a click handler: BrowserGym's flattened tree prints
+    their text with no bid, so a text-only policy cannot click one; pagelens marks the element
+    clickable (DOMSnapshot's isClickable in BrowserGym's own dom_object) with its bid."""
+    from browsergym.utils.obs import flatten_axtree_to_str
+
+    env = browsergym.make("browsergym/miniwob.click-link")
+    try:
+        obs, _ = env.reset(seed=3)
+        word = re.fullmatch(r'Click on the link "(.+)"\.', obs["goal"]).group(1)
+        flat = flatten_axtree_to_str(obs["axtree_object"])
+        assert not re.search(rf"\[\w+\] \w+ '{re.escape(word)}'", flat), flat
+        text = occam_text(obs)
+        bid = re.search(rf"clickable \[(\w+)\] '{re.escape(word)}'", text).group(1)
+        obs, reward, terminated, _, _ = env.step(to_action(f"click [{bid}]"))
+        assert terminated and reward == 1.0
+    finally:
+        env.close()
+
+
+def test_frames_keep_their_bids_and_actions_reach_them(browsergym, site):
+    """BrowserGym merges the frames' trees with node ids unique only per frame; their elements
+    print with the frame-lettered bids (`[a5]`, `[aa4]`), nested under their Iframe, and an
+    action on one reaches the element in the frame."""
+    env = browsergym.make(
+        "browsergym/openended", task_kwargs={"start_url": site.url("site/frames.html")}, wait_for_user_message=False
+    )
+    try:
+        obs, _ = env.reset()
+        text = occam_text(obs)
+        child = re.search(r"\n(\t+)button \[([a-z]+\d+)\] 'Child button'", text)
+        grandchild = re.search(r"\n(\t+)link \[([a-z]{2,}\d+)\] 'Grandchild link'", text)
+        assert child and grandchild, text
+        assert len(grandchild.group(1)) > len(child.group(1)) > 1  # inside the frames
+        main = re.search(r"button \[(\d+)\] 'Main button'", text)
+        assert main, text
+        obs, *_ = env.step(to_action(f"click [{child.group(2)}]", obs))
+        assert not obs["last_action_error"] and obs["open_pages_titles"][0] == "child clicked"
+    finally:
+        env.close()
+
+
+# -- the bridge on its own: BrowserGym's observation and action strings as data -------------
+
+
+def _node(node_id, role, name="", parent=None, children=(), bid=None, backend=None, **extra):
+    node = {"nodeId": node_id, "role": {"value": role}, "name": {"value": name}, "childIds": list(children)}
+    if parent is not None:
+        node["parentId"] = parent
+    if bid is not None:
+        node["browsergym_id"] = bid
+    if backend is not None:
+        node["backendDOMNodeId"] = backend
+    node.update(extra)
+    return node
+
+
+def test_frames_whose_node_ids_collide_are_kept_apart():
+    """Two frames' trees reuse node ids 1-3 (each renderer numbers its own): the iframe's
+    child is the frame's root, the rest stays in its own frame."""
+    nodes = [
+        _node("1", "RootWebArea", "Top", children=["2", "3"], backend=1),
+        _node("2", "button", "Top button", parent="1", bid="4", backend=2),
+        _node("3", "Iframe", "", parent="1", children=["1"], bid="a", backend=3),
+        _node("1", "RootWebArea", "Inner", children=["2"], backend=1, frameId="F"),
+        _node("2", "button", "Inner button", parent="1", children=["3"], bid="a0", backend=2),
+        _node("3", "StaticText", "Inner button", parent="2", backend=4),
+    ]
+    text = occam_text({"axtree_object": {"nodes": nodes}})
+    assert text == (
+        "RootWebArea 'Top'\n\tbutton [4] 'Top button'\n\tIframe [a]\n\t\tRootWebArea 'Inner'\n"
+        "\t\t\tbutton [a0] 'Inner button'"
+    ), text
+
+
+def test_an_element_without_a_bid_shows_no_id_and_clickables_come_from_the_observation():
+    nodes = [
+        _node("1", "RootWebArea", "Page", children=["2", "3", "5"], backend=1),
+        _node("2", "button", "Custom", parent="1", backend=2),  # a custom element: no bid
+        _node("3", "generic", "", parent="1", children=["4"], bid="7", backend=3),
+        _node("4", "StaticText", "Open", parent="3", backend=4),
+        _node("5", "link", "Docs", parent="1", bid="8", backend=5),
+    ]
+    obs = {"axtree_object": {"nodes": nodes}, "extra_element_properties": {"7": {"clickable": True}}}
+    assert occam_text(obs) == "RootWebArea 'Page'\n\tbutton 'Custom'\n\tclickable [7] 'Open'\n\tlink [8] 'Docs'"
+    tree, labels = bid_tree(obs)
+    assert sorted(v for v in labels.values() if v) == ["7", "8"]
+    assert "[... " in occam_text(obs, max_tokens=12)
+
+
+@pytest.mark.parametrize(
+    "action,expected",
+    [
+        ("click [12]", "click('12')"),
+        ("Action: click [a12]", "click('a12')"),
+        ("click *[aB3]", "click('aB3')"),
+        ("hover [7]", "hover('7')"),
+        ("type [12] [blue shoes] [0]", "fill('12', 'blue shoes')"),
+        ("type [a3] [it's [x]] [1]", "fill('a3', \"it's [x]\")\npress('a3', 'Enter')"),
+        ("type [3] [see [a9] here] [0]", "fill('3', 'see [a9] here')"),
+        ("press [Control+a]", "keyboard_press('Control+a')"),
+        ("scroll [down]", f"scroll(0, {SCROLL_PIXELS})"),
+        ("scroll [up]", f"scroll(0, {-SCROLL_PIXELS})"),
+        ("goto [http://x.test/a]", "goto('http://x.test/a')"),
+        ("go_back", "go_back()"),
+        ("go_forward", "go_forward()"),
+        ("new_tab", "new_tab()"),
+        ("close_tab", "tab_close()"),
+        ("tab_focus [1]", "tab_focus(1)"),
+        ("noop", "noop()"),
+        ("stop [$12.99]", "send_msg_to_user('$12.99')"),
+        ("stop [N/A: the shop has no such order]", "report_infeasible('the shop has no such order')"),
+    ],
+)
+def test_pagelens_actions_as_browsergym_action_strings(action, expected):
+    assert to_action(action) == expected
+
+
+def test_a_native_drop_down_option_is_selected_not_clicked():
+    nodes = [
+        _node("1", "RootWebArea", "Form", children=["2"], backend=1),
+        _node("2", "combobox", "", parent="1", children=["3"], bid="13", backend=2),
+        _node("3", "MenuListPopup", "", parent="2", children=["4", "5"], backend=3),
+        _node("4", "option", "Kazakhstan", parent="3", bid="14", backend=4),
+        _node("5", "option", "Norfolk Island", parent="3", bid="15", backend=5),
+    ]
+    obs = {"axtree_object": {"nodes": nodes}}
+    assert "options: [14] 'Kazakhstan'; [15] 'Norfolk Island'" in occam_text(obs)
+    assert to_action("click [15]", obs) == "select_option('13', 'Norfolk Island')"
+    assert to_action("click [15]") == "click('15')"  # without the observation: a click
+
+
+@pytest.mark.parametrize(
+    "action,message",
+    [
+        ("note [the price is $3]", "changes the agent"),
+        ("go_home", "no BrowserGym counterpart"),
+        ("click [12", "closing bracket"),
+        ("dance [3]", "unknown action"),
+    ],
+)
+def test_actions_browsergym_cannot_take_are_refused(action, message):
+    with pytest.raises(ActionError, match=message):
+        to_action(action)
+    with pytest.raises(ActionError, match="two BrowserGym actions"):
+        to_action("type [3] [x] [1]", multiaction=False)
+
+
+def test_a_malformed_observation_is_refused_with_what_is_missing():
+    from pagelens.errors import PagelensError
+
+    for bad in ({}, {"axtree_object": None}, {"axtree_object": {"nodes": 3}}, "text"):
+        with pytest.raises(PagelensError, match="axtree_object|observation is a dict"):
+            occam_text(bad)  # type: ignore[arg-type]
