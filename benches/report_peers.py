@@ -109,7 +109,8 @@ def kept(text: str, tool: str, texts: set[str], actionable: set[str]) -> tuple[f
     whole = plain(text)
     blocks = actionable_blocks(text, ID_MARKS[tool])
     text_share = sum(t in whole for t in texts) / max(1, len(texts))
-    actionable_share = sum(a in blocks for a in actionable) / max(1, len(actionable))
+    # A page with nothing to act on says nothing about keeping ids: left out of the mean.
+    actionable_share = sum(a in blocks for a in actionable) / len(actionable) if actionable else float("nan")
     return text_share, actionable_share
 
 
@@ -242,7 +243,7 @@ def main() -> None:
             share, act = kept(r["text"], tool, texts, actionable)
             for key, value in (("ms", r["ms"]), ("tokens", tokens), ("texts", share), ("act", act)):
                 totals[tool][key].append(value)
-            cells.append(f"{r['ms']:,.0f} / {tokens:,} / {share:.1%} / {act:.1%}")
+            cells.append(f"{r['ms']:,.0f} / {tokens:,} / {share:.1%} / " + (f"{act:.1%}" if act == act else "–"))
         print(f"| {page} | {counts[page]:,} | " + " | ".join(cells) + " |")
     base = totals["pagelens"]
     print(
@@ -254,7 +255,7 @@ def main() -> None:
         print(
             f"| {TITLES[tool]} | {sum(t['ms']):,.0f} ms ({sum(t['ms']) / sum(base['ms']):.2f}×) | "
             f"{sum(t['tokens']):,.0f} ({sum(t['tokens']) / sum(base['tokens']):.2f}×) | "
-            f"{statistics.mean(t['texts']):.1%} | {statistics.mean(t['act']):.1%} |"
+            f"{statistics.mean(t['texts']):.1%} | {statistics.mean(a for a in t['act'] if a == a):.1%} |"
         )
     bridge_own = [results["bridge"][p]["own_ms"] for p in pages]
     print(

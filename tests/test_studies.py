@@ -6,6 +6,7 @@ headless Chromium; comparing two studies."""
 
 from __future__ import annotations
 
+import asyncio
 import json
 import os
 import re
@@ -91,6 +92,25 @@ def test_a_local_study_of_tasks_and_seeds(local_study):
         for s in SEEDS
     }
     assert len(firsts) == len(SEEDS)
+
+
+def test_new_marks_are_a_study_setting(model, local_study, tmp_path):
+    """The agents read `*[id]` on what a click opened (on by default); `new_marks=False`
+    (`--no-new-marks`) is a setting of the study, recorded in it, and reaches each worker's
+    browser (the marks themselves: tests/test_browser_actions.py)."""
+    from pagelens.studies.episodes import Worker
+
+    async def browser_marks(study: StudySettings) -> bool:
+        worker = Worker(study, tmp_path)
+        try:
+            return (await worker.fresh_browser()).config.mark_new
+        finally:
+            await worker.close()
+
+    assert asyncio.run(browser_marks(settings(model))) is True
+    assert asyncio.run(browser_marks(settings(model, new_marks=False))) is False
+    directory, _ = local_study
+    assert json.loads((directory / "study.json").read_text())["new_marks"] is True
 
 
 def test_ray_engine_gives_the_same_results(model, local_study, tmp_path):

@@ -75,7 +75,10 @@ def _run(args: argparse.Namespace) -> int:
     async def run() -> RunResult:
         har = str(Path(args.out) / "network.har") if args.har else None
         async with AsyncBrowserEnv(
-            allowed_hosts=(*hosts, *own_host(args.url)) if hosts else None, screenshots=args.screenshots, har_path=har
+            allowed_hosts=(*hosts, *own_host(args.url)) if hosts else None,
+            screenshots=args.screenshots,
+            har_path=har,
+            mark_new=not args.no_new_marks,
         ) as env:
             return await run_agent(
                 env,
@@ -133,6 +136,11 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     run.add_argument("--policies", help="folder of SteP policy files (*.md); default: the built-in ones")
     run.add_argument("--allow-host", action="append", default=[], help="also allow navigation to HOST")
     run.add_argument("--screenshots", action="store_true", help="save a screenshot per step (in the report)")
+    run.add_argument(
+        "--no-new-marks",
+        action="store_true",
+        help="do not mark the elements that are new since the last step (*[id]) in the observations",
+    )
     run.add_argument(
         "--har",
         action="store_true",

@@ -49,6 +49,7 @@ def _study_run(args: argparse.Namespace) -> int:
         reset_cmd=args.reset_cmd,
         storage_dir=args.storage_dir,
         task_file=args.task_file,
+        new_marks=not args.no_new_marks,
     )
     if not settings.model:
         raise ArgumentError("no model: give --model or set PAGELENS_MODEL")
@@ -174,6 +175,11 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         "--no-screenshots",
         action="store_true",
         help="no screenshot per step (the episodes' step viewers show the observation text only)",
+    )
+    srun.add_argument(
+        "--no-new-marks",
+        action="store_true",
+        help="do not mark the elements that are new since the last step (*[id]) in the observations",
     )
     srun.add_argument("--prices", help="USD per 1M prompt and completion tokens, e.g. 2.5,10 (for the budget)")
     srun.add_argument(

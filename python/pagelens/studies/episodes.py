@@ -86,7 +86,10 @@ class Worker:
         await self.close()
         self.browser = AsyncBrowserEnv(
             BrowserConfig(
-                settle_ms=settle.SELF_CONTAINED_MS, block_other_hosts=True, screenshots=self.options.screenshots
+                settle_ms=settle.SELF_CONTAINED_MS,
+                block_other_hosts=True,
+                screenshots=self.options.screenshots,
+                mark_new=self.settings.new_marks,
             )
         )
         await self.browser.start()

@@ -45,6 +45,7 @@ class StudySettings:
     reset_cmd: str | None = None  # WebArena: run before a task that changes its site's state
     storage_dir: str | None = None  # WebArena: <site>.json Playwright storage states (logins)
     task_file: str | None = None  # WebArena: tasks from this file instead of the benchmark's own
+    new_marks: bool = True  # the observation marks elements new since the last step (`*[id]`)
 
     def __post_init__(self) -> None:
         if self.benchmark not in benchmarks.BENCHMARKS:
