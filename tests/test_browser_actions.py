@@ -351,13 +351,22 @@ def test_what_a_click_opened_is_marked_new(browser, site):
     nothing on a document's first observation."""
     first = browser.reset(site.url("site/menu.html"))
     assert not _NEW.search(first.text), first.text
-    before = set(first.tree.ids())
+    before = set(first.tree.rendered_ids())
     menu = browser.step(f"click [{find(first, 'button', 'Open menu')}]").observation
     marked = {int(m) for m in _NEW.findall(menu.text)}
     assert marked == {i for i in menu.ids if i not in before}, menu.text
     assert {menu.tree.node(i).name for i in marked if menu.tree.node(i).role == "menuitem"} == {"Rename", "Delete"}
     assert find(menu, "button", "Open menu") not in marked
-    dialog = browser.step(f"click [{find(menu, 'button', 'Open dialog')}]").observation
+    # The menu itself was in the page all along, hidden (an ignored node of the tree): new to
+    # the agent all the same.
+    hidden_menu = find(menu, "menu", "")
+    assert hidden_menu in first.tree.ids() and hidden_menu in marked
+    # What a style change shows is new as well.
+    assert "Archive" not in first.text
+    more = browser.step(f"click [{find(menu, 'button', 'More actions')}]").observation
+    marked = {more.tree.node(int(m)).name for m in _NEW.findall(more.text)}
+    assert marked == {"Archive", "Print"}, more.text
+    dialog = browser.step(f"click [{find(more, 'button', 'Open dialog')}]").observation
     marked = {int(m) for m in _NEW.findall(dialog.text)}
     assert {dialog.tree.node(i).name for i in marked} >= {"Yes", "No"}, dialog.text
     assert not marked & {find(menu, "menuitem", "Rename"), find(menu, "menuitem", "Delete")}

@@ -109,6 +109,14 @@ def test_the_tools_over_stdio(site, tmp_path):
             assert not error and "offsite.html" in back
             error, tabs = await call(s, "browser_tabs", action="list")
             assert not error and tabs.startswith("[0] (current) Offsite")
+            # After an action, what it opened is marked new, and a marked id is used as any other.
+            error, page = await call(s, "browser_navigate", url=site.url("site/menu.html"))
+            assert not error and "*[" not in page
+            error, menu = await call(s, "browser_click", element_id=find_id(page, "button", "Open menu"))
+            rename = re.search(r"options: \*\[(\d+)\] 'Rename'", menu)
+            assert not error and rename and "button [" in menu, menu
+            error, hovered = await call(s, "browser_hover", element_id=int(rename.group(1)))
+            assert not error and "*[" not in hovered
 
     asyncio.run(session_run())
 

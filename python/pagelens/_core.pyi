@@ -172,6 +172,9 @@ class AXTree:
     def node(self, id: int) -> AXNode:
         """Raises KeyError for an unknown id."""
     def ids(self) -> list[int]: ...
+    def rendered_ids(self) -> list[int]:
+        """Element ids of the nodes the renderers can show (not ignored, with a DOM node, not
+        an ``InlineTextBox``)."""
     @property
     def roots(self) -> list[int]: ...
     @property

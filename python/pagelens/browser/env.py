@@ -392,7 +392,9 @@ class AsyncBrowserEnv:
         """The ids of this tab's previous observation when it was of the same document (None:
         the first observation of a document marks nothing), and this tree's kept for the next."""
         previous = self._observed_ids.get(page)
-        self._observed_ids[page] = (document, tree.ids())
+        # What could be shown, not every node: a menu kept hidden in the page (an ignored node)
+        # is new to the agent when a click shows it.
+        self._observed_ids[page] = (document, tree.rendered_ids())
         if previous is None or document is None or previous[0] != document:
             return None
         return previous[1]

@@ -289,6 +289,17 @@ impl PyAxTree {
         self.tree.nodes().iter().map(|n| n.element_id).collect()
     }
 
+    /// Element ids of the nodes the renderers can show (not ignored, with a DOM node, not an
+    /// `InlineTextBox`): what an agent was shown of the page, budget aside.
+    fn rendered_ids(&self) -> Vec<i64> {
+        self.tree
+            .nodes()
+            .iter()
+            .filter(|n| n.structural)
+            .map(|n| n.element_id)
+            .collect()
+    }
+
     /// Element ids of the roots (the main frame's root first).
     #[getter]
     fn roots(&self) -> Vec<i64> {
