@@ -56,6 +56,7 @@ def main() -> None:
 
         one = ours(1)
         two = ours(2)
+        ray_one = ours(1, "ray")
         ray = ours(2, "ray")
 
         enc = offline_tiktoken()
@@ -81,6 +82,7 @@ def main() -> None:
         for label, s, cores in (
             ("pagelens prep, 1 worker", one, 1),
             ("pagelens prep, 2 workers", two, 2),
+            ("pagelens prep --engine ray, 1 worker", ray_one, 1),
             ("pagelens prep --engine ray, 2 workers", ray, 2),
         ):
             sec = s["seconds"]
@@ -88,7 +90,9 @@ def main() -> None:
                 f"| {label} | {sec:.2f} | {mb / sec:.2f} | {s['examples_out'] / sec:.1f} | {(peer / sec) / cores:.1f}x |"
             )
         print(
-            f"\nScaling 1 → 2 workers: {one['seconds'] / two['seconds']:.2f}x. Ray's figure excludes starting Ray "
+            f"\nScaling 1 → 2 workers: {one['seconds'] / two['seconds']:.2f}x. Ray per worker vs local: "
+            f"{one['seconds'] / ray_one['seconds']:.2f}x (1 worker), {two['seconds'] / ray['seconds']:.2f}x (2 workers). "
+            f"Ray's figure excludes starting Ray and its actors "
             f"({ray['wall'] - ray['seconds']:.1f} s here). Tokens: {one['tokens_before']:,} raw → {one['tokens_after']:,} "
             f"cleaned ({one['token_reduction']:.1%} fewer); targets rescued from cleaning: {one['targets_rescued']} of {one['steps_out']}."
         )

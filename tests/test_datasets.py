@@ -125,6 +125,28 @@ def test_ray_output_is_identical_record_for_record(dataset, local_run, tmp_path)
         assert summary[key] == local_run[1][key], key
 
 
+def test_a_ray_run_resumes_from_its_shards(dataset, local_run, tmp_path):
+    """The Ray engine writes the local engine's shards and markers: a run that stopped part way
+    (here: half its shards' markers gone, one shard's files too) is finished by a rerun that
+    redoes only those, to the same output; other settings are refused."""
+    folder, _ = dataset
+    out = tmp_path / "ray"
+    config = PrepConfig(max_tokens=BUDGET)
+    run_ray([str(folder)], str(out), config, workers=2, shard_size=2)
+    markers = sorted((out / "_done").glob("*.json"))
+    assert len(markers) > 2
+    for marker in markers[::2]:
+        marker.unlink()
+    lost = markers[0].stem
+    for f in (*(out / "examples").glob(f"{lost}.*"), *(out / "rejects").glob(f"{lost}.*")):
+        f.unlink()
+    summary = run_ray([str(folder)], str(out), config, workers=2, shard_size=2)
+    assert summary["shards_resumed"] == len(markers) - len(markers[::2])
+    assert read_output(out) == read_output(local_run[0])
+    with pytest.raises(ManifestMismatch, match="shard_size"):
+        run_ray([str(folder)], str(out), config, workers=2, shard_size=3)
+
+
 def _free_port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))

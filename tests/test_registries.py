@@ -4,6 +4,7 @@ settings where the concept lives. Change the registry, the parser follows."""
 from __future__ import annotations
 
 import argparse
+import inspect
 
 import pytest
 
@@ -12,7 +13,7 @@ from pagelens import engines
 from pagelens.agents import factory, runner
 from pagelens.agents.scribe import ScribeConfig
 from pagelens.cli import build_parser
-from pagelens.datasets import cluster, local, output, steps, transform
+from pagelens.datasets import cluster, local, output, shards, steps, transform
 from pagelens.evaluation import variants
 from pagelens.studies import benchmarks, settings
 
@@ -82,7 +83,7 @@ def test_defaults_are_the_settings_own():
         ("run", "--samples"): ScribeConfig.samples,
         ("prep", "--max-tokens"): transform.PrepConfig.max_tokens,
         ("prep", "--chunks"): transform.PrepConfig.chunks,
-        ("prep", "--shard-size"): local.SHARD_SIZE,
+        ("prep", "--shard-size"): None,  # each engine's own (below)
         ("prep", "--stall-seconds"): cluster.STALL_SECONDS,
         ("predict-steps", "--workers"): steps.PREDICT_WORKERS,
         ("predict-steps", "--max-answer-tokens"): steps.PREDICT_MAX_TOKENS,
@@ -94,6 +95,8 @@ def test_defaults_are_the_settings_own():
     }
     for (cmd, flag), value in expected.items():
         assert options(p, *cmd.split())[flag].default == value, (cmd, flag)
+    assert inspect.signature(local.run_local).parameters["shard_size"].default == shards.SHARD_SIZE
+    assert inspect.signature(cluster.run_ray).parameters["shard_size"].default == shards.RAY_SHARD_SIZE
     # One value behind each name: the runner's limit is the studies' default too.
     assert settings.StudySettings.max_steps == runner.MAX_STEPS
     assert factory.MAX_INVALID == factory.AgentOptions.max_invalid

@@ -8,12 +8,12 @@ import json
 import os
 import sys
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import pagelens
 from pagelens import engines
 from pagelens.cli.common import choices_help, default, llm_call_arguments, model_arguments
-from pagelens.datasets import cluster, local, output, steps, transform
+from pagelens.datasets import cluster, local, output, shards, steps, transform
 from pagelens.errors import ArgumentError
 from pagelens.llm import LLMClient
 
@@ -23,7 +23,14 @@ if TYPE_CHECKING:
 
 def _prep(args: argparse.Namespace) -> int:
     from rich.console import Console
-    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+    from rich.progress import (
+        BarColumn,
+        MofNCompleteColumn,
+        Progress,
+        TextColumn,
+        TimeElapsedColumn,
+        TimeRemainingColumn,
+    )
 
     if len(args.paths) < 2:
         raise ArgumentError("give at least one INPUT and the OUTPUT folder")
@@ -32,36 +39,36 @@ def _prep(args: argparse.Namespace) -> int:
         tokenizer=args.tokenizer, max_tokens=args.max_tokens, profile=args.profile, chunks=args.chunks
     )
     console = Console(stderr=True)
-    if args.engine == "ray":
-        summary = cluster.run_ray(
-            inputs,
-            out,
-            config,
-            address=args.address,
-            workers=args.workers,
-            fmt=args.format,
-            stall_seconds=args.stall_seconds,
-        )
-    else:
-        columns = (TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn())
-        with Progress(*columns, console=console, disable=not console.is_terminal) as bar:
-            tasks: dict[str, TaskID] = {}
+    columns = (
+        TextColumn("{task.description}"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TimeElapsedColumn(),
+        TimeRemainingColumn(),
+    )
+    with Progress(*columns, console=console, disable=not console.is_terminal) as bar:
+        tasks: dict[str, TaskID] = {}
 
-            def progress(file: str, done: int, total: int) -> None:
-                if file not in tasks:
-                    tasks[file] = bar.add_task(Path(file).name, total=total)
-                bar.update(tasks[file], completed=done)
+        def progress(file: str, done: int, total: int) -> None:
+            if file not in tasks:
+                tasks[file] = bar.add_task(Path(file).name, total=total)
+            bar.update(tasks[file], completed=done)
 
-            summary = local.run_local(
-                inputs,
-                out,
-                config,
-                workers=args.workers,
-                shard_size=args.shard_size,
-                fmt=args.format,
-                overwrite=args.overwrite,
-                on_progress=progress,
+        # Each engine has its own shard size unless one is given (a rerun resumes with the same).
+        sizing = {"shard_size": args.shard_size} if args.shard_size is not None else {}
+        common: dict[str, Any] = {
+            "workers": args.workers,
+            "fmt": args.format,
+            "overwrite": args.overwrite,
+            "on_progress": progress,
+            **sizing,
+        }
+        if args.engine == "ray":
+            summary = cluster.run_ray(
+                inputs, out, config, address=args.address, stall_seconds=args.stall_seconds, **common
             )
+        else:
+            summary = local.run_local(inputs, out, config, **common)
     console.print(
         f"{summary['examples_out']:,} examples from {summary['steps_out']:,} steps; {summary['rejected']:,} rejected "
         f"(see {Path(out) / 'rejects'}); tokens {summary['tokens_before']:,} -> {summary['tokens_after']:,}; "
@@ -166,7 +173,11 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         help="the chunk holding the target (training), every chunk, or the last (evaluation)",
     )
     prep.add_argument(
-        "--shard-size", type=int, default=local.SHARD_SIZE, help="workflows per output shard (local engine)"
+        "--shard-size",
+        type=int,
+        default=None,
+        help=f"workflows per output shard (default: {shards.SHARD_SIZE} local, {shards.RAY_SHARD_SIZE} on Ray); "
+        "a rerun resumes from the shards of the same size",
     )
     prep.add_argument("--format", choices=output.OUTPUT_FORMATS, default=output.OUTPUT_FORMATS[0])
     prep.add_argument("--overwrite", action="store_true", help="discard a previous run in OUTPUT")

@@ -1,5 +1,5 @@
 """Dataset preparation: workflow recordings (raw HTML + action + target) turned into
-ScribeAgent-style next-step examples, on threads locally or as a Ray Data pipeline.
+ScribeAgent-style next-step examples, on threads locally or on a pool of Ray actors.
 
     from pagelens.datasets import PrepConfig, run_local
     summary = run_local(["steps.jsonl"], "out/", PrepConfig(max_tokens=8192), workers=2)

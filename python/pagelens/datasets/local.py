@@ -1,8 +1,5 @@
-"""The local engine: threads over workflows (the core releases the GIL), shard by shard.
-
-Each input file is cut into shards of ``shard_size`` workflows. A shard's examples and
-rejects are written atomically, then its marker in ``OUT/_done/``; a rerun with the same
-settings skips every marked shard, so a killed run resumes without redoing or losing work.
+"""The local engine: threads over workflows (the core releases the GIL), shard by shard
+(see :mod:`pagelens.datasets.shards`: a killed run resumes from its markers).
 """
 
 from __future__ import annotations
@@ -15,18 +12,17 @@ from pathlib import Path
 from typing import Any
 
 from pagelens._io import write_atomically
-from pagelens.datasets.output import check_format, examples_bytes, rejects_bytes, summarize, write_summary
+from pagelens.datasets.output import check_format, summarize, write_summary
 from pagelens.datasets.readers import input_files, read_workflows
+from pagelens.datasets.shards import SHARD_SIZE, do_shard, is_done, shards_of
 from pagelens.datasets.transform import PrepConfig, Transformer
 from pagelens.errors import ArgumentError, PagelensError
+
+__all__ = ["SHARD_SIZE", "ManifestMismatch", "check_manifest", "open_run", "run_local", "throughput"]
 
 
 class ManifestMismatch(PagelensError, ValueError):
     """The output folder holds a run made with other settings."""
-
-
-# Workflows per output shard: what a kill can lose, and what a resume redoes.
-SHARD_SIZE = 64
 
 
 def check_manifest(out: Path, manifest: dict[str, Any], overwrite: bool = False) -> None:
@@ -45,6 +41,35 @@ def check_manifest(out: Path, manifest: dict[str, Any], overwrite: bool = False)
     write_atomically(path, json.dumps(manifest, indent=2) + "\n")
 
 
+def open_run(
+    engine: str,
+    inputs: list[str],
+    out: str,
+    config: PrepConfig,
+    *,
+    workers: int,
+    shard_size: int,
+    fmt: str,
+    overwrite: bool,
+) -> tuple[list[Path], Path]:
+    """A run's inputs and output folder, its settings checked against what OUT holds (both
+    engines: the same shards and markers, so the same resume rule)."""
+    check_format(fmt)
+    if workers < 1 or shard_size < 1:
+        raise ArgumentError("workers and shard_size must be at least 1")
+    files = input_files(inputs)
+    out_dir = Path(out).resolve()  # Ray's actors write there too, whatever their working folder
+    manifest = {
+        "engine": engine,
+        "config": config.to_dict(),
+        "inputs": [str(f) for f in files],
+        "shard_size": shard_size,
+        "format": fmt,
+    }
+    check_manifest(out_dir, manifest, overwrite)
+    return files, out_dir
+
+
 def run_local(
     inputs: list[str],
     out: str,
@@ -59,54 +84,38 @@ def run_local(
     """Runs the pipeline over ``inputs`` (files or folders) into ``out``; returns the summary.
     ``on_progress(file, done, total)`` is called with the file's workflow counts. Throughput
     figures count only the work of this call, not shards finished by an earlier one."""
-    check_format(fmt)
-    if workers < 1 or shard_size < 1:
-        raise ArgumentError("workers and shard_size must be at least 1")
-    files = input_files(inputs)
-    out_dir = Path(out)
-    manifest = {
-        "engine": "local",
-        "config": config.to_dict(),
-        "inputs": [str(f) for f in files],
-        "shard_size": shard_size,
-        "format": fmt,
-    }
-    check_manifest(out_dir, manifest, overwrite)
+    files, out_dir = open_run(
+        "local", inputs, out, config, workers=workers, shard_size=shard_size, fmt=fmt, overwrite=overwrite
+    )
     transformer = Transformer(config)
     started = time.perf_counter()
-    resumed = 0
-    html_bytes = new_examples = 0
+    resumed = html_bytes = new_examples = 0
     with ThreadPoolExecutor(max_workers=workers) as pool:
         for fi, f in enumerate(files):
             workflows, file_rejects = read_workflows(str(f), f.read_bytes())
-            shards = [workflows[i : i + shard_size] for i in range(0, len(workflows), shard_size)] or [[]]
-            total = len(workflows)
             done = 0
-            for si, shard in enumerate(shards):
-                name = f"part-{fi:05d}-{si:05d}"
-                marker = out_dir / "_done" / f"{name}.json"
-                if marker.exists():
+            for shard in shards_of(fi, workflows, file_rejects, shard_size):
+                if is_done(out_dir, shard.name):
                     resumed += 1
                 else:
-                    examples: list[dict[str, Any]] = []
-                    rejects = [r.to_dict() for r in file_rejects] if si == 0 else []
-                    for made, rej in pool.map(transformer.workflow, shard):
-                        examples.extend(made)
-                        rejects.extend(r.to_dict() for r in rej)
-                        html_bytes += sum({(e["workflow_id"], e["step"]): e["html_bytes"] for e in made}.values())
-                    new_examples += len(examples)
-                    write_atomically(out_dir / "examples" / f"{name}.{fmt}", examples_bytes(examples, fmt))
-                    write_atomically(out_dir / "rejects" / f"{name}.jsonl", rejects_bytes(rejects))
-                    counts = {"workflows": len(shard), "examples": len(examples), "rejects": len(rejects)}
-                    write_atomically(marker, json.dumps(counts) + "\n")
-                done += len(shard)
+                    finished = do_shard(transformer, out_dir, shard, fmt, pool.map)
+                    html_bytes += finished.html_bytes
+                    new_examples += finished.examples
+                done += len(shard.workflows)
                 if on_progress:
-                    on_progress(str(f), done, total)
+                    on_progress(str(f), done, len(workflows))
     seconds = time.perf_counter() - started
     summary = summarize(
         out_dir, seconds, {"engine": "local", "workers": workers, "shards_resumed": resumed, "config": config.to_dict()}
     )
-    summary["html_mb_per_s"] = round(html_bytes / 1e6 / seconds, 3) if seconds > 0 else None
-    summary["examples_per_s"] = round(new_examples / seconds, 2) if seconds > 0 else None
+    summary.update(throughput(html_bytes, new_examples, seconds))
     write_summary(out_dir, summary)
     return summary
+
+
+def throughput(html_bytes: int, examples: int, seconds: float) -> dict[str, float | None]:
+    """The run's own throughput: the work of this call, not shards an earlier one finished."""
+    return {
+        "html_mb_per_s": round(html_bytes / 1e6 / seconds, 3) if seconds > 0 else None,
+        "examples_per_s": round(examples / seconds, 2) if seconds > 0 else None,
+    }

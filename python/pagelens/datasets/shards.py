@@ -1,0 +1,82 @@
+"""One shard's work, the same on every engine: a run's output is the same files whichever
+engine wrote them, and either engine resumes from the other's markers' kind.
+
+Each input file is cut into shards of ``SHARD_SIZE`` workflows, named by file and shard index.
+A shard's examples and rejects are written atomically, then its marker in ``OUT/_done/``; a
+rerun with the same settings skips every marked shard, so a killed run resumes without redoing
+or losing work.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from pagelens._io import write_atomically
+from pagelens.datasets.output import examples_bytes, rejects_bytes
+from pagelens.datasets.records import Reject, Workflow
+from pagelens.datasets.transform import Transformer
+
+# Workflows per output shard: what a kill can lose, and what a resume redoes.
+SHARD_SIZE = 64
+# The Ray engine's: a shard is one actor's turn, so a file is spread over the actors in
+# smaller pieces (the local engine spreads each shard's workflows over its threads).
+RAY_SHARD_SIZE = 8
+
+
+@dataclass(frozen=True)
+class Shard:
+    """A shard to do: its name, its workflows, and (first shard of a file) the file's rejects."""
+
+    name: str
+    workflows: Sequence[Workflow]
+    file_rejects: Sequence[dict[str, Any]] = ()
+
+
+@dataclass(frozen=True)
+class ShardDone:
+    name: str
+    workflows: int
+    examples: int
+    html_bytes: int  # raw HTML of its steps, each step once
+
+
+def shards_of(
+    file_index: int, workflows: Sequence[Workflow], file_rejects: Sequence[Reject], shard_size: int
+) -> Iterator[Shard]:
+    """The file's shards, in order (one, empty, for a file with no workflow)."""
+    rejects = [r.to_dict() for r in file_rejects]
+    starts = range(0, len(workflows), shard_size) if workflows else [0]
+    for si, start in enumerate(starts):
+        name = f"part-{file_index:05d}-{si:05d}"
+        yield Shard(name, workflows[start : start + shard_size], rejects if si == 0 else ())
+
+
+def is_done(out: Path, name: str) -> bool:
+    return (out / "_done" / f"{name}.json").exists()
+
+
+def do_shard(
+    transformer: Transformer,
+    out: Path,
+    shard: Shard,
+    fmt: str,
+    map_workflows: Callable[[Callable[[Workflow], Any], Iterable[Workflow]], Iterable[Any]] = map,
+) -> ShardDone:
+    """Transforms the shard's workflows (``map_workflows``: the builtin, or a thread pool's map)
+    and writes its examples, rejects and marker."""
+    examples: list[dict[str, Any]] = []
+    rejects = list(shard.file_rejects)
+    html_bytes = 0
+    for made, rejected in map_workflows(transformer.workflow, shard.workflows):
+        examples.extend(made)
+        rejects.extend(r.to_dict() for r in rejected)
+        html_bytes += sum({(e["workflow_id"], e["step"]): e["html_bytes"] for e in made}.values())
+    write_atomically(out / "examples" / f"{shard.name}.{fmt}", examples_bytes(examples, fmt))
+    write_atomically(out / "rejects" / f"{shard.name}.jsonl", rejects_bytes(rejects))
+    counts = {"workflows": len(shard.workflows), "examples": len(examples), "rejects": len(rejects)}
+    write_atomically(out / "_done" / f"{shard.name}.json", json.dumps(counts) + "\n")
+    return ShardDone(shard.name, len(shard.workflows), len(examples), html_bytes)
