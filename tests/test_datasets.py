@@ -8,10 +8,12 @@ import itertools
 import json
 import os
 import re
+import shutil
 import signal
 import socket
 import subprocess
 import sys
+import tempfile
 import threading
 import time
 from pathlib import Path
@@ -153,53 +155,60 @@ def _free_port() -> int:
         return int(s.getsockname()[1])
 
 
-@pytest.fixture
-def ray_cluster(tmp_path_factory):
-    """A Ray cluster started apart from the test (``ray start --head``, 2 CPUs), as a user's
-    would be; stopped by ending its own process group, not ``ray stop`` (which would stop
-    every cluster on the machine)."""
-    port = _free_port()
-    temp = tmp_path_factory.mktemp("ray")
-    cmd = [
-        executable("ray"),
-        "start",
-        "--head",
-        "--block",
-        "--num-cpus",
-        "2",
-        "--port",
-        str(port),
-        "--include-dashboard=false",
-        "--disable-usage-stats",
-        "--temp-dir",
-        str(temp),
-    ]
-    # Without token authentication, like the driver here (Ray's default for drivers that name
-    # an address; a token cluster needs RAY_AUTH_MODE=token on both sides).
-    env = {**os.environ, "RAY_AUTH_MODE": "disabled"}
-    proc = subprocess.Popen(
-        cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, start_new_session=True, env=env
-    )
-    assert proc.stdout is not None
-    seen = []
-    for line in proc.stdout:  # wait for the line that says it is up
-        seen.append(line)
-        if "Ray runtime started" in line:
-            break
-    else:
-        pytest.fail("ray start --head failed:\n" + "".join(seen))
-    threading.Thread(target=proc.stdout.read, daemon=True).start()  # keep its pipe drained
-    try:
-        yield f"127.0.0.1:{port}"
-    finally:
-        os.killpg(proc.pid, signal.SIGTERM)
+class RayNode:
+    """A Ray node started apart from the test (``ray start --block``), in its own process
+    group, as a user's would be; stopped by ending that group, not ``ray stop`` (which would
+    stop every cluster on the machine)."""
+
+    def __init__(self, temp: Path, cpus: int, head_port: int | None = None, join: str | None = None):
+        cmd = [executable("ray"), "start", "--block", "--num-cpus", str(cpus), "--disable-usage-stats"]
+        cmd += ["--temp-dir", str(temp)]
+        if join is None:
+            cmd += ["--head", "--port", str(head_port), "--include-dashboard=false"]
+        else:
+            cmd += ["--address", join]
+        # Without token authentication, like the driver here (Ray's default for drivers that
+        # name an address; a token cluster needs RAY_AUTH_MODE=token on both sides).
+        env = {**os.environ, "RAY_AUTH_MODE": "disabled"}
+        self.proc = subprocess.Popen(
+            cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, start_new_session=True, env=env
+        )
+        assert self.proc.stdout is not None
+        seen = []
+        for line in self.proc.stdout:  # wait for the line that says it is up
+            seen.append(line)
+            if "Ray runtime started" in line:
+                break
+        else:
+            pytest.fail("ray start failed:\n" + "".join(seen))
+        threading.Thread(target=self.proc.stdout.read, daemon=True).start()  # keep its pipe drained
+
+    def kill(self) -> None:
+        os.killpg(self.proc.pid, signal.SIGKILL)
+        self.proc.wait()
+
+    def stop(self) -> None:
+        if self.proc.poll() is not None:
+            return
+        os.killpg(self.proc.pid, signal.SIGTERM)
         try:
-            proc.wait(5)
+            self.proc.wait(5)
         except subprocess.TimeoutExpired:
             pass
         with contextlib.suppress(ProcessLookupError):  # what is still up of the group goes now
-            os.killpg(proc.pid, signal.SIGKILL)
-        proc.wait()
+            os.killpg(self.proc.pid, signal.SIGKILL)
+        self.proc.wait()
+
+
+@pytest.fixture
+def ray_cluster(tmp_path_factory):
+    """A one-node cluster (``ray start --head``, 2 CPUs) started apart from the test."""
+    port = _free_port()
+    head = RayNode(tmp_path_factory.mktemp("ray"), 2, head_port=port)
+    try:
+        yield f"127.0.0.1:{port}"
+    finally:
+        head.stop()
 
 
 # Drivers run in their own processes, as a user's would: Ray Data keeps per-process state
@@ -594,3 +603,74 @@ def test_a_target_whose_start_tag_is_over_the_budget_is_rejected_not_mislabelled
             assert e["label_tokens"] <= 512 and (
                 not e["contains_target"] or f'node="{e["target_node"]}"' in e["prompt"]
             )
+
+
+@pytest.fixture(scope="module")
+def corpus_workflows(tmp_path_factory):
+    """Every corpus page's workflow (77, 39 MB of HTML) and the local engine's output of them."""
+    folder = tmp_path_factory.mktemp("corpus-workflows")
+    build_dataset(folder, n_pages=1000, steps=2, broken=False)
+    out = tmp_path_factory.mktemp("corpus-local")
+    run_local([str(folder)], str(out), PrepConfig(max_tokens=BUDGET), workers=2)
+    return folder, read_output(out)
+
+
+def _prep_on(address: str, folder: Path, out: Path, workers: int) -> subprocess.Popen[str]:
+    cmd = [sys.executable, "-m", "pagelens", "prep", str(folder), str(out), "--engine", "ray", "--address", address]
+    cmd += ["--workers", str(workers), "--shard-size", "1", "--max-tokens", str(BUDGET), "--stall-seconds", "300"]
+    env = {**os.environ, "RAY_AUTH_MODE": "disabled"}
+    return subprocess.Popen(cmd, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+
+
+def _when_shards_done(out: Path, count: int, run: subprocess.Popen[str]) -> None:
+    """Returns once ``count`` shards are marked done (the run is under way on its actors)."""
+    while len(list((out / "_done").glob("*.json"))) < count:
+        assert run.poll() is None, "the run ended before it was under way"
+        time.sleep(0.02)
+
+
+def test_prep_across_two_ray_nodes_survives_a_lost_node_and_resumes(corpus_workflows, tmp_path):
+    """Two Ray nodes started apart, each with its own CPU (and a head with none): a run on both
+    whose node is killed part way (its whole process group) finishes on the other, its output
+    the local engine's record for record. A run whose only node is killed stops with an error
+    naming the node; finished shards are kept, and a rerun on a new node resumes to the same
+    output."""
+    folder, expected = corpus_workflows
+    port = _free_port()
+    # Ray's sockets live in its temp folder, whose path must stay short (AF_UNIX: 107 bytes).
+    temp = Path(tempfile.mkdtemp(prefix="ray-", dir="/tmp"))
+    head = RayNode(temp / "head", 0, head_port=port)
+    address = f"127.0.0.1:{port}"
+    nodes = [RayNode(temp / f"n{i}", 1, join=address) for i in range(2)]
+    try:
+        run = _prep_on(address, folder, tmp_path / "both", 2)
+        _when_shards_done(tmp_path / "both", 3, run)
+        nodes[0].kill()
+        stdout, stderr = run.communicate(timeout=600)
+        assert run.returncode == 0, stderr[-3000:]
+        summary = json.loads((tmp_path / "both" / "summary.json").read_text())
+        assert len(summary["nodes"]) == 2 and len(summary["nodes_lost"]) == 1, summary
+        assert f"lost the actor on node {summary['nodes_lost'][0]}" in stderr
+        assert read_output(tmp_path / "both") == expected
+
+        alone = _prep_on(address, folder, tmp_path / "alone", 1)
+        _when_shards_done(tmp_path / "alone", 3, alone)
+        nodes[1].kill()
+        _, stderr = alone.communicate(timeout=600)
+        assert alone.returncode != 0 and "every Ray node running prep was lost" in stderr, stderr[-3000:]
+        lost = re.search(r"was lost \(([^)]*)\)", stderr).group(1)
+        assert re.fullmatch(r"[0-9a-f]{12} on \S+", lost), lost
+        kept = len(list((tmp_path / "alone" / "_done").glob("*.json")))
+        assert kept >= 3
+
+        nodes.append(RayNode(temp / "n2", 1, join=address))
+        again = _prep_on(address, folder, tmp_path / "alone", 1)
+        _, stderr = again.communicate(timeout=600)
+        assert again.returncode == 0, stderr[-3000:]
+        summary = json.loads((tmp_path / "alone" / "summary.json").read_text())
+        assert summary["shards_resumed"] == kept and summary["nodes_lost"] == []
+        assert read_output(tmp_path / "alone") == expected
+    finally:
+        for node in (*nodes, head):
+            node.stop()
+        shutil.rmtree(temp, ignore_errors=True)

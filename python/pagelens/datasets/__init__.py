@@ -8,7 +8,7 @@ See ``docs/datasets.md`` for the input layouts and the output schema
 (``pagelens.datasets.arrow.SCHEMA``, which needs the ``datasets`` extra).
 """
 
-from pagelens.datasets.cluster import PrepStalled, run_ray
+from pagelens.datasets.cluster import NodesLost, PrepStalled, run_ray
 from pagelens.datasets.local import ManifestMismatch, run_local
 from pagelens.datasets.output import read_output, read_rejects
 from pagelens.datasets.readers import input_files, read_workflows
@@ -20,6 +20,7 @@ __all__ = [
     "Example",
     "ACTIONS",
     "ManifestMismatch",
+    "NodesLost",
     "PrepStalled",
     "PrepConfig",
     "Reject",

@@ -14,8 +14,10 @@ through JSON and Arrow twice and the whole output through the object store befor
 
 from __future__ import annotations
 
+import sys
 import threading
 import time
+from collections import deque
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -70,6 +72,11 @@ def wait_with_watchdog(
     return box.get("result")
 
 
+class NodesLost(PagelensError, RuntimeError):
+    """Every actor's node left the cluster: the message names them; finished shards are kept,
+    so a rerun resumes."""
+
+
 class _ShardWorker:
     """A Ray actor: one tokenizer, the shards it is given."""
 
@@ -77,8 +84,13 @@ class _ShardWorker:
         self.transformer = Transformer(PrepConfig(**config))
         self.out, self.fmt = Path(out), fmt
 
-    def ready(self) -> bool:
-        return True
+    def node(self) -> str:
+        """The node it runs on, as the cluster names it (its id and address)."""
+        import socket
+
+        import ray
+
+        return f"{ray.get_runtime_context().get_node_id()[:12]} on {socket.gethostname()}"
 
     def shard(self, shard: Shard) -> ShardDone:
         return do_shard(self.transformer, self.out, shard, self.fmt)
@@ -133,19 +145,21 @@ def run_ray(
 
         # The actors' start (a process each, pagelens imported, a tokenizer loaded) is start-up,
         # reported apart from the work's throughput.
-        wait_with_watchdog(
-            lambda: ray.get([a.ready.remote() for a in actors]),
+        nodes: list[str] = wait_with_watchdog(
+            lambda: ray.get([a.node.remote() for a in actors]),
             lambda: 0,
             stall_seconds=stall_seconds,
             describe=cluster_state,
         )
         started = time.perf_counter()
-        pool = ray.util.ActorPool(actors)
+        node_of = dict(zip(actors, nodes, strict=True))
+        lost: list[str] = []
 
         def work() -> None:
+            idle = list(actors)
             for fi, f in enumerate(files):
                 workflows, file_rejects = read_workflows(str(f), f.read_bytes())
-                todo = []
+                todo: deque[Shard] = deque()
                 done = 0
                 for shard in shards_of(fi, workflows, file_rejects, shard_size):
                     if is_done(out_dir, shard.name):
@@ -153,7 +167,31 @@ def run_ray(
                         done += len(shard.workflows)
                     else:
                         todo.append(shard)
-                for finished in pool.map_unordered(lambda actor, shard: actor.shard.remote(shard), todo):
+                running: dict[Any, tuple[Any, Shard]] = {}
+                while todo or running:
+                    while idle and todo:
+                        actor, shard = idle.pop(), todo.popleft()
+                        running[actor.shard.remote(shard)] = (actor, shard)
+                    if not running:  # shards left and no actor: every node is gone
+                        raise NodesLost(
+                            f"every Ray node running prep was lost ({', '.join(lost)}); "
+                            f"{state['shards']} shards were finished and are kept: rerun to resume"
+                        )
+                    (ref,), _ = ray.wait(list(running), num_returns=1)
+                    actor, shard = running.pop(ref)
+                    try:
+                        finished: ShardDone = ray.get(ref)
+                    except ray.exceptions.RayActorError:
+                        # Its node (or its process) is gone: the shard goes to another actor.
+                        lost.append(node_of[actor])
+                        todo.appendleft(shard)
+                        print(
+                            f"prep: lost the actor on node {node_of[actor]}; its shard {shard.name} goes to another",
+                            file=sys.stderr,
+                            flush=True,
+                        )
+                        continue
+                    idle.append(actor)
                     state["shards"] += 1
                     state["html_bytes"] += finished.html_bytes
                     state["examples"] += finished.examples
@@ -174,6 +212,8 @@ def run_ray(
             "address": address,
             "shards_resumed": state["resumed"],
             "actors_start_seconds": round(started - starting, 3),
+            "nodes": sorted(set(nodes)),
+            "nodes_lost": sorted(set(lost)),
             "config": config.to_dict(),
         },
     )
