@@ -63,6 +63,17 @@ def find_id(text: str, role: str, name: str) -> int:
     return int(found.group(1))
 
 
+def red_pixels(png_base64: str) -> int:
+    """Pixels of the ids' overlay colour (#e00) in a screenshot."""
+    import base64
+    import io
+
+    from PIL import Image
+
+    data = Image.open(io.BytesIO(base64.b64decode(png_base64))).convert("RGB").tobytes()
+    return sum(1 for i in range(0, len(data), 3) if data[i] > 200 and data[i + 1] < 40 and data[i + 2] < 40)
+
+
 def test_the_tools_over_stdio(site, tmp_path):
     async def session_run():
         async with stdio_session("--output-dir", str(tmp_path)) as s:
@@ -91,6 +102,12 @@ def test_the_tools_over_stdio(site, tmp_path):
             assert not error and "colour is blue" in shot
             image = await s.call_tool("browser_take_screenshot", {})
             assert not image.is_error and image.content[0].type == "image" and image.content[0].mime_type == "image/png"
+            labelled = await s.call_tool("browser_take_screenshot", {"with_ids": True})
+            assert not labelled.is_error
+            # The ids' outlines are drawn (pure red pixels the page has none of), then gone.
+            assert red_pixels(labelled.content[0].data) > 20 * red_pixels(image.content[0].data) + 500
+            error, again = await call(s, "browser_observe")
+            assert not error and again == shot
             error, html = await call(s, "browser_html")
             assert not error and html.startswith("chunk 0 of ") and 'node="' in html
             # A link to a host that is not allowed: refused, named.

@@ -279,10 +279,11 @@ def build_server(session: Session) -> Any:
         return session.answer(f"{text!r} is on the page", await env.observe())
 
     @guarded
-    async def browser_take_screenshot() -> Any:
-        """A PNG of the current tab's viewport."""
+    async def browser_take_screenshot(with_ids: bool = False) -> Any:
+        """A PNG of the current tab's viewport; ``with_ids`` outlines the elements of the last
+        observation and writes their ids on them."""
         env = session.page_env()
-        data = await env.page.screenshot()
+        data = await env.screenshot(with_ids=with_ids)
         return mcp_server.Image(data=data, format="png")
 
     @guarded

@@ -47,6 +47,30 @@ _LOADED_NEXT_FRAME = """new Promise(done => {
 
 T = TypeVar("T")
 
+# The id overlay of `screenshot(with_ids=True)`: boxes in viewport pixels; returns the key the
+# host element is found by again, to remove it.
+_DRAW_IDS = """boxes => {
+  const key = 'pagelens-ids-' + Math.random().toString(36).slice(2);
+  const host = document.createElement('div');
+  host.setAttribute('data-pagelens', key);
+  host.style.cssText = 'position:fixed;left:0;top:0;width:0;height:0;z-index:2147483647;pointer-events:none';
+  const root = host.attachShadow({mode: 'closed'});
+  for (const [id, x, y, w, h] of boxes) {
+    const box = document.createElement('div');
+    box.style.cssText = `position:fixed;left:${x}px;top:${y}px;width:${w}px;height:${h}px;` +
+      'outline:2px solid #e00;box-sizing:border-box';
+    const label = document.createElement('span');
+    label.textContent = String(id);
+    label.style.cssText = 'position:absolute;left:0;top:0;background:#e00;color:#fff;' +
+      'font:bold 11px/13px monospace;padding:0 2px';
+    box.appendChild(label);
+    root.appendChild(box);
+  }
+  document.documentElement.appendChild(host);
+  return key;
+}"""
+_REMOVE_IDS = "key => document.querySelectorAll(`[data-pagelens='${key}']`).forEach(e => e.remove())"
+
 
 class BrowserStateError(PagelensError, RuntimeError):
     """A call the environment's state does not allow yet (observing before ``reset``) or any
@@ -398,6 +422,22 @@ class AsyncBrowserEnv:
         if previous is None or document is None or previous[0] != document:
             return None
         return previous[1]
+
+    async def screenshot(self, with_ids: bool = False) -> bytes:
+        """A PNG of the active tab's viewport; ``with_ids`` outlines the last observation's
+        elements (those of the main frame) and writes each one's id on it, from an overlay that
+        exists only while the picture is taken (in a closed shadow root: the page's styles do
+        not reach it)."""
+        page = self.page
+        timeout = self.config.action_timeout_ms
+        if not with_ids:
+            return await page.screenshot(timeout=timeout)
+        boxes = await self._resolver.boxes()
+        key = await page.evaluate(_DRAW_IDS, [list(b) for b in boxes])
+        try:
+            return await page.screenshot(timeout=timeout)
+        finally:
+            await quietly(page.evaluate(_REMOVE_IDS, key))
 
     async def observe_html(self) -> HtmlObservation:
         """The active tab as HTML: every frame's document, one ``DOM.getDocument`` per

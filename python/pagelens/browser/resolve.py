@@ -10,6 +10,7 @@ was observed, the executor asks it for elements.
 
 from __future__ import annotations
 
+import asyncio
 import secrets
 from typing import TYPE_CHECKING, Any
 
@@ -110,6 +111,33 @@ class ElementResolver:
         if node.backend_dom_node_id is None:
             raise ActionError(f"element [{element_id}] ({node.role}) has no DOM node to act on")
         return node.backend_dom_node_id, node.frame_id, f"{node.role} {node.name!r}"
+
+    async def boxes(self, limit: int = 500) -> list[tuple[int, float, float, float, float]]:
+        """(id, x, y, width, height) in the viewport of the last AX observation's shown ids whose
+        element is in the main frame and has a box now (the first ``limit`` of them)."""
+        obs = self._ax
+        if obs is None:
+            return []
+        main = next((r for r in self._frames.values() if r.parent_id is None), None)
+        if main is None:
+            return []
+        wanted = []
+        for element_id in obs.ids[:limit]:
+            node = obs.tree.node(element_id)
+            if node.backend_dom_node_id is not None and self._frames.get(node.frame_id or "") is main:
+                wanted.append((element_id, node.backend_dom_node_id))
+
+        async def box(element_id: int, backend_id: int) -> tuple[int, float, float, float, float] | None:
+            try:
+                model = await cdp(main.session, "DOM.getBoxModel", {"backendNodeId": backend_id}, 10)
+            except (PlaywrightError, asyncio.TimeoutError):
+                return None  # gone, or no layout box (display: none)
+            quad = model["model"]["border"]
+            xs, ys = quad[0::2], quad[1::2]
+            return element_id, min(xs), min(ys), max(xs) - min(xs), max(ys) - min(ys)
+
+        found = await asyncio.gather(*(box(i, b) for i, b in wanted))
+        return [b for b in found if b is not None and b[3] > 0 and b[4] > 0]
 
     # -- the live element ---------------------------------------------------------------------
 
