@@ -176,6 +176,10 @@ def browsergym(urls: dict[str, str], runs: int) -> dict[str, dict[str, dict]]:
             print(f"browsergym: {page}", file=sys.stderr)
     finally:
         env.close()
+        # BrowserGym's one sync Playwright for the process: its event loop would stay current.
+        if browsergym.core._PLAYWRIGHT is not None:
+            browsergym.core._PLAYWRIGHT.stop()
+            browsergym.core._set_global_playwright(None)
     return out
 
 

@@ -30,6 +30,13 @@ def browsergym(tmp_path_factory):
     import gymnasium
 
     yield gymnasium
+    # BrowserGym keeps one sync Playwright for the process, whose event loop stays current in
+    # this thread: stopped here, or every later asyncio.run() of the session would refuse.
+    import browsergym.core as core
+
+    if core._PLAYWRIGHT is not None:
+        core._PLAYWRIGHT.stop()
+        core._set_global_playwright(None)
     for key, value in saved.items():
         if value is None:
             os.environ.pop(key, None)
