@@ -120,7 +120,7 @@ def test_bad_tokenizers(tmp_path):
         pagelens.Tokenizer.from_file(tmp_path / "missing.json")
 
 
-# -- linear time, no panic: the pre-tokenizers run on the linear-time regex engine -------------------
+# -- linear time, no panic: the pre-tokenizers are written out by hand, linear in the text ---------
 
 PIECES = [
     " ",
@@ -154,6 +154,18 @@ PIECES = [
     "\u2028",
     "$",
     "\n\n",
+    # o200k's cased words: a modifier letter (in both of its classes) after capitals, marks
+    "\u02b0",
+    "HELLOworld",
+    "\u0915\u093e",
+    # contractions in every case, and U+017F (long s), which case-folds to s
+    "'S",
+    "'\u017f",
+    "'Ve",
+    "'x",
+    "\u216b",
+    "\u00bd",
+    "/\n",
 ]
 
 

@@ -30,6 +30,9 @@ from pagelens.datasets.transform import PrepConfig, Transformer
 from pagelens.errors import ArgumentError, PagelensError
 from pagelens.ray_cluster import RayCluster
 
+# Shards given to an actor at once: the one it does and the one waiting in its queue.
+SHARDS_IN_FLIGHT = 2
+
 # How long the Ray pipeline may go without progress before it stops with PrepStalled.
 STALL_SECONDS = 600.0
 
@@ -82,6 +85,9 @@ class _ShardWorker:
 
     def __init__(self, config: dict[str, Any], out: str, fmt: str):
         self.transformer = Transformer(PrepConfig(**config))
+        # The vocabulary's tables are built on first use: part of the actor's start-up, not
+        # of its first shard.
+        self.transformer.tokenizer.count("warm up")
         self.out, self.fmt = Path(out), fmt
 
     def node(self) -> str:
@@ -156,7 +162,10 @@ def run_ray(
         lost: list[str] = []
 
         def work() -> None:
-            idle = list(actors)
+            # Each actor holds a second shard in its queue while it does one: the next
+            # shard's workflows reach it through the object store during the current one's
+            # work, not after it (one at a time, each transfer waited for the shard before it).
+            idle = [a for a in actors for _ in range(SHARDS_IN_FLIGHT)]
             for fi, f in enumerate(files):
                 workflows, file_rejects = read_workflows(str(f), f.read_bytes())
                 todo: deque[Shard] = deque()
@@ -183,7 +192,8 @@ def run_ray(
                         finished: ShardDone = ray.get(ref)
                     except ray.exceptions.RayActorError:
                         # Its node (or its process) is gone: the shard goes to another actor.
-                        lost.append(node_of[actor])
+                        if node_of[actor] not in lost:  # its queued shard fails too
+                            lost.append(node_of[actor])
                         todo.appendleft(shard)
                         print(
                             f"prep: lost the actor on node {node_of[actor]}; its shard {shard.name} goes to another",

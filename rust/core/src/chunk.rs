@@ -220,7 +220,9 @@ pub fn chunk(
     }
     let cuts = boundaries(text, kind);
     let units: Vec<(usize, usize)> = cuts.windows(2).map(|w| (w[0], w[1])).collect();
-    let counts: Vec<usize> = units.iter().map(|&(a, b)| tok.count(&text[a..b])).collect();
+    // Every unit and every chunk is counted exactly, from one tokenization of the text.
+    let counter = tok.span_counter(text);
+    let counts: Vec<usize> = units.iter().map(|&(a, b)| counter.count(a, b)).collect();
     let mut ranges: Vec<(usize, usize, usize, bool)> = Vec::new(); // start, end, tokens, oversized
     let n = units.len();
     // Walk units in the chosen direction; `first..last` is the current run (inclusive).
@@ -258,7 +260,7 @@ pub fn chunk(
         }
         loop {
             let (s, e) = span(&units, &order, k, j);
-            let exact = tok.count(&text[s..e]);
+            let exact = counter.count(s, e);
             if exact <= max_tokens || j == k {
                 ranges.push((s, e, exact, false));
                 break;

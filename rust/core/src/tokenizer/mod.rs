@@ -113,14 +113,17 @@ impl Encoding {
     }
 }
 
-/// Each encoding's pre-tokenizer without its one look-ahead (`\s+(?!\S)`), which needs
-/// fancy-regex's backtracking engine: on HTML that engine is three quarters of tiktoken's
-/// time, and on a long whitespace run it overflows its stack (tiktoken-rs then panics). The
-/// look-ahead is applied by hand in [`Encoding::encode`]. Possessive quantifiers in the
-/// originals change nothing here (no alternative can backtrack into another), and `\s++$`
-/// is `\s+$`.
+mod pieces;
+
+/// Each encoding's pre-tokenizer without its one look-ahead (`\s+(?!\S)`, which needs
+/// fancy-regex's backtracking engine): the oracle [`pieces`] is tested against. Possessive
+/// quantifiers in the originals change nothing here (no alternative can backtrack into
+/// another), and `\s++$` is `\s+$`.
+#[cfg(test)]
 const R50K_SPLIT: &str = r"'(?:[sdmt]|ll|ve|re)| ?\p{L}+| ?\p{N}+| ?[^\s\p{L}\p{N}]+|\s+";
+#[cfg(test)]
 const CL100K_SPLIT: &str = r"'(?i:[sdmt]|ll|ve|re)|[^\r\n\p{L}\p{N}]?\p{L}+|\p{N}{1,3}| ?[^\s\p{L}\p{N}]+[\r\n]*|\s+$|\s*[\r\n]|\s+";
+#[cfg(test)]
 const O200K_SPLIT: &str = concat!(
     r"[^\r\n\p{L}\p{N}]?[\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]*[\p{Ll}\p{Lm}\p{Lo}\p{M}]+(?i:'s|'t|'re|'ve|'m|'ll|'d)?",
     r"|[^\r\n\p{L}\p{N}]?[\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]+[\p{Ll}\p{Lm}\p{Lo}\p{M}]*(?i:'s|'t|'re|'ve|'m|'ll|'d)?",
@@ -128,96 +131,253 @@ const O200K_SPLIT: &str = concat!(
 );
 
 struct Splitter {
-    split: regex::Regex,
-    /// cl100k and o200k match whitespace up to a line break as a piece of its own
-    /// (`\s*[\r\n]`): such a piece keeps its last character.
-    break_pieces: bool,
+    /// Where the piece starting at a byte offset ends (see [`pieces`]).
+    piece_end: fn(&str, usize) -> usize,
     /// Bytes of each mergeable token → its rank.
     ranks: FxHashMap<Vec<u8>, u32>,
+    /// The same for tokens of at most 7 bytes, keyed by [`short_key`]: most pieces of
+    /// HTML and text are such tokens, found without hashing and comparing a slice.
+    short_ranks: FxHashMap<u64, u32>,
+}
+
+/// A piece of at most 7 bytes as one number: its bytes, and its length in the top byte.
+#[inline]
+fn short_key(piece: &[u8]) -> Option<u64> {
+    if piece.len() > 7 {
+        return None;
+    }
+    let mut bytes = [0u8; 8];
+    bytes[..piece.len()].copy_from_slice(piece);
+    bytes[7] = piece.len() as u8;
+    Some(u64::from_le_bytes(bytes))
 }
 
 fn splitter(enc: Encoding) -> &'static Splitter {
     static PARTS: [OnceLock<Splitter>; 3] = [OnceLock::new(), OnceLock::new(), OnceLock::new()];
-    let (slot, pattern) = match enc {
-        Encoding::R50k => (&PARTS[0], R50K_SPLIT),
-        Encoding::Cl100k => (&PARTS[1], CL100K_SPLIT),
-        Encoding::O200k => (&PARTS[2], O200K_SPLIT),
+    let (slot, piece_end): (_, fn(&str, usize) -> usize) = match enc {
+        Encoding::R50k => (&PARTS[0], pieces::r50k),
+        Encoding::Cl100k => (&PARTS[1], pieces::cl100k),
+        Encoding::O200k => (&PARTS[2], pieces::o200k),
     };
     slot.get_or_init(|| {
         let bpe = enc.bpe();
-        let ranks = (0..enc.mergeable_ranks())
+        let ranks: FxHashMap<Vec<u8>, u32> = (0..enc.mergeable_ranks())
             .filter_map(|r| bpe.decode_bytes(&[r]).ok().map(|b| (b, r)))
             .collect();
+        let short_ranks = ranks
+            .iter()
+            .filter_map(|(bytes, &rank)| short_key(bytes).map(|key| (key, rank)))
+            .collect();
         Splitter {
-            split: regex::Regex::new(pattern).expect("valid pattern"),
-            break_pieces: enc != Encoding::R50k,
+            piece_end,
             ranks,
+            short_ranks,
         }
     })
 }
 
 /// tiktoken's encodings, identical ids (tested against tiktoken on the corpus and on
-/// generated text), in time linear in the text. Pieces are split with the linear-time
-/// `regex` engine; a whitespace run that is not the text's end and not a line break's leaves
-/// its last character to the next piece, which is what `\s+(?!\S)` does. Pieces that are
-/// not one token are merged by [`byte_pair_encode`], cached per distinct short piece in the
-/// call. The ids are handed to `emit` piece by piece: counting keeps none of them.
-fn for_each_token_run(enc: Encoding, text: &str, emit: &mut dyn FnMut(&[u32])) {
+/// generated text), in time linear in the text. Pieces are split by [`pieces`]' hand-written
+/// pre-tokenizers; pieces that are not one token are merged by [`byte_pair_encode`], cached
+/// per call for pieces up to [`CACHED_PIECE`] bytes (a cache kept by the thread across
+/// calls measured slower on the corpus: most merged pieces are a page's own). The ids are
+/// handed to `emit` piece by piece with the piece's end: counting keeps none of them.
+fn for_each_token_run(enc: Encoding, text: &str, emit: &mut dyn FnMut(usize, &[u32])) {
     let parts = splitter(enc);
-    let mut merged: FxHashMap<&str, Box<[u32]>> = FxHashMap::default();
-    let mut pos = 0;
-    while pos < text.len() {
-        let Some(m) = parts.split.find_at(text, pos) else {
-            break;
-        };
-        let mut end = m.end();
-        let piece = m.as_str();
-        let breaks = |c: char| c == '\r' || c == '\n';
-        if end < text.len()
-            && piece.chars().all(char::is_whitespace)
-            && !(parts.break_pieces && piece.ends_with(breaks))
-        {
-            if let Some((last, _)) = piece.char_indices().next_back().filter(|&(i, _)| i > 0) {
-                end = m.start() + last;
+    let mut merged: FxHashMap<&[u8], Box<[u32]>> = FxHashMap::default();
+    FRONT.with_borrow_mut(|fronts| {
+        let front = &mut fronts[enc as usize];
+        let mut pos = 0;
+        while pos < text.len() {
+            let end = (parts.piece_end)(text, pos);
+            debug_assert!(end > pos, "every character starts a piece");
+            let piece = &text.as_bytes()[pos..end];
+            pos = end;
+            let rank = match short_key(piece) {
+                Some(key) => {
+                    let slot = &mut front[front_slot(key)];
+                    if slot.0 == key {
+                        Some(&slot.1)
+                    } else {
+                        let found = parts.short_ranks.get(&key);
+                        if let Some(&r) = found {
+                            *slot = (key, r);
+                        }
+                        found
+                    }
+                }
+                None => parts.ranks.get(piece),
+            };
+            if let Some(&rank) = rank {
+                emit(end, &[rank]);
+            } else if let Some(ids) = merged.get(piece) {
+                emit(end, ids);
+            } else if piece.len() <= CACHED_PIECE {
+                // Emptied when full: memory stays bounded on text where every word differs.
+                if merged.len() >= CACHE_ENTRIES {
+                    merged.clear();
+                }
+                let mut ids = Vec::new();
+                byte_pair_encode(piece, &parts.ranks, &mut |run| ids.extend_from_slice(run));
+                emit(end, &ids);
+                merged.insert(piece, ids.into_boxed_slice());
+            } else {
+                byte_pair_encode(piece, &parts.ranks, &mut |run| emit(end, run));
             }
         }
-        let piece = &text[m.start()..end];
-        if let Some(&rank) = parts.ranks.get(piece.as_bytes()) {
-            emit(&[rank]);
-        } else if let Some(ids) = merged.get(piece) {
-            emit(ids);
-        } else if piece.len() <= CACHED_PIECE {
-            // The cache holds short pieces only, and is emptied when full: memory stays
-            // bounded on text where every word differs.
-            if merged.len() >= CACHE_ENTRIES {
-                merged.clear();
-            }
-            let mut ids = Vec::new();
-            byte_pair_encode(piece.as_bytes(), &parts.ranks, &mut |run| {
-                ids.extend_from_slice(run);
+    });
+}
+
+/// Slots of [`FRONT`] as a power of two.
+const FRONT_BITS: u32 = 14;
+
+thread_local! {
+    /// Per encoding, the short tokens this thread met last, one per slot (`(key, rank)`,
+    /// key 0 being no piece): a hit skips the large rank table, whose probes miss the CPU's
+    /// caches (on the corpus this is a tenth of counting's time).
+    static FRONT: std::cell::RefCell<[Vec<(u64, u32)>; 3]> = std::cell::RefCell::new(
+        std::array::from_fn(|_| vec![(0, 0); 1 << FRONT_BITS]));
+}
+
+#[inline]
+fn front_slot(key: u64) -> usize {
+    (key.wrapping_mul(0x9e37_79b9_7f4a_7c15) >> (64 - FRONT_BITS)) as usize
+}
+
+/// Tokens of one piece as the pre-tokenizer cut it.
+fn piece_count(parts: &Splitter, piece: &[u8]) -> usize {
+    let rank = match short_key(piece) {
+        Some(key) => parts.short_ranks.get(&key),
+        None => parts.ranks.get(piece),
+    };
+    if rank.is_some() {
+        return 1;
+    }
+    let mut n = 0;
+    byte_pair_encode(piece, &parts.ranks, &mut |run| n += run.len());
+    n
+}
+
+/// Bytes past a piece's end that the pre-tokenizers may look at to decide where it ends
+/// (at most three characters: a contraction after a word, the character after a whitespace
+/// run's last one).
+const LOOK_PAST: usize = 16;
+
+/// Token counts of any range of one text, exact (what counting the range on its own gives),
+/// after tokenizing the text once: [`crate::chunk`] counts every unit and every chunk of a
+/// page this way instead of tokenizing the page twice.
+///
+/// A range's own pieces are the text's pieces except near its ends: from its start the range
+/// is split on its own until a cut falls where one of the text's does (from there on the
+/// splits agree: where a piece ends depends only on what follows its start), and its last
+/// pieces, within `LOOK_PAST` bytes of its end, are split on their own with the range's end as
+/// the text's. The pieces between are counted from the text's running totals.
+pub struct SpanCounter<'a> {
+    text: &'a str,
+    tok: &'a Tokenizer,
+    /// Each piece's end and the tokens up to it (tiktoken encodings only).
+    ends: Vec<usize>,
+    totals: Vec<usize>,
+}
+
+impl<'a> SpanCounter<'a> {
+    fn new(tok: &'a Tokenizer, text: &'a str) -> Self {
+        let (mut ends, mut totals) = (Vec::new(), Vec::new());
+        if let Tokenizer::Tiktoken(enc) = tok {
+            #[cfg(test)]
+            COUNTED.with(|c| c.set(c.get() + text.len()));
+            let mut total = 0;
+            for_each_token_run(*enc, text, &mut |end, ids| {
+                total += ids.len();
+                if ends.last() == Some(&end) {
+                    *totals.last_mut().expect("an end has its total") = total;
+                } else {
+                    ends.push(end);
+                    totals.push(total);
+                }
             });
-            emit(&ids);
-            merged.insert(piece, ids.into_boxed_slice());
-        } else {
-            byte_pair_encode(piece.as_bytes(), &parts.ranks, emit);
         }
-        pos = end;
+        SpanCounter {
+            text,
+            tok,
+            ends,
+            totals,
+        }
+    }
+
+    /// Tokens before the text's piece boundary `at` (0 or a piece's end), or `None` when no
+    /// piece of the text ends there.
+    fn total_at(&self, at: usize) -> Option<usize> {
+        if at == 0 {
+            return Some(0);
+        }
+        self.ends.binary_search(&at).ok().map(|i| self.totals[i])
+    }
+
+    /// Tokens of `text[start..end]` counted on its own.
+    ///
+    /// # Panics
+    /// A range that is not within the text on character boundaries.
+    pub fn count(&self, start: usize, end: usize) -> usize {
+        let Tokenizer::Tiktoken(enc) = self.tok else {
+            return self.tok.count(&self.text[start..end]);
+        };
+        let parts = splitter(*enc);
+        let range = &self.text[..end];
+        let mut n = 0;
+        let mut pos = start;
+        let own_piece = |pos: usize, n: &mut usize| {
+            let to = (parts.piece_end)(range, pos);
+            #[cfg(test)]
+            COUNTED.with(|c| c.set(c.get() + to - pos));
+            *n += piece_count(parts, &range.as_bytes()[pos..to]);
+            to
+        };
+        let mut synced = None;
+        while pos < end {
+            if let Some(total) = self.total_at(pos) {
+                synced = Some(total);
+                break;
+            }
+            pos = own_piece(pos, &mut n);
+        }
+        if let Some(before) = synced {
+            // The text's pieces are the range's up to one that ends LOOK_PAST or more before
+            // the range's end and not after its last non-whitespace character (cl100k's
+            // `\s+$` looks at a whole whitespace run: the range's must end where the text's does).
+            let last_solid = range[pos..]
+                .char_indices()
+                .rev()
+                .find(|(_, c)| !c.is_whitespace())
+                .map_or(pos, |(i, _)| pos + i);
+            let k = self
+                .ends
+                .partition_point(|&e| e + LOOK_PAST <= end && e <= last_solid);
+            if k > 0 && self.ends[k - 1] > pos {
+                n += self.totals[k - 1] - before;
+                pos = self.ends[k - 1];
+            }
+        }
+        while pos < end {
+            pos = own_piece(pos, &mut n);
+        }
+        n
     }
 }
 
-/// Pieces up to this length are cached per call, at most this many of them at once.
+/// Pieces up to this length are cached, at most this many of them at once.
 const CACHED_PIECE: usize = 1024;
 const CACHE_ENTRIES: usize = 1 << 16;
 
 fn fast_encode(enc: Encoding, text: &str) -> Vec<u32> {
     let mut out = Vec::with_capacity(text.len() / 4);
-    for_each_token_run(enc, text, &mut |ids| out.extend_from_slice(ids));
+    for_each_token_run(enc, text, &mut |_, ids| out.extend_from_slice(ids));
     out
 }
 
 fn fast_count(enc: Encoding, text: &str) -> usize {
     let mut count = 0;
-    for_each_token_run(enc, text, &mut |ids| count += ids.len());
+    for_each_token_run(enc, text, &mut |_, ids| count += ids.len());
     count
 }
 
@@ -418,6 +578,11 @@ impl Tokenizer {
         }
     }
 
+    /// Exact token counts of ranges of `text`, tokenizing it once.
+    pub fn span_counter<'a>(&'a self, text: &'a str) -> SpanCounter<'a> {
+        SpanCounter::new(self, text)
+    }
+
     /// Byte offset where each token ends, for cutting text at token boundaries.
     pub fn token_ends(&self, text: &str) -> Vec<usize> {
         match self {
@@ -446,8 +611,16 @@ impl Tokenizer {
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
+
+    /// xorshift64: the generated texts' randomness, the same on every run.
+    pub(crate) fn next_random(x: &mut u64) -> u64 {
+        *x ^= *x << 13;
+        *x ^= *x >> 7;
+        *x ^= *x << 17;
+        *x
+    }
 
     #[test]
     fn gpt2_counts_known_strings() {
@@ -501,14 +674,10 @@ mod tests {
         (0..count)
             .map(|_| {
                 let mut t = String::new();
-                x ^= x << 13;
-                x ^= x >> 7;
-                x ^= x << 17;
+                next_random(&mut x);
                 let len = (x % 60) as usize;
                 for _ in 0..len {
-                    x ^= x << 13;
-                    x ^= x >> 7;
-                    x ^= x << 17;
+                    next_random(&mut x);
                     let atom = atoms[(x % atoms.len() as u64) as usize];
                     let times = if x % 11 == 0 {
                         1 + (x % 300) as usize
@@ -534,6 +703,70 @@ mod tests {
         }
     }
 
+    /// A range counted from the text's running totals is the range counted on its own: every
+    /// range of generated text (whitespace runs before and after the ends, contractions and
+    /// cased words cut anywhere), in every encoding.
+    #[test]
+    fn span_counts_are_the_ranges_own() {
+        for enc in [Encoding::R50k, Encoding::Cl100k, Encoding::O200k] {
+            let tok = Tokenizer::Tiktoken(enc);
+            for text in generated(0x243f_6a88_85a3_08d3 ^ enc as u64, 100) {
+                let counter = tok.span_counter(&text);
+                let cuts: Vec<usize> = (0..=text.len())
+                    .filter(|&i| text.is_char_boundary(i))
+                    .collect();
+                let step = (cuts.len() / 25).max(1);
+                for (i, &a) in cuts.iter().enumerate().step_by(step) {
+                    for &b in cuts[i..].iter().step_by(step) {
+                        assert_eq!(
+                            counter.count(a, b),
+                            enc.count(&text[a..b]),
+                            "{enc:?} {:?}",
+                            &text[a..b]
+                        );
+                    }
+                }
+            }
+        }
+    }
+
+    /// Every range of short texts whose runs (whitespace with and without line breaks,
+    /// capitals, modifier letters, digits, symbols) are longer than [`LOOK_PAST`], so that a
+    /// range can end inside a run whose start decided a piece.
+    #[test]
+    fn span_counts_are_the_ranges_own_for_every_range_of_short_texts() {
+        let atoms = [
+            " ", "\n", "\t", "\u{3000}", "a", "A", "\u{2b0}", "1", "<", "'", "s", "\u{301}",
+        ];
+        let mut x: u64 = 0x1357_9bdf_2468_ace1;
+        let mut next = || next_random(&mut x);
+        for enc in [Encoding::R50k, Encoding::Cl100k, Encoding::O200k] {
+            let tok = Tokenizer::Tiktoken(enc);
+            for _ in 0..300 {
+                let mut text = String::new();
+                for _ in 0..=(next() % 5) {
+                    let atom = atoms[usize::try_from(next() % atoms.len() as u64).unwrap()];
+                    let times = usize::try_from(1 + next() % 24).unwrap();
+                    text.push_str(&atom.repeat(times));
+                }
+                let counter = tok.span_counter(&text);
+                let cuts: Vec<usize> = (0..=text.len())
+                    .filter(|&i| text.is_char_boundary(i))
+                    .collect();
+                for (i, &a) in cuts.iter().enumerate() {
+                    for &b in &cuts[i..] {
+                        assert_eq!(
+                            counter.count(a, b),
+                            enc.count(&text[a..b]),
+                            "{enc:?} {:?} in {text:?}",
+                            &text[a..b]
+                        );
+                    }
+                }
+            }
+        }
+    }
+
     #[test]
     fn long_whitespace_runs_are_linear_and_do_not_panic() {
         for enc in [Encoding::R50k, Encoding::Cl100k, Encoding::O200k] {
@@ -555,9 +788,7 @@ mod tests {
         let mut random = |alphabet: &[u8], len: usize| -> Vec<u8> {
             (0..len)
                 .map(|_| {
-                    x ^= x << 13;
-                    x ^= x >> 7;
-                    x ^= x << 17;
+                    next_random(&mut x);
                     alphabet[(x % alphabet.len() as u64) as usize]
                 })
                 .collect()
