@@ -176,13 +176,47 @@ fn splitter(enc: Encoding) -> &'static Splitter {
     })
 }
 
+/// Where [`for_each_token_run`] puts each piece's tokens.
+trait Sink {
+    /// Whether it needs the ids (encoding) or only how many there are (counting).
+    const IDS: bool;
+    /// The ids of the piece (or of a part of it) that ends at `end`.
+    fn ids(&mut self, end: usize, ids: &[u32]);
+    /// How many tokens the piece that ends at `end` has (only when not `IDS`).
+    fn count(&mut self, end: usize, n: usize);
+}
+
+struct Ids(Vec<u32>);
+
+impl Sink for Ids {
+    const IDS: bool = true;
+    fn ids(&mut self, _: usize, ids: &[u32]) {
+        self.0.extend_from_slice(ids);
+    }
+    fn count(&mut self, _: usize, _: usize) {
+        unreachable!("an encoding sink is given ids");
+    }
+}
+
+struct Count(usize);
+
+impl Sink for Count {
+    const IDS: bool = false;
+    fn ids(&mut self, _: usize, ids: &[u32]) {
+        self.0 += ids.len();
+    }
+    fn count(&mut self, _: usize, n: usize) {
+        self.0 += n;
+    }
+}
+
 /// tiktoken's encodings, identical ids (tested against tiktoken on the corpus and on
 /// generated text), in time linear in the text. Pieces are split by [`pieces`]' hand-written
 /// pre-tokenizers; pieces that are not one token are merged by [`byte_pair_encode`], cached
-/// per call for pieces up to [`CACHED_PIECE`] bytes (a cache kept by the thread across
-/// calls measured slower on the corpus: most merged pieces are a page's own). The ids are
-/// handed to `emit` piece by piece with the piece's end: counting keeps none of them.
-fn for_each_token_run(enc: Encoding, text: &str, emit: &mut dyn FnMut(usize, &[u32])) {
+/// per call for pieces up to [`CACHED_PIECE`] bytes (a cache of ids kept by the thread across
+/// calls measured slower on the corpus: most merged pieces are a page's own); a counting sink
+/// gets short merged pieces' counts from the thread's [`FRONT`] instead.
+fn for_each_token_run<S: Sink>(enc: Encoding, text: &str, sink: &mut S) {
     let parts = splitter(enc);
     let mut merged: FxHashMap<&[u8], Box<[u32]>> = FxHashMap::default();
     FRONT.with_borrow_mut(|fronts| {
@@ -193,25 +227,36 @@ fn for_each_token_run(enc: Encoding, text: &str, emit: &mut dyn FnMut(usize, &[u
             debug_assert!(end > pos, "every character starts a piece");
             let piece = &text.as_bytes()[pos..end];
             pos = end;
-            let rank = match short_key(piece) {
-                Some(key) => {
-                    let slot = &mut front[front_slot(key)];
-                    if slot.0 == key {
-                        Some(&slot.1)
-                    } else {
-                        let found = parts.short_ranks.get(&key);
-                        if let Some(&r) = found {
-                            *slot = (key, r);
-                        }
-                        found
-                    }
+            if let Some(key) = short_key(piece) {
+                let slot = &mut front.ranks[front_slot(key)];
+                if slot.0 == key {
+                    sink.ids(end, &[slot.1]);
+                    continue;
                 }
-                None => parts.ranks.get(piece),
-            };
-            if let Some(&rank) = rank {
-                emit(end, &[rank]);
-            } else if let Some(ids) = merged.get(piece) {
-                emit(end, ids);
+                if let Some(&rank) = parts.short_ranks.get(&key) {
+                    *slot = (key, rank);
+                    sink.ids(end, &[rank]);
+                    continue;
+                }
+            } else if let Some(&rank) = parts.ranks.get(piece) {
+                sink.ids(end, &[rank]);
+                continue;
+            }
+            // A piece of several tokens.
+            if !S::IDS {
+                if let Some(key) = counted_key(piece) {
+                    let slot = &mut front.counts[counted_slot(key)];
+                    if slot.0 != key {
+                        let mut n = 0;
+                        byte_pair_encode(piece, &parts.ranks, &mut |run| n += run.len());
+                        *slot = (key, n);
+                    }
+                    sink.count(end, slot.1);
+                    continue;
+                }
+            }
+            if let Some(ids) = merged.get(piece) {
+                sink.ids(end, ids);
             } else if piece.len() <= CACHED_PIECE {
                 // Emptied when full: memory stays bounded on text where every word differs.
                 if merged.len() >= CACHE_ENTRIES {
@@ -219,29 +264,64 @@ fn for_each_token_run(enc: Encoding, text: &str, emit: &mut dyn FnMut(usize, &[u
                 }
                 let mut ids = Vec::new();
                 byte_pair_encode(piece, &parts.ranks, &mut |run| ids.extend_from_slice(run));
-                emit(end, &ids);
+                sink.ids(end, &ids);
                 merged.insert(piece, ids.into_boxed_slice());
             } else {
-                byte_pair_encode(piece, &parts.ranks, &mut |run| emit(end, run));
+                byte_pair_encode(piece, &parts.ranks, &mut |run| sink.ids(end, run));
             }
         }
     });
 }
 
-/// Slots of [`FRONT`] as a power of two.
+/// Slots of each of [`FRONT`]'s tables as a power of two.
 const FRONT_BITS: u32 = 14;
 
+/// One thread's memory of the pieces it met last, per encoding: small direct-mapped tables
+/// (one entry per slot, key 0 being none) in front of the large rank table, whose probes miss
+/// the CPU's caches (on the corpus they were a tenth of counting's time), and of the merging
+/// of pieces of several tokens (a quarter).
+struct Front {
+    /// Tokens of up to 7 bytes: ([`short_key`], rank).
+    ranks: Vec<(u64, u32)>,
+    /// Pieces of several tokens, up to 15 bytes: ([`counted_key`], how many tokens).
+    counts: Vec<(u128, usize)>,
+}
+
+impl Default for Front {
+    fn default() -> Self {
+        Front {
+            ranks: vec![(0, 0); 1 << FRONT_BITS],
+            counts: vec![(0, 0); 1 << FRONT_BITS],
+        }
+    }
+}
+
 thread_local! {
-    /// Per encoding, the short tokens this thread met last, one per slot (`(key, rank)`,
-    /// key 0 being no piece): a hit skips the large rank table, whose probes miss the CPU's
-    /// caches (on the corpus this is a tenth of counting's time).
-    static FRONT: std::cell::RefCell<[Vec<(u64, u32)>; 3]> = std::cell::RefCell::new(
-        std::array::from_fn(|_| vec![(0, 0); 1 << FRONT_BITS]));
+    static FRONT: std::cell::RefCell<[Front; 3]> = std::cell::RefCell::default();
 }
 
 #[inline]
 fn front_slot(key: u64) -> usize {
     (key.wrapping_mul(0x9e37_79b9_7f4a_7c15) >> (64 - FRONT_BITS)) as usize
+}
+
+/// A piece of at most 15 bytes as one number: its bytes, and its length in the top byte.
+#[inline]
+fn counted_key(piece: &[u8]) -> Option<u128> {
+    if piece.len() > 15 {
+        return None;
+    }
+    let mut bytes = [0u8; 16];
+    bytes[..piece.len()].copy_from_slice(piece);
+    bytes[15] = piece.len() as u8;
+    Some(u128::from_le_bytes(bytes))
+}
+
+#[inline]
+fn counted_slot(key: u128) -> usize {
+    #[allow(clippy::cast_possible_truncation)] // folding the key's halves into one hash
+    let folded = (key as u64) ^ ((key >> 64) as u64).rotate_left(29);
+    front_slot(folded)
 }
 
 /// Tokens of one piece as the pre-tokenizer cut it.
@@ -256,6 +336,29 @@ fn piece_count(parts: &Splitter, piece: &[u8]) -> usize {
     let mut n = 0;
     byte_pair_encode(piece, &parts.ranks, &mut |run| n += run.len());
     n
+}
+
+/// Each piece's end and the tokens up to it, for [`SpanCounter`].
+struct Totals<'a> {
+    ends: &'a mut Vec<usize>,
+    totals: &'a mut Vec<usize>,
+}
+
+impl Sink for Totals<'_> {
+    const IDS: bool = false;
+    fn ids(&mut self, end: usize, ids: &[u32]) {
+        self.count(end, ids.len());
+    }
+    fn count(&mut self, end: usize, n: usize) {
+        // A long piece is merged in windows: its parts add to one entry.
+        let before = self.totals.last().copied().unwrap_or(0);
+        if self.ends.last() == Some(&end) {
+            *self.totals.last_mut().expect("an end has its total") += n;
+        } else {
+            self.ends.push(end);
+            self.totals.push(before + n);
+        }
+    }
 }
 
 /// Bytes past a piece's end that the pre-tokenizers may look at to decide where it ends
@@ -286,16 +389,11 @@ impl<'a> SpanCounter<'a> {
         if let Tokenizer::Tiktoken(enc) = tok {
             #[cfg(test)]
             COUNTED.with(|c| c.set(c.get() + text.len()));
-            let mut total = 0;
-            for_each_token_run(*enc, text, &mut |end, ids| {
-                total += ids.len();
-                if ends.last() == Some(&end) {
-                    *totals.last_mut().expect("an end has its total") = total;
-                } else {
-                    ends.push(end);
-                    totals.push(total);
-                }
-            });
+            let mut sink = Totals {
+                ends: &mut ends,
+                totals: &mut totals,
+            };
+            for_each_token_run(*enc, text, &mut sink);
         }
         SpanCounter {
             text,
@@ -370,15 +468,15 @@ const CACHED_PIECE: usize = 1024;
 const CACHE_ENTRIES: usize = 1 << 16;
 
 fn fast_encode(enc: Encoding, text: &str) -> Vec<u32> {
-    let mut out = Vec::with_capacity(text.len() / 4);
-    for_each_token_run(enc, text, &mut |_, ids| out.extend_from_slice(ids));
-    out
+    let mut sink = Ids(Vec::with_capacity(text.len() / 4));
+    for_each_token_run(enc, text, &mut sink);
+    sink.0
 }
 
 fn fast_count(enc: Encoding, text: &str) -> usize {
-    let mut count = 0;
-    for_each_token_run(enc, text, &mut |_, ids| count += ids.len());
-    count
+    let mut sink = Count(0);
+    for_each_token_run(enc, text, &mut sink);
+    sink.0
 }
 
 /// Pieces longer than this are merged a window at a time (see [`merge_in_windows`]).
