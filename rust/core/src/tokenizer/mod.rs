@@ -220,7 +220,7 @@ fn for_each_token_run<S: Sink>(enc: Encoding, text: &str, sink: &mut S) {
     let parts = splitter(enc);
     let mut merged: FxHashMap<&[u8], Box<[u32]>> = FxHashMap::default();
     FRONT.with_borrow_mut(|fronts| {
-        let front = &mut fronts[enc as usize];
+        let front = fronts[enc as usize].get_or_insert_with(Front::default);
         let mut pos = 0;
         while pos < text.len() {
             let end = (parts.piece_end)(text, pos);
@@ -297,7 +297,8 @@ impl Default for Front {
 }
 
 thread_local! {
-    static FRONT: std::cell::RefCell<[Front; 3]> = std::cell::RefCell::default();
+    /// 768 KB per encoding a thread counts with, made on its first use.
+    static FRONT: std::cell::RefCell<[Option<Front>; 3]> = std::cell::RefCell::default();
 }
 
 #[inline]
