@@ -129,8 +129,7 @@ fn run(text: &str, mut i: usize, mask: u8) -> usize {
     i
 }
 
-/// End of the run of characters that are none of `mask`'s classes (and not `\r`/`\n` when
-/// `mask` has BREAK): `[^\s\p{L}\p{N}]+`.
+/// End of the run of characters of none of `mask`'s classes, from `i` (`[^\s\p{L}\p{N}]+`).
 #[inline]
 fn run_not(text: &str, mut i: usize, mask: u8) -> usize {
     while let Some((_, k, n)) = at(text, i) {
@@ -142,6 +141,7 @@ fn run_not(text: &str, mut i: usize, mask: u8) -> usize {
     i
 }
 
+/// End of the run of the ASCII bytes in `set`, from `i` (`[\r\n]*`, `[\r\n/]*`).
 fn run_of(text: &str, mut i: usize, set: &[u8]) -> usize {
     while text.as_bytes().get(i).is_some_and(|b| set.contains(b)) {
         i += 1;
@@ -166,11 +166,7 @@ fn contraction(text: &str, i: usize, fold: bool) -> Option<usize> {
     match c {
         's' | 'd' | 'm' | 't' => Some(i + n),
         'l' | 'v' | 'r' => {
-            let second = match c {
-                'l' => 'l',
-                'v' | 'r' => 'e',
-                _ => unreachable!(),
-            };
+            let second = if c == 'l' { 'l' } else { 'e' }; // ll, ve, re
             let (d, _, m) = at(text, i + n)?;
             let d = if fold { d.to_ascii_lowercase() } else { d };
             (d == second).then_some(i + n + m)
