@@ -23,8 +23,9 @@ from pathlib import Path
 from typing import Any
 
 from pagelens.datasets.local import open_run, throughput
-from pagelens.datasets.output import summarize, write_summary
+from pagelens.datasets.output import examples_bytes, summarize, write_summary
 from pagelens.datasets.readers import read_workflows
+from pagelens.datasets.records import Step, Workflow
 from pagelens.datasets.shards import RAY_SHARD_SIZE, Shard, ShardDone, do_shard, is_done, shards_of
 from pagelens.datasets.transform import PrepConfig, Transformer
 from pagelens.errors import ArgumentError, PagelensError
@@ -85,9 +86,15 @@ class _ShardWorker:
 
     def __init__(self, config: dict[str, Any], out: str, fmt: str):
         self.transformer = Transformer(PrepConfig(**config))
-        # The vocabulary's tables are built on first use: part of the actor's start-up, not
-        # of its first shard.
-        self.transformer.tokenizer.count("warm up")
+        # The first use of the tokenizer's tables, the parser, the selector engine, the cleaner
+        # and the output's writer is part of the actor's start-up (reported apart), as it is
+        # of a warm local run, not of its first shard.
+        page = '<a href="/">warm up</a>'
+        step = Step(
+            "warm-up", 0, "warm up", "https://warm.up/", page, "mouse_click_action", "warm-up", target_selector="a"
+        )
+        made, _ = self.transformer.workflow(Workflow("warm-up", (step,)))
+        examples_bytes(made, fmt)
         self.out, self.fmt = Path(out), fmt
 
     def node(self) -> str:
