@@ -218,59 +218,77 @@ impl Sink for Count {
 /// gets short merged pieces' counts from the thread's [`FRONT`] instead.
 fn for_each_token_run<S: Sink>(enc: Encoding, text: &str, sink: &mut S) {
     let parts = splitter(enc);
-    let mut merged: FxHashMap<&[u8], Box<[u32]>> = FxHashMap::default();
-    FRONT.with_borrow_mut(|fronts| {
-        let front = fronts[enc as usize].get_or_insert_with(Front::default);
+    let mut merged = Merged::default();
+    with_front(enc, |front| {
         let mut pos = 0;
         while pos < text.len() {
             let end = (parts.piece_end)(text, pos);
             debug_assert!(end > pos, "every character starts a piece");
-            let piece = &text.as_bytes()[pos..end];
+            piece_tokens(
+                parts,
+                front,
+                &mut merged,
+                &text.as_bytes()[pos..end],
+                end,
+                sink,
+            );
             pos = end;
-            if let Some(key) = short_key(piece) {
-                let slot = &mut front.ranks[front_slot(key)];
-                if slot.0 == key {
-                    sink.ids(end, &[slot.1]);
-                    continue;
-                }
-                if let Some(&rank) = parts.short_ranks.get(&key) {
-                    *slot = (key, rank);
-                    sink.ids(end, &[rank]);
-                    continue;
-                }
-            } else if let Some(&rank) = parts.ranks.get(piece) {
-                sink.ids(end, &[rank]);
-                continue;
-            }
-            // A piece of several tokens.
-            if !S::IDS {
-                if let Some(key) = counted_key(piece) {
-                    let slot = &mut front.counts[counted_slot(key)];
-                    if slot.0 != key {
-                        let mut n = 0;
-                        byte_pair_encode(piece, &parts.ranks, &mut |run| n += run.len());
-                        *slot = (key, n);
-                    }
-                    sink.count(end, slot.1);
-                    continue;
-                }
-            }
-            if let Some(ids) = merged.get(piece) {
-                sink.ids(end, ids);
-            } else if piece.len() <= CACHED_PIECE {
-                // Emptied when full: memory stays bounded on text where every word differs.
-                if merged.len() >= CACHE_ENTRIES {
-                    merged.clear();
-                }
-                let mut ids = Vec::new();
-                byte_pair_encode(piece, &parts.ranks, &mut |run| ids.extend_from_slice(run));
-                sink.ids(end, &ids);
-                merged.insert(piece, ids.into_boxed_slice());
-            } else {
-                byte_pair_encode(piece, &parts.ranks, &mut |run| sink.ids(end, run));
-            }
         }
     });
+}
+
+/// Merged pieces' ids, kept for one call.
+type Merged<'t> = FxHashMap<&'t [u8], Box<[u32]>>;
+
+/// The tokens of one piece, as the pre-tokenizer cut it, handed to `sink` with the piece's
+/// `end`: a token found in [`Front`] or the rank tables, or a merge (its count from `front` for
+/// a counting sink, its ids from `merged` otherwise).
+fn piece_tokens<'t, S: Sink>(
+    parts: &Splitter,
+    front: &mut Front,
+    merged: &mut Merged<'t>,
+    piece: &'t [u8],
+    end: usize,
+    sink: &mut S,
+) {
+    if let Some(key) = short_key(piece) {
+        let slot = &mut front.ranks[front_slot(key)];
+        if slot.0 == key {
+            return sink.ids(end, &[slot.1]);
+        }
+        if let Some(&rank) = parts.short_ranks.get(&key) {
+            *slot = (key, rank);
+            return sink.ids(end, &[rank]);
+        }
+    } else if let Some(&rank) = parts.ranks.get(piece) {
+        return sink.ids(end, &[rank]);
+    }
+    // A piece of several tokens.
+    if !S::IDS {
+        if let Some(key) = counted_key(piece) {
+            let slot = &mut front.counts[counted_slot(key)];
+            if slot.0 != key {
+                let mut n = 0;
+                byte_pair_encode(piece, &parts.ranks, &mut |run| n += run.len());
+                *slot = (key, n);
+            }
+            return sink.count(end, slot.1);
+        }
+    }
+    if let Some(ids) = merged.get(piece) {
+        sink.ids(end, ids);
+    } else if piece.len() <= CACHED_PIECE {
+        // Emptied when full: memory stays bounded on text where every word differs.
+        if merged.len() >= CACHE_ENTRIES {
+            merged.clear();
+        }
+        let mut ids = Vec::new();
+        byte_pair_encode(piece, &parts.ranks, &mut |run| ids.extend_from_slice(run));
+        sink.ids(end, &ids);
+        merged.insert(piece, ids.into_boxed_slice());
+    } else {
+        byte_pair_encode(piece, &parts.ranks, &mut |run| sink.ids(end, run));
+    }
 }
 
 /// Slots of each of [`FRONT`]'s tables as a power of two.
@@ -301,6 +319,11 @@ thread_local! {
     static FRONT: std::cell::RefCell<[Option<Front>; 3]> = std::cell::RefCell::default();
 }
 
+/// `f` with this thread's [`Front`] for `enc`.
+fn with_front<R>(enc: Encoding, f: impl FnOnce(&mut Front) -> R) -> R {
+    FRONT.with_borrow_mut(|fronts| f(fronts[enc as usize].get_or_insert_with(Front::default)))
+}
+
 #[inline]
 fn front_slot(key: u64) -> usize {
     (key.wrapping_mul(0x9e37_79b9_7f4a_7c15) >> (64 - FRONT_BITS)) as usize
@@ -325,27 +348,14 @@ fn counted_slot(key: u128) -> usize {
     front_slot(folded)
 }
 
-/// Tokens of one piece as the pre-tokenizer cut it.
-fn piece_count(parts: &Splitter, piece: &[u8]) -> usize {
-    let rank = match short_key(piece) {
-        Some(key) => parts.short_ranks.get(&key),
-        None => parts.ranks.get(piece),
-    };
-    if rank.is_some() {
-        return 1;
-    }
-    let mut n = 0;
-    byte_pair_encode(piece, &parts.ranks, &mut |run| n += run.len());
-    n
-}
-
 /// Each piece's end and the tokens up to it, for [`SpanCounter`].
-struct Totals<'a> {
-    ends: &'a mut Vec<usize>,
-    totals: &'a mut Vec<usize>,
+#[derive(Default)]
+struct Totals {
+    ends: Vec<usize>,
+    totals: Vec<usize>,
 }
 
-impl Sink for Totals<'_> {
+impl Sink for Totals {
     const IDS: bool = false;
     fn ids(&mut self, end: usize, ids: &[u32]) {
         self.count(end, ids.len());
@@ -379,29 +389,19 @@ const LOOK_PAST: usize = 16;
 pub struct SpanCounter<'a> {
     text: &'a str,
     tok: &'a Tokenizer,
-    /// Each piece's end and the tokens up to it (tiktoken encodings only).
-    ends: Vec<usize>,
-    totals: Vec<usize>,
+    /// The text's pieces (tiktoken encodings only).
+    pieces: Totals,
 }
 
 impl<'a> SpanCounter<'a> {
     fn new(tok: &'a Tokenizer, text: &'a str) -> Self {
-        let (mut ends, mut totals) = (Vec::new(), Vec::new());
+        let mut pieces = Totals::default();
         if let Tokenizer::Tiktoken(enc) = tok {
             #[cfg(test)]
             COUNTED.with(|c| c.set(c.get() + text.len()));
-            let mut sink = Totals {
-                ends: &mut ends,
-                totals: &mut totals,
-            };
-            for_each_token_run(*enc, text, &mut sink);
+            for_each_token_run(*enc, text, &mut pieces);
         }
-        SpanCounter {
-            text,
-            tok,
-            ends,
-            totals,
-        }
+        SpanCounter { text, tok, pieces }
     }
 
     /// Tokens before the text's piece boundary `at` (0 or a piece's end), or `None` when no
@@ -410,7 +410,8 @@ impl<'a> SpanCounter<'a> {
         if at == 0 {
             return Some(0);
         }
-        self.ends.binary_search(&at).ok().map(|i| self.totals[i])
+        let Totals { ends, totals } = &self.pieces;
+        ends.binary_search(&at).ok().map(|i| totals[i])
     }
 
     /// Tokens of `text[start..end]` counted on its own.
@@ -423,44 +424,56 @@ impl<'a> SpanCounter<'a> {
         };
         let parts = splitter(*enc);
         let range = &self.text[..end];
-        let mut n = 0;
-        let mut pos = start;
-        let own_piece = |pos: usize, n: &mut usize| {
-            let to = (parts.piece_end)(range, pos);
-            #[cfg(test)]
-            COUNTED.with(|c| c.set(c.get() + to - pos));
-            *n += piece_count(parts, &range.as_bytes()[pos..to]);
-            to
-        };
-        let mut synced = None;
-        while pos < end {
-            if let Some(total) = self.total_at(pos) {
-                synced = Some(total);
-                break;
+        let mut merged = Merged::default();
+        let mut own = Count(0);
+        with_front(*enc, |front| {
+            // The range's own piece at `pos`, counted in `own`; where it ends.
+            let mut own_piece = |pos: usize| {
+                let to = (parts.piece_end)(range, pos);
+                #[cfg(test)]
+                COUNTED.with(|c| c.set(c.get() + to - pos));
+                piece_tokens(
+                    parts,
+                    front,
+                    &mut merged,
+                    &range.as_bytes()[pos..to],
+                    to,
+                    &mut own,
+                );
+                to
+            };
+            let mut pos = start;
+            let mut synced = None;
+            while pos < end {
+                if let Some(total) = self.total_at(pos) {
+                    synced = Some(total);
+                    break;
+                }
+                pos = own_piece(pos);
             }
-            pos = own_piece(pos, &mut n);
-        }
-        if let Some(before) = synced {
-            // The text's pieces are the range's up to one that ends LOOK_PAST or more before
-            // the range's end and not after its last non-whitespace character (cl100k's
-            // `\s+$` looks at a whole whitespace run: the range's must end where the text's does).
-            let last_solid = range[pos..]
-                .char_indices()
-                .rev()
-                .find(|(_, c)| !c.is_whitespace())
-                .map_or(pos, |(i, _)| pos + i);
-            let k = self
-                .ends
-                .partition_point(|&e| e + LOOK_PAST <= end && e <= last_solid);
-            if k > 0 && self.ends[k - 1] > pos {
-                n += self.totals[k - 1] - before;
-                pos = self.ends[k - 1];
+            let mut between = 0;
+            if let Some(before) = synced {
+                // The text's pieces are the range's up to one that ends LOOK_PAST or more
+                // before the range's end and not after its last non-whitespace character
+                // (cl100k's `\s+$` looks at a whole whitespace run: the range's must end where
+                // the text's does).
+                let last_solid = range[pos..]
+                    .char_indices()
+                    .rev()
+                    .find(|&(_, c)| !pieces::is_space(c))
+                    .map_or(pos, |(i, _)| pos + i);
+                let Totals { ends, totals } = &self.pieces;
+                let k = ends.partition_point(|&e| e + LOOK_PAST <= end && e <= last_solid);
+                if k > 0 && ends[k - 1] > pos {
+                    between = totals[k - 1] - before;
+                    pos = ends[k - 1];
+                }
             }
-        }
-        while pos < end {
-            pos = own_piece(pos, &mut n);
-        }
-        n
+            while pos < end {
+                pos = own_piece(pos);
+            }
+            own.0 + between
+        })
     }
 }
 

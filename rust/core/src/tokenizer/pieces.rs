@@ -35,6 +35,11 @@ pub(super) fn class(c: char) -> u8 {
     }
 }
 
+/// Whether `c` is whitespace as the patterns' `\s` means it.
+pub(super) fn is_space(c: char) -> bool {
+    class(c) & SPACE != 0
+}
+
 /// Each class bit's characters as the pre-tokenizers' patterns name them.
 const CLASS_PATTERNS: [(&str, u8); 6] = [
     (r"[\p{Lu}\p{Lt}]", UPPER),
