@@ -146,10 +146,27 @@ fn short_key(piece: &[u8]) -> Option<u64> {
     if piece.len() > 7 {
         return None;
     }
-    let mut bytes = [0u8; 8];
-    bytes[..piece.len()].copy_from_slice(piece);
-    bytes[7] = piece.len() as u8;
-    Some(u64::from_le_bytes(bytes))
+    Some(low_bytes(piece) | ((piece.len() as u64) << 56))
+}
+
+/// The bytes of a slice of at most 8 bytes as a little-endian number, read by (possibly
+/// overlapping) loads of its first and last bytes: copying a variable length into a buffer
+/// cost a call and a stalled load per piece, a quarter of the per-piece lookup's time.
+#[inline]
+fn low_bytes(b: &[u8]) -> u64 {
+    let n = b.len();
+    debug_assert!(n <= 8);
+    if n >= 4 {
+        let first = u64::from(u32::from_le_bytes([b[0], b[1], b[2], b[3]]));
+        let last = u64::from(u32::from_le_bytes([b[n - 4], b[n - 3], b[n - 2], b[n - 1]]));
+        first | (last << (8 * (n - 4)))
+    } else if n > 0 {
+        u64::from(b[0])
+            | (u64::from(b[n / 2]) << (8 * (n / 2)))
+            | (u64::from(b[n - 1]) << (8 * (n - 1)))
+    } else {
+        0
+    }
 }
 
 fn splitter(enc: Encoding) -> &'static Splitter {
@@ -215,7 +232,8 @@ impl Sink for Count {
 /// pre-tokenizers; pieces that are not one token are merged by [`byte_pair_encode`], cached
 /// per call for pieces up to [`CACHED_PIECE`] bytes (a cache of ids kept by the thread across
 /// calls measured slower on the corpus: most merged pieces are a page's own); a counting sink
-/// gets short merged pieces' counts from the thread's [`FRONT`] instead.
+/// gets short pieces' counts from the thread's [`FRONT`] instead, and longer ones' from a
+/// per-call map of counts.
 fn for_each_token_run<S: Sink>(enc: Encoding, text: &str, sink: &mut S) {
     let parts = splitter(enc);
     let mut merged = Merged::default();
@@ -237,12 +255,18 @@ fn for_each_token_run<S: Sink>(enc: Encoding, text: &str, sink: &mut S) {
     });
 }
 
-/// Merged pieces' ids, kept for one call.
-type Merged<'t> = FxHashMap<&'t [u8], Box<[u32]>>;
+/// Pieces of several tokens met in one call: their ids when encoding, their counts when
+/// counting (pieces too long for [`Front::counts`]).
+#[derive(Default)]
+struct Merged<'t> {
+    ids: FxHashMap<&'t [u8], Box<[u32]>>,
+    counts: FxHashMap<&'t [u8], usize>,
+}
 
 /// The tokens of one piece, as the pre-tokenizer cut it, handed to `sink` with the piece's
-/// `end`: a token found in [`Front`] or the rank tables, or a merge (its count from `front` for
-/// a counting sink, its ids from `merged` otherwise).
+/// `end`. A counting sink gets the piece's count from [`Front::short_counts`] or
+/// [`Front::counts`] (up to 15 bytes) or `merged` (longer); an encoding sink gets a token found in [`Front::ranks`] or the rank
+/// tables, or a merge's ids from `merged`.
 fn piece_tokens<'t, S: Sink>(
     parts: &Splitter,
     front: &mut Front,
@@ -251,6 +275,36 @@ fn piece_tokens<'t, S: Sink>(
     end: usize,
     sink: &mut S,
 ) {
+    if !S::IDS {
+        // Counting a short piece: one probe of the thread's counts, which hold short pieces
+        // whether they are one token or several.
+        if let Some(key) = short_key(piece) {
+            let slot = &mut front.short_counts[front_slot(key)];
+            if *slot & !(0xf << SHORT_COUNT_SHIFT) != key {
+                *slot = key | ((piece_count(parts, piece) as u64) << SHORT_COUNT_SHIFT);
+            }
+            return sink.count(end, (*slot >> SHORT_COUNT_SHIFT) as usize);
+        }
+        if let Some(key) = counted_key(piece) {
+            let slot = &mut front.counts[counted_slot(key)];
+            if *slot & !(0xf << COUNT_SHIFT) != key {
+                *slot = key | ((piece_count(parts, piece) as u128) << COUNT_SHIFT);
+            }
+            return sink.count(end, (*slot >> COUNT_SHIFT) as usize);
+        }
+        // A longer piece (an indentation, a long word): counted once per call.
+        if piece.len() > CACHED_PIECE {
+            return sink.count(end, piece_count(parts, piece));
+        }
+        if merged.counts.len() >= CACHE_ENTRIES {
+            merged.counts.clear();
+        }
+        let n = *merged
+            .counts
+            .entry(piece)
+            .or_insert_with(|| piece_count(parts, piece));
+        return sink.count(end, n);
+    }
     if let Some(key) = short_key(piece) {
         let slot = &mut front.ranks[front_slot(key)];
         if slot.0 == key {
@@ -264,35 +318,99 @@ fn piece_tokens<'t, S: Sink>(
         return sink.ids(end, &[rank]);
     }
     // A piece of several tokens.
-    if !S::IDS {
-        if let Some(key) = counted_key(piece) {
-            let slot = &mut front.counts[counted_slot(key)];
-            if slot.0 != key {
-                let mut n = 0;
-                byte_pair_encode(piece, &parts.ranks, &mut |run| n += run.len());
-                *slot = (key, n);
-            }
-            return sink.count(end, slot.1);
-        }
-    }
-    if let Some(ids) = merged.get(piece) {
+    if let Some(ids) = merged.ids.get(piece) {
         sink.ids(end, ids);
     } else if piece.len() <= CACHED_PIECE {
         // Emptied when full: memory stays bounded on text where every word differs.
-        if merged.len() >= CACHE_ENTRIES {
-            merged.clear();
+        if merged.ids.len() >= CACHE_ENTRIES {
+            merged.ids.clear();
         }
         let mut ids = Vec::new();
-        byte_pair_encode(piece, &parts.ranks, &mut |run| ids.extend_from_slice(run));
+        byte_pair_encode(piece, parts, &mut |run| ids.extend_from_slice(run));
         sink.ids(end, &ids);
-        merged.insert(piece, ids.into_boxed_slice());
+        merged.ids.insert(piece, ids.into_boxed_slice());
     } else {
-        byte_pair_encode(piece, &parts.ranks, &mut |run| sink.ids(end, run));
+        byte_pair_encode(piece, parts, &mut |run| sink.ids(end, run));
+    }
+}
+
+/// How many tokens a piece has, from the rank tables.
+fn piece_count(parts: &Splitter, piece: &[u8]) -> usize {
+    let one = match short_key(piece) {
+        Some(key) => parts.short_ranks.contains_key(&key),
+        None => parts.ranks.contains_key(piece),
+    };
+    if one {
+        return 1;
+    }
+    if piece.len() < SHORT_MERGE {
+        return merge_short(parts, piece, &mut [0; SHORT_MERGE + 1]);
+    }
+    let mut n = 0;
+    byte_pair_encode(piece, parts, &mut |run| n += run.len());
+    n
+}
+
+/// The rank of a token's bytes, or `u32::MAX` for bytes that are no token.
+#[inline]
+fn rank_of(parts: &Splitter, bytes: &[u8]) -> u32 {
+    match short_key(bytes) {
+        Some(key) => parts.short_ranks.get(&key),
+        None => parts.ranks.get(bytes),
+    }
+    .copied()
+    .unwrap_or(u32::MAX)
+}
+
+/// Pieces shorter than this are merged by [`merge_short`].
+const SHORT_MERGE: usize = 128;
+
+/// Byte-pair merging of a piece of 2 to `SHORT_MERGE - 1` bytes, as tiktoken defines it:
+/// repeatedly join the adjacent pair of parts whose joined bytes have the lowest rank (the
+/// leftmost on a tie) until no pair is a token. Works in place on the stack, without the
+/// allocations and slice-keyed probes of tiktoken-rs' routine: `starts[..=n]` receives the
+/// parts' starts and the piece's end; returns the number of parts `n`.
+fn merge_short(parts: &Splitter, piece: &[u8], starts: &mut [usize; SHORT_MERGE + 1]) -> usize {
+    let len = piece.len();
+    debug_assert!((2..SHORT_MERGE).contains(&len));
+    // pair[i]: the rank of parts i and i + 1 joined.
+    let mut pair = [u32::MAX; SHORT_MERGE];
+    for (i, start) in starts.iter_mut().enumerate().take(len + 1) {
+        *start = i;
+    }
+    for i in 0..len - 1 {
+        pair[i] = rank_of(parts, &piece[i..i + 2]);
+    }
+    let mut n = len;
+    loop {
+        let (mut best, mut at) = (u32::MAX, 0);
+        for (i, &rank) in pair[..n - 1].iter().enumerate() {
+            if rank < best {
+                (best, at) = (rank, i);
+            }
+        }
+        if best == u32::MAX {
+            return n;
+        }
+        // Part `at + 1` joins part `at`.
+        starts.copy_within(at + 2..=n, at + 1);
+        if at + 2 < n {
+            pair.copy_within(at + 2..n - 1, at + 1);
+        }
+        n -= 1;
+        if at + 1 < n {
+            pair[at] = rank_of(parts, &piece[starts[at]..starts[at + 2]]);
+        } else {
+            pair[at] = u32::MAX;
+        }
+        if at > 0 {
+            pair[at - 1] = rank_of(parts, &piece[starts[at - 1]..starts[at + 1]]);
+        }
     }
 }
 
 /// Slots of each of [`FRONT`]'s tables as a power of two.
-const FRONT_BITS: u32 = 14;
+const FRONT_BITS: u32 = 15;
 
 /// One thread's memory of the pieces it met last, per encoding: small direct-mapped tables
 /// (one entry per slot, key 0 being none) in front of the large rank table, whose probes miss
@@ -301,21 +419,26 @@ const FRONT_BITS: u32 = 14;
 struct Front {
     /// Tokens of up to 7 bytes: ([`short_key`], rank).
     ranks: Vec<(u64, u32)>,
-    /// Pieces of several tokens, up to 15 bytes: ([`counted_key`], how many tokens).
-    counts: Vec<(u128, usize)>,
+    /// Pieces of up to 7 bytes, for counting: [`short_key`] with the piece's count in its
+    /// top four bits, 8 bytes an entry, so that the table stays in the core's cache.
+    short_counts: Vec<u64>,
+    /// Pieces of 8 to 15 bytes, for counting: [`counted_key`] with the piece's count in its
+    /// top four bits.
+    counts: Vec<u128>,
 }
 
 impl Default for Front {
     fn default() -> Self {
         Front {
             ranks: vec![(0, 0); 1 << FRONT_BITS],
-            counts: vec![(0, 0); 1 << FRONT_BITS],
+            short_counts: vec![0; 1 << FRONT_BITS],
+            counts: vec![0; 1 << FRONT_BITS],
         }
     }
 }
 
 thread_local! {
-    /// 768 KB per encoding a thread counts with, made on its first use.
+    /// 1.25 MB per encoding a thread counts or encodes with, made on its first use.
     static FRONT: std::cell::RefCell<[Option<Front>; 3]> = std::cell::RefCell::default();
 }
 
@@ -329,17 +452,29 @@ fn front_slot(key: u64) -> usize {
     (key.wrapping_mul(0x9e37_79b9_7f4a_7c15) >> (64 - FRONT_BITS)) as usize
 }
 
-/// A piece of at most 15 bytes as one number: its bytes, and its length in the top byte.
+/// A piece of at most 15 bytes as one number: its bytes, and its length in the top byte's
+/// low half (the high half is [`Front::counts`]' place for the piece's count).
 #[inline]
 fn counted_key(piece: &[u8]) -> Option<u128> {
-    if piece.len() > 15 {
+    let n = piece.len();
+    if n > 15 {
         return None;
     }
-    let mut bytes = [0u8; 16];
-    bytes[..piece.len()].copy_from_slice(piece);
-    bytes[15] = piece.len() as u8;
-    Some(u128::from_le_bytes(bytes))
+    let bytes = if n > 8 {
+        let first = u64::from_le_bytes(piece[..8].try_into().expect("8 bytes"));
+        let last = u64::from_le_bytes(piece[n - 8..].try_into().expect("8 bytes"));
+        u128::from(first) | (u128::from(last) << (8 * (n - 8)))
+    } else {
+        u128::from(low_bytes(piece))
+    };
+    Some(bytes | ((n as u128) << 120))
 }
+
+/// Where a count sits in a [`Front::counts`] entry: a piece of at most 15 bytes has at most
+/// 15 tokens, so its count fits in the key's top four bits.
+const COUNT_SHIFT: u32 = 124;
+/// The same in a [`Front::short_counts`] entry ([`short_key`] uses the low 59 bits).
+const SHORT_COUNT_SHIFT: u32 = 60;
 
 #[inline]
 fn counted_slot(key: u128) -> usize {
@@ -506,15 +641,18 @@ const LOOK_AHEAD: usize = 8 * 1024;
 /// heap, O(n log n), where that routine is quadratic (tiktoken-rs does not export its own
 /// heap version); very long ones (a page that is one 200 MB word) are merged in windows, so
 /// that memory stays bounded whatever the piece's length.
-fn byte_pair_encode(piece: &[u8], ranks: &FxHashMap<Vec<u8>, u32>, emit: &mut dyn FnMut(&[u32])) {
+fn byte_pair_encode(piece: &[u8], parts: &Splitter, emit: &mut dyn FnMut(&[u32])) {
+    let ranks = &parts.ranks;
     if piece.len() == 1 {
         emit(&[ranks[piece]]);
-    } else if piece.len() < 128 {
-        let ids: Vec<u32> = tiktoken_rs::byte_pair_split(piece, ranks)
-            .into_iter()
-            .map(|p| ranks[p])
-            .collect();
-        emit(&ids);
+    } else if piece.len() < SHORT_MERGE {
+        let mut starts = [0; SHORT_MERGE + 1];
+        let n = merge_short(parts, piece, &mut starts);
+        let mut ids = [0; SHORT_MERGE];
+        for (id, part) in ids.iter_mut().zip(starts[..=n].windows(2)) {
+            *id = rank_of(parts, &piece[part[0]..part[1]]);
+        }
+        emit(&ids[..n]);
     } else if piece.len() > LONG_PIECE {
         merge_in_windows(piece, ranks, emit);
     } else {
@@ -875,6 +1013,69 @@ pub(crate) mod tests {
                         );
                     }
                 }
+            }
+        }
+    }
+
+    #[test]
+    fn short_merges_are_tiktoken_rs_own() {
+        // Pieces from a small alphabet of bytes that merge a lot (letters, spaces, HTML's
+        // punctuation, a two-byte character) and from any bytes, of every short length.
+        let alphabet: Vec<u8> = "eatn <>=\"/-_.é\n".bytes().collect();
+        let mut seed = 11;
+        for enc in [Encoding::R50k, Encoding::Cl100k, Encoding::O200k] {
+            let parts = splitter(enc);
+            for k in 0..6000 {
+                let len = 2 + (next_random(&mut seed) % (SHORT_MERGE as u64 - 2)) as usize;
+                let len = if k % 2 == 0 { len % 24 + 2 } else { len };
+                let piece: Vec<u8> = (0..len)
+                    .map(|_| {
+                        let r = next_random(&mut seed);
+                        if k % 5 == 0 {
+                            r as u8
+                        } else {
+                            alphabet[r as usize % alphabet.len()]
+                        }
+                    })
+                    .collect();
+                let want: Vec<u32> = tiktoken_rs::byte_pair_split(&piece, &parts.ranks)
+                    .into_iter()
+                    .map(|p| parts.ranks[p])
+                    .collect();
+                let mut got = Vec::new();
+                byte_pair_encode(&piece, parts, &mut |ids| got.extend_from_slice(ids));
+                assert_eq!(got, want, "{enc:?} {piece:?}");
+                assert_eq!(piece_count(parts, &piece), want.len(), "{enc:?} {piece:?}");
+            }
+        }
+    }
+
+    #[test]
+    fn keys_are_the_bytes_and_length_of_every_short_piece() {
+        let mut seed = 7;
+        for _ in 0..2000 {
+            let len = (next_random(&mut seed) % 17) as usize;
+            let piece: Vec<u8> = (0..len).map(|_| next_random(&mut seed) as u8).collect();
+            let mut bytes = [0u8; 16];
+            if len <= 7 {
+                bytes[..len].copy_from_slice(&piece);
+                bytes[7] = len as u8;
+                let want = u64::from_le_bytes(bytes[..8].try_into().unwrap());
+                assert_eq!(short_key(&piece), Some(want), "{piece:?}");
+            } else {
+                assert_eq!(short_key(&piece), None);
+            }
+            let mut bytes = [0u8; 16];
+            if len <= 15 {
+                bytes[..len].copy_from_slice(&piece);
+                bytes[15] = len as u8;
+                assert_eq!(
+                    counted_key(&piece),
+                    Some(u128::from_le_bytes(bytes)),
+                    "{piece:?}"
+                );
+            } else {
+                assert_eq!(counted_key(&piece), None);
             }
         }
     }
