@@ -265,8 +265,8 @@ struct Merged<'t> {
 
 /// The tokens of one piece, as the pre-tokenizer cut it, handed to `sink` with the piece's
 /// `end`. A counting sink gets the piece's count from [`Front::short_counts`] or
-/// [`Front::counts`] (up to 15 bytes) or `merged` (longer); an encoding sink gets a token found in [`Front::ranks`] or the rank
-/// tables, or a merge's ids from `merged`.
+/// [`Front::counts`] (up to 15 bytes) or `merged` (longer); an encoding sink gets a token
+/// found in [`Front::ranks`] or the rank tables, or a merge's ids from `merged`.
 fn piece_tokens<'t, S: Sink>(
     parts: &Splitter,
     front: &mut Front,
@@ -336,11 +336,7 @@ fn piece_tokens<'t, S: Sink>(
 
 /// How many tokens a piece has, from the rank tables.
 fn piece_count(parts: &Splitter, piece: &[u8]) -> usize {
-    let one = match short_key(piece) {
-        Some(key) => parts.short_ranks.contains_key(&key),
-        None => parts.ranks.contains_key(piece),
-    };
-    if one {
+    if rank_of(parts, piece) != u32::MAX {
         return 1;
     }
     if piece.len() < SHORT_MERGE {

@@ -122,37 +122,30 @@ fn non_ascii_at(text: &str, i: usize) -> Option<(char, u8, usize)> {
 
 /// End of the run of characters whose class meets `mask`, from `i`.
 #[inline]
-fn run(text: &str, mut i: usize, mask: u8) -> usize {
-    let b = text.as_bytes();
-    while i < b.len() {
-        if b[i] < 0x80 {
-            if ASCII[b[i] as usize] & mask == 0 {
-                break;
-            }
-            i += 1;
-        } else {
-            match non_ascii_at(text, i) {
-                Some((_, k, n)) if k & mask != 0 => i += n,
-                _ => break,
-            }
-        }
-    }
-    i
+fn run(text: &str, i: usize, mask: u8) -> usize {
+    run_while(text, i, |k| k & mask != 0)
 }
 
 /// End of the run of characters of none of `mask`'s classes, from `i` (`[^\s\p{L}\p{N}]+`).
 #[inline]
-fn run_not(text: &str, mut i: usize, mask: u8) -> usize {
+fn run_not(text: &str, i: usize, mask: u8) -> usize {
+    run_while(text, i, |k| k & mask == 0)
+}
+
+/// End of the run of characters whose class `keep` accepts, from `i`; ASCII read byte by
+/// byte without decoding.
+#[inline]
+fn run_while(text: &str, mut i: usize, keep: impl Fn(u8) -> bool) -> usize {
     let b = text.as_bytes();
     while i < b.len() {
         if b[i] < 0x80 {
-            if ASCII[b[i] as usize] & mask != 0 {
+            if !keep(ASCII[b[i] as usize]) {
                 break;
             }
             i += 1;
         } else {
             match non_ascii_at(text, i) {
-                Some((_, k, n)) if k & mask == 0 => i += n,
+                Some((_, k, n)) if keep(k) => i += n,
                 _ => break,
             }
         }
