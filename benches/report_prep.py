@@ -29,7 +29,7 @@ def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--steps", type=int, default=2)
     ap.add_argument("--max-tokens", type=int, default=4096)
-    ap.add_argument("--runs", type=int, default=2, help="best of N for pagelens")
+    ap.add_argument("--runs", type=int, default=2, help="best of N for each of pagelens' runs")
     args = ap.parse_args()
     work = Path(tempfile.mkdtemp(prefix="prep-bench-"))
     try:
@@ -42,7 +42,7 @@ def main() -> None:
 
         def ours(workers: int, engine: str = "local") -> dict:
             best = None
-            for r in range(args.runs if engine == "local" else 1):
+            for r in range(args.runs):  # Ray starts anew each run; its start-up is not timed
                 out = work / f"out-{engine}-{workers}-{r}"
                 t = time.perf_counter()
                 if engine == "local":

@@ -34,7 +34,7 @@ from pagelens.datasets import (
     run_local,
     run_ray,
 )
-from pagelens.datasets.cluster import wait_with_watchdog
+from pagelens.datasets.cluster import _next_actor, wait_with_watchdog
 from workflow_data import build_dataset
 
 BUDGET = 512
@@ -232,6 +232,16 @@ except Exception as e:
 """
 
 
+_TWO_RUNS = f"""
+import sys, ray
+from pagelens.datasets import PrepConfig, run_ray
+ray.init(address=sys.argv[1], log_to_driver=False)
+for out in sys.argv[3:]:
+    run_ray([sys.argv[2]], out, PrepConfig(max_tokens={BUDGET}), workers=2)
+print("free", ray.available_resources().get("CPU", 0.0))
+"""
+
+
 def test_ray_on_a_separately_started_cluster(dataset, local_run, tmp_path, ray_cluster):
     """Actors are sized from the cluster's free CPUs: with 2 CPUs and 2 workers the reads
     still run (the pool used to take every CPU and wait forever); a cluster with no free CPU
@@ -268,6 +278,18 @@ def test_ray_on_a_separately_started_cluster(dataset, local_run, tmp_path, ray_c
         timeout=600,
     )
     assert "ArgumentError the Ray cluster has 0 free CPU of 2" in hogged.stdout, hogged.stderr[-3000:]
+    # Two runs from one driver: the first's actors give their CPUs back when it ends (they
+    # used to hold them until the driver exited, and the second run found none free).
+    twice = subprocess.run(
+        [sys.executable, "-c", _TWO_RUNS, ray_cluster, str(folder), str(tmp_path / "first"), str(tmp_path / "second")],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
+    assert twice.returncode == 0, twice.stderr[-3000:]
+    assert twice.stdout.split() == ["free", "2.0"], twice.stdout
+    assert read_output(tmp_path / "first") == read_output(tmp_path / "second") == read_output(local_run[0])
 
 
 def test_a_stalled_pipeline_is_reported_not_waited_on():
@@ -674,3 +696,16 @@ def test_prep_across_two_ray_nodes_survives_a_lost_node_and_resumes(corpus_workf
         for node in (*nodes, head):
             node.stop()
         shutil.rmtree(temp, ignore_errors=True)
+
+
+def test_ray_queues_a_second_shard_only_while_shards_outnumber_actors():
+    """Each actor gets one shard before any gets a second; near the end (no more shards left
+    than actors) none is queued behind a running one, so no actor idles while another still
+    has two to do."""
+    a, b = "actor-a", "actor-b"
+    held = {a: 1, b: 0}
+    assert _next_actor([a, b, b], held, shards_left=1) == b
+    held[b] = 1
+    assert _next_actor([a, b], held, shards_left=3) in (a, b)
+    assert _next_actor([a, b], held, shards_left=2) is None
+    assert _next_actor([], {a: 2, b: 2}, shards_left=9) is None

@@ -122,6 +122,41 @@ def _actor_cpus(cluster: RayCluster, workers: int) -> float:
     return min(1.0, free / workers)
 
 
+def _release(cluster: RayCluster, actors: list[Any], alive: int, share: float, wait_seconds: float = 10.0) -> None:
+    """Stops the run's actors. On a cluster that outlives the run (``address``, or Ray started
+    by the caller) they would otherwise hold their CPUs until the driver exits and the next
+    run would find none free. Their CPUs come back once Ray has seen them die: wait for the
+    ``alive`` ones' (a lost node's never come back) — bounded, as a cluster busy with others'
+    work may take them at once."""
+    if not actors:
+        return
+    ray = cluster.ray
+    before = cluster.cpus()[0]
+    for actor in actors:
+        ray.kill(actor)
+    if not cluster.started_here:
+        deadline = time.monotonic() + wait_seconds
+        while cluster.cpus()[0] < before + share * alive - 1e-9 and time.monotonic() < deadline:
+            time.sleep(0.05)
+
+
+def _html_chars(shard: Shard) -> int:
+    return sum(len(step.html) for wf in shard.workflows for step in wf.steps)
+
+
+def _next_actor(idle: list[Any], held: dict[Any, int], shards_left: int) -> Any | None:
+    """The actor to give the next shard: one with nothing to do first; one with a shard
+    already (the next queued behind it, its transfer overlapping the work) only while more
+    shards are left than actors, so that at the end no actor waits on a queue while another
+    has nothing to do."""
+    for actor in idle:
+        if held[actor] == 0:
+            return actor
+    if shards_left > len(held):
+        return idle[-1] if idle else None
+    return None
+
+
 def run_ray(
     inputs: list[str],
     out: str,
@@ -146,6 +181,10 @@ def run_ray(
     cluster = RayCluster("the Ray engine", address, workers)
     ray = cluster.ray
     state = {"shards": 0, "resumed": 0, "html_bytes": 0, "examples": 0}
+    actors: list[Any] = []
+    share = 0.0
+    node_of: dict[Any, str] = {}
+    lost: list[str] = []
     try:
         share = _actor_cpus(cluster, workers)
         starting = time.perf_counter()
@@ -165,14 +204,14 @@ def run_ray(
             describe=cluster_state,
         )
         started = time.perf_counter()
-        node_of = dict(zip(actors, nodes, strict=True))
-        lost: list[str] = []
+        node_of.update(zip(actors, nodes, strict=True))
 
         def work() -> None:
             # Each actor holds a second shard in its queue while it does one: the next
             # shard's workflows reach it through the object store during the current one's
             # work, not after it (one at a time, each transfer waited for the shard before it).
             idle = [a for a in actors for _ in range(SHARDS_IN_FLIGHT)]
+            held = dict.fromkeys(actors, 0)  # shards each actor has running or queued
             for fi, f in enumerate(files):
                 workflows, file_rejects = read_workflows(str(f), f.read_bytes())
                 todo: deque[Shard] = deque()
@@ -183,10 +222,16 @@ def run_ray(
                         done += len(shard.workflows)
                     else:
                         todo.append(shard)
+                # Largest first (by HTML, what the work scales with): the last shards to finish
+                # are then small ones, rather than one large shard keeping a single actor busy
+                # while the others have nothing left (files are often sorted by page size).
+                todo = deque(sorted(todo, key=_html_chars, reverse=True))
                 running: dict[Any, tuple[Any, Shard]] = {}
                 while todo or running:
-                    while idle and todo:
-                        actor, shard = idle.pop(), todo.popleft()
+                    while todo and (actor := _next_actor(idle, held, len(todo))) is not None:
+                        shard = todo.popleft()
+                        idle.remove(actor)
+                        held[actor] += 1
                         running[actor.shard.remote(shard)] = (actor, shard)
                     if not running:  # shards left and no actor: every node is gone
                         raise NodesLost(
@@ -195,6 +240,7 @@ def run_ray(
                         )
                     (ref,), _ = ray.wait(list(running), num_returns=1)
                     actor, shard = running.pop(ref)
+                    held[actor] -= 1
                     try:
                         finished: ShardDone = ray.get(ref)
                     except ray.exceptions.RayActorError:
@@ -219,6 +265,7 @@ def run_ray(
         wait_with_watchdog(work, lambda: state["shards"], stall_seconds=stall_seconds, describe=cluster_state)
         seconds = time.perf_counter() - started
     finally:
+        _release(cluster, actors, sum(node_of.get(a) not in lost for a in actors), share)
         cluster.close()
     summary = summarize(
         out_dir,
