@@ -9,7 +9,7 @@ fresh interpreters and the best of each is kept.
 
 Each folder holds a `pagelens` package (the Python sources and their `_core`). Measured on
 the prep bench's workflow pages (one step per page): counting the raw HTML in the three
-encodings, chunking the cleaned pages, and the whole prep transform. Prints Markdown."""
+encodings, parsing it, chunking the cleaned pages, and the whole prep transform. Prints Markdown."""
 
 from __future__ import annotations
 
@@ -37,6 +37,8 @@ pages = [w.steps[0].html for w in workflows]
 if what == "transform":
     transformer = Transformer(PrepConfig(max_tokens=4096))
     run = lambda: [transformer.workflow(w) for w in workflows]
+elif what == "parse":
+    run = lambda: [Dom.parse(h) for h in pages]
 elif what == "chunk":
     tok = load_tokenizer("gpt2")
     cleaned = [Dom.parse(h).clean("scribe", tokenizer=tok).html() for h in pages]
@@ -56,6 +58,7 @@ MEASURES = {
     "r50k_base": "count raw HTML, r50k_base",
     "cl100k_base": "count raw HTML, cl100k_base",
     "o200k_base": "count raw HTML, o200k_base",
+    "parse": "parse the raw HTML",
     "chunk": "chunk the cleaned pages to 4,096 GPT-2 tokens",
     "transform": "the whole prep transform (every step)",
 }
@@ -76,6 +79,7 @@ def main() -> None:
     ap.add_argument("before", type=Path)
     ap.add_argument("after", type=Path)
     ap.add_argument("--rounds", type=int, default=4)
+    ap.add_argument("--only", nargs="+", choices=list(MEASURES), help="these measures (default: all)")
     args = ap.parse_args()
     for build in (args.before, args.after):
         if not (build / "pagelens" / "__init__.py").exists():
@@ -88,6 +92,8 @@ def main() -> None:
         print("| what (one thread) | before | after | speed-up |")
         print("|---|---:|---:|---:|")
         for what, label in MEASURES.items():
+            if args.only and what not in args.only:
+                continue
             best = {args.before: float("inf"), args.after: float("inf")}
             for _ in range(args.rounds):
                 for build in best:
