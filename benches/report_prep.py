@@ -1,8 +1,8 @@
 """Throughput of `pagelens prep` on a workflow dataset built from the corpus (every page,
 two steps each, targets chosen among its real links, buttons and inputs), with 1 and 2
-workers and on Ray, against the same transform written with BeautifulSoup + tiktoken.
+workers and on Ray (and, 2 workers, with the workflows split into several files), against the same transform written with BeautifulSoup + tiktoken.
 
-    python benches/report_prep.py [--steps 2] [--max-tokens 4096]
+    python benches/report_prep.py [--steps 2] [--max-tokens 4096] [--files 8]
 
 Prints Markdown for benches/README.md."""
 
@@ -25,10 +25,24 @@ from report_dom import offline_tiktoken  # noqa: E402
 from workflow_data import build_dataset  # noqa: E402
 
 
+def split_workflows(data: bytes, folder: Path, files: int) -> None:
+    """The JSONL records in ``files`` files, each workflow's steps in one, workflows dealt
+    round-robin."""
+    by_workflow: dict[str, list[bytes]] = {}
+    for line in data.splitlines():
+        by_workflow.setdefault(json.loads(line)["workflow_id"], []).append(line)
+    folder.mkdir()
+    ids = list(by_workflow)
+    for k in range(files):
+        lines = [line for wid in ids[k::files] for line in by_workflow[wid]]
+        (folder / f"part-{k:02d}.jsonl").write_bytes(b"\n".join(lines) + b"\n")
+
+
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--steps", type=int, default=2)
     ap.add_argument("--max-tokens", type=int, default=4096)
+    ap.add_argument("--files", type=int, default=8, help="files for the split-dataset runs")
     ap.add_argument("--runs", type=int, default=2, help="best of N for each of pagelens' runs")
     args = ap.parse_args()
     work = Path(tempfile.mkdtemp(prefix="prep-bench-"))
@@ -40,15 +54,15 @@ def main() -> None:
         n_steps = sum(len(w.steps) for w in workflows)
         config = PrepConfig(max_tokens=args.max_tokens)
 
-        def ours(workers: int, engine: str = "local") -> dict:
+        def ours(workers: int, engine: str = "local", folder: str = "in") -> dict:
             best = None
             for r in range(args.runs):  # Ray starts anew each run; its start-up is not timed
-                out = work / f"out-{engine}-{workers}-{r}"
+                out = work / f"out-{folder}-{engine}-{workers}-{r}"
                 t = time.perf_counter()
                 if engine == "local":
-                    s = run_local([str(work / "in")], str(out), config, workers=workers)
+                    s = run_local([str(work / folder)], str(out), config, workers=workers)
                 else:
-                    s = run_ray([str(work / "in")], str(out), config, workers=workers)
+                    s = run_ray([str(work / folder)], str(out), config, workers=workers)
                 s["wall"] = time.perf_counter() - t
                 best = s if best is None or s["seconds"] < best["seconds"] else best
                 shutil.rmtree(out)
@@ -58,6 +72,11 @@ def main() -> None:
         two = ours(2)
         ray_one = ours(1, "ray")
         ray = ours(2, "ray")
+        # The same workflows in several files, as a dataset at scale comes: the Ray driver
+        # reads the next file while the actors work.
+        split_workflows(data, work / "files", args.files)
+        files_local = ours(2, folder="files")
+        files_ray = ours(2, "ray", folder="files")
 
         enc = offline_tiktoken()
         from prep_bs4 import transform_workflow
@@ -97,6 +116,10 @@ def main() -> None:
             f"Ray's figure excludes starting Ray and its actors "
             f"({ray['wall'] - ray['seconds']:.1f} s here). Tokens: {one['tokens_before']:,} raw → {one['tokens_after']:,} "
             f"cleaned ({one['token_reduction']:.1%} fewer); targets rescued from cleaning: {one['targets_rescued']} of {one['steps_out']}."
+        )
+        print(
+            f"\nThe same workflows in {args.files} files, 2 workers: local {files_local['seconds']:.2f} s, "
+            f"Ray {files_ray['seconds']:.2f} s: Ray per worker vs local {files_local['seconds'] / files_ray['seconds']:.2f}x."
         )
     finally:
         shutil.rmtree(work, ignore_errors=True)

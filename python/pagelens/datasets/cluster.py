@@ -212,55 +212,74 @@ def run_ray(
             # work, not after it (one at a time, each transfer waited for the shard before it).
             idle = [a for a in actors for _ in range(SHARDS_IN_FLIGHT)]
             held = dict.fromkeys(actors, 0)  # shards each actor has running or queued
-            for fi, f in enumerate(files):
+            unread = iter(enumerate(files))
+            more = True  # files left to read
+            todo: deque[tuple[int, Shard]] = deque()
+            running: dict[Any, tuple[Any, int, Shard]] = {}
+            progress: dict[int, list[int]] = {}  # file index -> [workflows done, workflows]
+
+            def read_next() -> bool:
+                item = next(unread, None)
+                if item is None:
+                    return False
+                fi, f = item
                 workflows, file_rejects = read_workflows(str(f), f.read_bytes())
-                todo: deque[Shard] = deque()
-                done = 0
+                progress[fi] = [0, len(workflows)]
+                fresh = []
                 for shard in shards_of(fi, workflows, file_rejects, shard_size):
                     if is_done(out_dir, shard.name):
                         state["resumed"] += 1
-                        done += len(shard.workflows)
+                        progress[fi][0] += len(shard.workflows)
                     else:
-                        todo.append(shard)
-                # Largest first (by HTML, what the work scales with): the last shards to finish
-                # are then small ones, rather than one large shard keeping a single actor busy
-                # while the others have nothing left (files are often sorted by page size).
-                todo = deque(sorted(todo, key=_html_chars, reverse=True))
-                running: dict[Any, tuple[Any, Shard]] = {}
-                while todo or running:
-                    while todo and (actor := _next_actor(idle, held, len(todo))) is not None:
-                        shard = todo.popleft()
-                        idle.remove(actor)
-                        held[actor] += 1
-                        running[actor.shard.remote(shard)] = (actor, shard)
-                    if not running:  # shards left and no actor: every node is gone
+                        fresh.append(shard)
+                # Largest first (by HTML, what the work scales with): a file's last shards to
+                # finish are then small ones, rather than one large shard keeping a single actor
+                # busy while the others have nothing left (files are often sorted by page size).
+                todo.extend((fi, shard) for shard in sorted(fresh, key=_html_chars, reverse=True))
+                return True
+
+            while True:
+                # The next file is read (by this driver) while the actors work through the
+                # shards they hold, before this file's last shards are handed out: not after
+                # its last shard is done, with every actor idle during the read.
+                while more and len(todo) < len(actors):
+                    more = read_next()
+                left = len(todo) if not more else sys.maxsize
+                while todo and (actor := _next_actor(idle, held, left)) is not None:
+                    fi, shard = todo.popleft()
+                    idle.remove(actor)
+                    held[actor] += 1
+                    running[actor.shard.remote(shard)] = (actor, fi, shard)
+                if not running:
+                    if todo:  # shards left and no actor: every node is gone
                         raise NodesLost(
                             f"every Ray node running prep was lost ({', '.join(lost)}); "
                             f"{state['shards']} shards were finished and are kept: rerun to resume"
                         )
-                    (ref,), _ = ray.wait(list(running), num_returns=1)
-                    actor, shard = running.pop(ref)
-                    held[actor] -= 1
-                    try:
-                        finished: ShardDone = ray.get(ref)
-                    except ray.exceptions.RayActorError:
-                        # Its node (or its process) is gone: the shard goes to another actor.
-                        if node_of[actor] not in lost:  # its queued shard fails too
-                            lost.append(node_of[actor])
-                        todo.appendleft(shard)
-                        print(
-                            f"prep: lost the actor on node {node_of[actor]}; its shard {shard.name} goes to another",
-                            file=sys.stderr,
-                            flush=True,
-                        )
-                        continue
-                    idle.append(actor)
-                    state["shards"] += 1
-                    state["html_bytes"] += finished.html_bytes
-                    state["examples"] += finished.examples
-                    done += finished.workflows
-                    if on_progress:
-                        on_progress(str(f), done, len(workflows))
+                    return
+                (ref,), _ = ray.wait(list(running), num_returns=1)
+                actor, fi, shard = running.pop(ref)
+                held[actor] -= 1
+                try:
+                    finished: ShardDone = ray.get(ref)
+                except ray.exceptions.RayActorError:
+                    # Its node (or its process) is gone: the shard goes to another actor.
+                    if node_of[actor] not in lost:  # its queued shard fails too
+                        lost.append(node_of[actor])
+                    todo.appendleft((fi, shard))
+                    print(
+                        f"prep: lost the actor on node {node_of[actor]}; its shard {shard.name} goes to another",
+                        file=sys.stderr,
+                        flush=True,
+                    )
+                    continue
+                idle.append(actor)
+                state["shards"] += 1
+                state["html_bytes"] += finished.html_bytes
+                state["examples"] += finished.examples
+                progress[fi][0] += finished.workflows
+                if on_progress:
+                    on_progress(str(files[fi]), *progress[fi])
 
         wait_with_watchdog(work, lambda: state["shards"], stall_seconds=stall_seconds, describe=cluster_state)
         seconds = time.perf_counter() - started
