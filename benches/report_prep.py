@@ -22,20 +22,7 @@ sys.path.insert(0, str(HERE.parent / "tests"))
 
 from pagelens.datasets import PrepConfig, read_workflows, run_local, run_ray  # noqa: E402
 from report_dom import offline_tiktoken  # noqa: E402
-from workflow_data import build_dataset  # noqa: E402
-
-
-def split_workflows(data: bytes, folder: Path, files: int) -> None:
-    """The JSONL records in ``files`` files, each workflow's steps in one, workflows dealt
-    round-robin."""
-    by_workflow: dict[str, list[bytes]] = {}
-    for line in data.splitlines():
-        by_workflow.setdefault(json.loads(line)["workflow_id"], []).append(line)
-    folder.mkdir()
-    ids = list(by_workflow)
-    for k in range(files):
-        lines = [line for wid in ids[k::files] for line in by_workflow[wid]]
-        (folder / f"part-{k:02d}.jsonl").write_bytes(b"\n".join(lines) + b"\n")
+from workflow_data import build_dataset, split_workflows  # noqa: E402
 
 
 def main() -> None:

@@ -35,7 +35,7 @@ from pagelens.datasets import (
     run_ray,
 )
 from pagelens.datasets.cluster import _next_actor, wait_with_watchdog
-from workflow_data import build_dataset
+from workflow_data import build_dataset, split_workflows
 
 BUDGET = 512
 DATA = Path(__file__).resolve().parent / "data"
@@ -121,10 +121,49 @@ def test_broken_records_are_the_rejects_with_their_reasons(dataset, local_run):
 
 def test_ray_output_is_identical_record_for_record(dataset, local_run, tmp_path):
     folder, _ = dataset
-    summary = run_ray([str(folder)], str(tmp_path / "ray"), PrepConfig(max_tokens=BUDGET), workers=2)
+    calls: dict[str, list[tuple[int, int]]] = {}
+    summary = run_ray(
+        [str(folder)],
+        str(tmp_path / "ray"),
+        PrepConfig(max_tokens=BUDGET),
+        workers=2,
+        shard_size=2,
+        on_progress=lambda f, done, total: calls.setdefault(Path(f).name, []).append((done, total)),
+    )
     assert read_output(tmp_path / "ray") == read_output(local_run[0])
     for key in ("records_in", "examples_out", "rejected", "tokens_before", "tokens_after", "targets_rescued"):
         assert summary[key] == local_run[1][key], key
+    # Progress per file: one call per shard, the count of workflows done rising to the total.
+    assert calls, "no progress reported"
+    for name, seen in calls.items():
+        done = [d for d, _ in seen]
+        assert done == sorted(done) and seen[-1][0] == seen[-1][1] > 0, (name, seen)
+        assert len({t for _, t in seen}) == 1
+
+
+def test_ray_over_many_files_is_the_local_engines_output(tmp_path):
+    """Files are read one after another while the actors work (the next file's shards queued
+    behind this one's): the output and each file's progress are the same as file by file."""
+    build_dataset(tmp_path / "one", n_pages=6, steps=2, broken=False)
+    split_workflows((tmp_path / "one" / "steps.jsonl").read_bytes(), tmp_path / "many", 3)
+    config = PrepConfig(max_tokens=BUDGET)
+    local = run_local([str(tmp_path / "many")], str(tmp_path / "local"), config, workers=2, shard_size=1)
+    calls: dict[str, list[tuple[int, int]]] = {}
+    ray_summary = run_ray(
+        [str(tmp_path / "many")],
+        str(tmp_path / "ray"),
+        config,
+        workers=2,
+        shard_size=1,
+        on_progress=lambda f, done, total: calls.setdefault(Path(f).name, []).append((done, total)),
+    )
+    examples, rejects = read_output(tmp_path / "ray")
+    assert (examples, rejects) == read_output(tmp_path / "local") and not rejects
+    assert {e["source"].rsplit("/", 1)[1].split(":")[0] for e in examples} == {f"part-0{k}.jsonl" for k in range(3)}
+    assert ray_summary["examples_out"] == local["examples_out"] > 0
+    assert sorted(calls) == [f"part-0{k}.jsonl" for k in range(3)]
+    for seen in calls.values():
+        assert [d for d, _ in seen] == list(range(1, seen[0][1] + 1)), seen  # one workflow a shard
 
 
 def test_a_ray_run_resumes_from_its_shards(dataset, local_run, tmp_path):

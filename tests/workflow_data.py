@@ -159,3 +159,17 @@ def build_dataset(folder: Path, n_pages: int = 12, steps: int = 3, seed: int = 7
     folder.mkdir(parents=True, exist_ok=True)
     (folder / "steps.jsonl").write_text("\n".join(lines) + "\n")
     return {"expected": expected, "broken": broken_records, "pages": chosen}
+
+
+def split_workflows(data: bytes, folder: Path, files: int) -> None:
+    """The JSONL records ``data`` in ``files`` files in ``folder``, each workflow's steps in
+    one file, workflows dealt round-robin (a dataset as it comes at scale: many files)."""
+    by_workflow: dict[str, list[bytes]] = {}
+    for line in data.splitlines():
+        if line.strip():
+            by_workflow.setdefault(json.loads(line)["workflow_id"], []).append(line)
+    folder.mkdir(parents=True)
+    ids = list(by_workflow)
+    for k in range(files):
+        lines = [line for wid in ids[k::files] for line in by_workflow[wid]]
+        (folder / f"part-{k:02d}.jsonl").write_bytes(b"\n".join(lines) + b"\n")
