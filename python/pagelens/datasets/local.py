@@ -1,22 +1,26 @@
-"""The local engine: threads over workflows (the core releases the GIL), shard by shard
-(see :mod:`pagelens.datasets.shards`: a killed run resumes from its markers).
+"""The local engine: threads over workflows (the core releases the GIL), written shard by
+shard in order (see :mod:`pagelens.datasets.shards`: a killed run resumes from its markers).
 """
 
 from __future__ import annotations
 
 import json
 import time
+from collections import deque
 from collections.abc import Callable
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import Future, ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
 from pagelens._io import write_atomically
 from pagelens.datasets.output import check_format, summarize, write_summary
 from pagelens.datasets.readers import input_files, read_workflows
-from pagelens.datasets.shards import SHARD_SIZE, do_shard, is_done, shards_of
+from pagelens.datasets.shards import SHARD_SIZE, Shard, is_done, shards_of, write_shard
 from pagelens.datasets.transform import PrepConfig, Transformer
 from pagelens.errors import ArgumentError, PagelensError
+
+# Shards whose workflows are queued with the pool at once: the one being finished and the next.
+SHARDS_IN_FLIGHT = 2
 
 __all__ = ["SHARD_SIZE", "ManifestMismatch", "check_manifest", "open_run", "run_local", "throughput"]
 
@@ -90,20 +94,43 @@ def run_local(
     transformer = Transformer(config)
     started = time.perf_counter()
     resumed = html_bytes = new_examples = 0
+    progress: dict[int, list[int]] = {}  # file index -> [workflows done, workflows]
+    # Shards whose workflows are with the pool, oldest first. The next shard's workflows are
+    # queued before the oldest is written, and the next file is read while the pool works: no
+    # thread waits at a shard's end for the slowest workflow, nor at a file's end for the read.
+    in_flight: deque[tuple[int, Shard, list[Future[Any]]]] = deque()
+
+    def finish_oldest() -> None:
+        nonlocal html_bytes, new_examples
+        fi, shard, futures = in_flight.popleft()
+        finished = write_shard(out_dir, shard, (f.result() for f in futures), fmt)
+        html_bytes += finished.html_bytes
+        new_examples += finished.examples
+        progress[fi][0] += finished.workflows
+        if on_progress:
+            on_progress(str(files[fi]), *progress[fi])
+
     with ThreadPoolExecutor(max_workers=workers) as pool:
-        for fi, f in enumerate(files):
-            workflows, file_rejects = read_workflows(str(f), f.read_bytes())
-            done = 0
-            for shard in shards_of(fi, workflows, file_rejects, shard_size):
-                if is_done(out_dir, shard.name):
-                    resumed += 1
-                else:
-                    finished = do_shard(transformer, out_dir, shard, fmt, pool.map)
-                    html_bytes += finished.html_bytes
-                    new_examples += finished.examples
-                done += len(shard.workflows)
-                if on_progress:
-                    on_progress(str(f), done, len(workflows))
+        try:
+            for fi, f in enumerate(files):
+                workflows, file_rejects = read_workflows(str(f), f.read_bytes())
+                progress[fi] = [0, len(workflows)]
+                for shard in shards_of(fi, workflows, file_rejects, shard_size):
+                    if is_done(out_dir, shard.name):
+                        resumed += 1
+                        progress[fi][0] += len(shard.workflows)
+                        if on_progress:
+                            on_progress(str(f), *progress[fi])
+                        continue
+                    in_flight.append((fi, shard, [pool.submit(transformer.workflow, w) for w in shard.workflows]))
+                    while len(in_flight) >= SHARDS_IN_FLIGHT:
+                        finish_oldest()
+            while in_flight:
+                finish_oldest()
+        finally:
+            for _, _, futures in in_flight:  # a failure stops the run: queued work is dropped
+                for future in futures:
+                    future.cancel()
     seconds = time.perf_counter() - started
     summary = summarize(
         out_dir, seconds, {"engine": "local", "workers": workers, "shards_resumed": resumed, "config": config.to_dict()}

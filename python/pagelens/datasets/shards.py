@@ -10,7 +10,7 @@ or losing work.
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -59,19 +59,15 @@ def is_done(out: Path, name: str) -> bool:
     return (out / "_done" / f"{name}.json").exists()
 
 
-def do_shard(
-    transformer: Transformer,
-    out: Path,
-    shard: Shard,
-    fmt: str,
-    map_workflows: Callable[[Callable[[Workflow], Any], Iterable[Workflow]], Iterable[Any]] = map,
+def write_shard(
+    out: Path, shard: Shard, results: Iterable[tuple[list[dict[str, Any]], list[Reject]]], fmt: str
 ) -> ShardDone:
-    """Transforms the shard's workflows (``map_workflows``: the builtin, or a thread pool's map)
-    and writes its examples, rejects and marker."""
+    """Writes the shard's examples and rejects (``results``: each workflow's, in order), then
+    its marker."""
     examples: list[dict[str, Any]] = []
     rejects = list(shard.file_rejects)
     html_bytes = 0
-    for made, rejected in map_workflows(transformer.workflow, shard.workflows):
+    for made, rejected in results:
         examples.extend(made)
         rejects.extend(r.to_dict() for r in rejected)
         html_bytes += sum({(e["workflow_id"], e["step"]): e["html_bytes"] for e in made}.values())
@@ -80,3 +76,8 @@ def do_shard(
     counts = {"workflows": len(shard.workflows), "examples": len(examples), "rejects": len(rejects)}
     write_atomically(out / "_done" / f"{shard.name}.json", json.dumps(counts) + "\n")
     return ShardDone(shard.name, len(shard.workflows), len(examples), html_bytes)
+
+
+def do_shard(transformer: Transformer, out: Path, shard: Shard, fmt: str) -> ShardDone:
+    """Transforms the shard's workflows one after another and writes its files and marker."""
+    return write_shard(out, shard, map(transformer.workflow, shard.workflows), fmt)
