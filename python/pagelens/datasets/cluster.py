@@ -284,7 +284,10 @@ def run_ray(
         wait_with_watchdog(work, lambda: state["shards"], stall_seconds=stall_seconds, describe=cluster_state)
         seconds = time.perf_counter() - started
     finally:
-        _release(cluster, actors, sum(node_of.get(a) not in lost for a in actors), share)
+        try:
+            _release(cluster, actors, sum(node_of.get(a) not in lost for a in actors), share)
+        except Exception as e:  # noqa: BLE001 - a cluster gone as well: the run's own outcome stands
+            print(f"prep: could not stop the run's actors ({type(e).__name__}: {e})", file=sys.stderr, flush=True)
         cluster.close()
     summary = summarize(
         out_dir,
