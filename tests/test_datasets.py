@@ -272,11 +272,15 @@ except Exception as e:
 
 
 _TWO_RUNS = f"""
-import sys, ray
+import sys, time, ray
 from pagelens.datasets import PrepConfig, run_ray
 ray.init(address=sys.argv[1], log_to_driver=False)
 for out in sys.argv[3:]:
     run_ray([sys.argv[2]], out, PrepConfig(max_tokens={BUDGET}), workers=2)
+# Ray's view of free CPUs lags a death by its resource reports (no event to wait on): poll it.
+deadline = time.monotonic() + 60
+while ray.available_resources().get("CPU", 0.0) < 2 and time.monotonic() < deadline:
+    time.sleep(0.1)
 print("free", ray.available_resources().get("CPU", 0.0))
 """
 
