@@ -398,6 +398,8 @@ def test_resume_after_a_killed_run_redoes_nothing_and_loses_nothing(dataset, loc
         p: (p.stat().st_ino, p.stat().st_mtime_ns) for d in ("examples", "_done") for p in (out / d).glob("part-*")
     }
     stamps = {p: s for p, s in stamps.items() if (done / f"{p.stem}.json").exists()}
+    # What a kill during a shard's write leaves (whether this kill did depends on its timing).
+    (out / "examples" / ".part-00000-00009.parquet.1.2.tmp").write_bytes(b"half a shard")
     rerun = subprocess.run(cmd, capture_output=True, text=True, timeout=300)
     assert rerun.returncode == 0, rerun.stderr
     summary = json.loads(rerun.stdout)

@@ -38,10 +38,13 @@ def check_manifest(out: Path, manifest: dict[str, Any], overwrite: bool = False)
             raise ManifestMismatch(
                 f"{out} holds a run with other settings ({', '.join(diff)} differ); use another folder or --overwrite"
             )
-    if overwrite and out.exists():
-        for sub in ("examples", "rejects", "_done"):
-            for f in (out / sub).glob("*") if (out / sub).exists() else []:
-                f.unlink()
+    for sub in ("examples", "rejects", "_done"):
+        folder = out / sub
+        for f in folder.glob("*") if folder.exists() else []:
+            # --overwrite empties it; a resume drops the temporary files of writes a killed run
+            # did not finish (`write_atomically`'s `.NAME.PID.THREAD.tmp`; never a finished file).
+            if overwrite or (f.name.startswith(".") and f.name.endswith(".tmp")):
+                f.unlink(missing_ok=True)
     write_atomically(path, json.dumps(manifest, indent=2) + "\n")
 
 
