@@ -17,6 +17,7 @@ import tempfile
 import threading
 import time
 from pathlib import Path
+from typing import Any
 
 import pytest
 from hypothesis import given, settings
@@ -35,6 +36,7 @@ from pagelens.datasets import (
     run_ray,
 )
 from pagelens.datasets.cluster import _next_actor, wait_with_watchdog
+from pagelens.datasets.readers import input_files
 from workflow_data import build_dataset, split_workflows
 
 BUDGET = 512
@@ -166,14 +168,16 @@ def test_ray_over_many_files_is_the_local_engines_output(tmp_path):
         assert [d for d, _ in seen] == list(range(1, seen[0][1] + 1)), seen  # one workflow a shard
 
 
-def test_a_ray_run_resumes_from_its_shards(dataset, local_run, tmp_path):
-    """The Ray engine writes the local engine's shards and markers: a run that stopped part way
-    (here: half its shards' markers gone, one shard's files too) is finished by a rerun that
-    redoes only those, to the same output; other settings are refused."""
+@pytest.mark.parametrize("run", [run_local, run_ray], ids=["local", "ray"])
+def test_a_run_resumes_from_its_shards(run, dataset, local_run, tmp_path):
+    """Both engines write the same shards and markers: a run that stopped part way (here: half
+    its shards' markers gone, one shard's files too) is finished by a rerun that redoes only
+    those, to the same output, counting the earlier run's shards as progress when it reads
+    their file; other settings are refused."""
     folder, _ = dataset
-    out = tmp_path / "ray"
+    out = tmp_path / "out"
     config = PrepConfig(max_tokens=BUDGET)
-    run_ray([str(folder)], str(out), config, workers=2, shard_size=2)
+    run([str(folder)], str(out), config, workers=2, shard_size=2)
     markers = sorted((out / "_done").glob("*.json"))
     assert len(markers) > 2
     for marker in markers[::2]:
@@ -181,11 +185,45 @@ def test_a_ray_run_resumes_from_its_shards(dataset, local_run, tmp_path):
     lost = markers[0].stem
     for f in (*(out / "examples").glob(f"{lost}.*"), *(out / "rejects").glob(f"{lost}.*")):
         f.unlink()
-    summary = run_ray([str(folder)], str(out), config, workers=2, shard_size=2)
-    assert summary["shards_resumed"] == len(markers) - len(markers[::2])
+    summary, calls = run_with_progress(run, folder, out, config)
+    kept = markers[1::2]
+    assert summary["shards_resumed"] == len(kept)
     assert read_output(out) == read_output(local_run[0])
+    check_resumed_progress(calls, folder, kept)
     with pytest.raises(ManifestMismatch, match="shard_size"):
-        run_ray([str(folder)], str(out), config, workers=2, shard_size=3)
+        run([str(folder)], str(out), config, workers=2, shard_size=3)
+
+
+def run_with_progress(
+    run: Any, folder: Path, out: Path, config: PrepConfig
+) -> tuple[dict[str, Any], dict[str, list[tuple[int, int]]]]:
+    """A run (two workers, shards of two) and its progress reports, by file."""
+    calls: dict[str, list[tuple[int, int]]] = {}
+    summary = run(
+        [str(folder)],
+        str(out),
+        config,
+        workers=2,
+        shard_size=2,
+        on_progress=lambda f, done, total: calls.setdefault(f, []).append((done, total)),
+    )
+    return summary, calls
+
+
+def check_resumed_progress(calls: dict[str, list[tuple[int, int]]], folder: Path, kept: list[Path]) -> None:
+    """A resumed run's progress: each file's first report counts the workflows of the shards an
+    earlier run finished (``kept``: their markers), then rises to the file's total."""
+    files = input_files([str(folder)])
+    resumed = dict.fromkeys(map(str, files), 0)
+    for marker in kept:
+        file_index = int(marker.stem.split("-")[1])
+        resumed[str(files[file_index])] += json.loads(marker.read_text())["workflows"]
+    assert set(calls) == set(resumed)
+    for f, seen in calls.items():
+        done = [d for d, _ in seen]
+        assert done == sorted(done) and seen[-1][0] == seen[-1][1], (f, seen)
+        if resumed[f]:
+            assert seen[0][0] == resumed[f], (f, seen, resumed[f])
 
 
 def _free_port() -> int:
@@ -749,8 +787,17 @@ def test_ray_queues_a_second_shard_only_while_shards_outnumber_actors():
     has two to do."""
     a, b = "actor-a", "actor-b"
     held = {a: 1, b: 0}
-    assert _next_actor([a, b, b], held, shards_left=1) == b
+    assert _next_actor(held, set(), shards_left=1) == b
     held[b] = 1
-    assert _next_actor([a, b], held, shards_left=3) in (a, b)
-    assert _next_actor([a, b], held, shards_left=2) is None
-    assert _next_actor([], {a: 2, b: 2}, shards_left=9) is None
+    assert _next_actor(held, set(), shards_left=3) in (a, b)
+    assert _next_actor(held, set(), shards_left=2) is None
+    assert _next_actor({a: 2, b: 2}, set(), shards_left=9) is None
+
+
+def test_ray_gives_no_shard_to_a_lost_actor():
+    """An actor whose node is gone gets nothing more, though it held nothing when it was lost;
+    when every actor is gone there is no actor to give a shard to."""
+    a, b = "actor-a", "actor-b"
+    assert _next_actor({a: 0, b: 1}, {a}, shards_left=5) == b
+    assert _next_actor({a: 0, b: 2}, {a}, shards_left=5) is None
+    assert _next_actor({a: 0, b: 0}, {a, b}, shards_left=5) is None

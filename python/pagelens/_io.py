@@ -15,12 +15,23 @@ def write_atomically(path: str | os.PathLike[str], data: str | bytes) -> None:
     """Write to a temporary file beside ``path``, flush it to disk, then rename it over ``path``."""
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(f".{path.name}.{os.getpid()}.{threading.get_ident()}.tmp")
+    tmp = path.with_name(f".{path.name}.{os.getpid()}.{threading.get_ident()}.tmp")  # see remove_unfinished_writes
     with open(tmp, "wb") as f:
         f.write(data.encode() if isinstance(data, str) else data)
         f.flush()
         os.fsync(f.fileno())
     os.replace(tmp, path)
+
+
+def remove_unfinished_writes(folder: str | os.PathLike[str]) -> int:
+    """Removes the temporary files that ``write_atomically`` calls cut short (a killed process)
+    left in ``folder``; never a finished file. Returns how many it removed. Only for a folder
+    no live process is writing to."""
+    removed = 0
+    for tmp in Path(folder).glob(".*.tmp"):
+        tmp.unlink(missing_ok=True)
+        removed += 1
+    return removed
 
 
 class JsonlLog:

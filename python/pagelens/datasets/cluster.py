@@ -24,9 +24,8 @@ from typing import Any
 
 from pagelens.datasets.local import open_run, throughput
 from pagelens.datasets.output import examples_bytes, summarize, write_summary
-from pagelens.datasets.readers import read_workflows
 from pagelens.datasets.records import Step, Workflow
-from pagelens.datasets.shards import RAY_SHARD_SIZE, Shard, ShardDone, do_shard, is_done, shards_of
+from pagelens.datasets.shards import RAY_SHARD_SIZE, FileProgress, Shard, ShardDone, do_shard, read_shards
 from pagelens.datasets.transform import PrepConfig, Transformer
 from pagelens.errors import ArgumentError, PagelensError
 from pagelens.ray_cluster import RayCluster
@@ -140,20 +139,29 @@ def _release(cluster: RayCluster, actors: list[Any], alive: int, share: float, w
             time.sleep(0.05)
 
 
+def _nodes(actors: set[Any], node_of: dict[Any, str]) -> list[str]:
+    """The nodes the actors ran on, each once."""
+    return sorted({node_of[actor] for actor in actors})
+
+
 def _html_chars(shard: Shard) -> int:
     return sum(len(step.html) for wf in shard.workflows for step in wf.steps)
 
 
-def _next_actor(idle: list[Any], held: dict[Any, int], shards_left: int) -> Any | None:
-    """The actor to give the next shard: one with nothing to do first; one with a shard
+def _next_actor(held: dict[Any, int], gone: set[Any], shards_left: int) -> Any | None:
+    """The actor to give the next shard (``held``: the shards each has running or queued;
+    ``gone``: actors lost with their node): one with nothing to do first; one with a shard
     already (the next queued behind it, its transfer overlapping the work) only while more
     shards are left than actors, so that at the end no actor waits on a queue while another
     has nothing to do."""
-    for actor in idle:
+    live = [actor for actor in held if actor not in gone]
+    for actor in live:
         if held[actor] == 0:
             return actor
-    if shards_left > len(held):
-        return idle[-1] if idle else None
+    if shards_left > len(live):
+        for actor in live:
+            if held[actor] < SHARDS_IN_FLIGHT:
+                return actor
     return None
 
 
@@ -184,7 +192,8 @@ def run_ray(
     actors: list[Any] = []
     share = 0.0
     node_of: dict[Any, str] = {}
-    lost: list[str] = []
+    gone: set[Any] = set()  # actors lost with their node (or their process)
+    progress = FileProgress(on_progress)
     try:
         share = _actor_cpus(cluster, workers)
         starting = time.perf_counter()
@@ -210,32 +219,23 @@ def run_ray(
             # Each actor holds a second shard in its queue while it does one: the next
             # shard's workflows reach it through the object store during the current one's
             # work, not after it (one at a time, each transfer waited for the shard before it).
-            idle = [a for a in actors for _ in range(SHARDS_IN_FLIGHT)]
             held = dict.fromkeys(actors, 0)  # shards each actor has running or queued
             unread = iter(enumerate(files))
             more = True  # files left to read
             todo: deque[tuple[int, Shard]] = deque()
             running: dict[Any, tuple[Any, int, Shard]] = {}
-            progress: dict[int, list[int]] = {}  # file index -> [workflows done, workflows]
 
             def read_next() -> bool:
                 item = next(unread, None)
                 if item is None:
                     return False
-                fi, f = item
-                workflows, file_rejects = read_workflows(str(f), f.read_bytes())
-                progress[fi] = [0, len(workflows)]
-                fresh = []
-                for shard in shards_of(fi, workflows, file_rejects, shard_size):
-                    if is_done(out_dir, shard.name):
-                        state["resumed"] += 1
-                        progress[fi][0] += len(shard.workflows)
-                    else:
-                        fresh.append(shard)
+                file = read_shards(out_dir, *item, shard_size)
+                state["resumed"] += file.resumed_shards
+                progress.opened(file)
                 # Largest first (by HTML, what the work scales with): a file's last shards to
                 # finish are then small ones, rather than one large shard keeping a single actor
                 # busy while the others have nothing left (files are often sorted by page size).
-                todo.extend((fi, shard) for shard in sorted(fresh, key=_html_chars, reverse=True))
+                todo.extend((file.index, shard) for shard in sorted(file.todo, key=_html_chars, reverse=True))
                 return True
 
             while True:
@@ -245,15 +245,14 @@ def run_ray(
                 while more and len(todo) < len(actors):
                     more = read_next()
                 left = len(todo) if not more else sys.maxsize
-                while todo and (actor := _next_actor(idle, held, left)) is not None:
+                while todo and (actor := _next_actor(held, gone, left)) is not None:
                     fi, shard = todo.popleft()
-                    idle.remove(actor)
                     held[actor] += 1
                     running[actor.shard.remote(shard)] = (actor, fi, shard)
                 if not running:
                     if todo:  # shards left and no actor: every node is gone
                         raise NodesLost(
-                            f"every Ray node running prep was lost ({', '.join(lost)}); "
+                            f"every Ray node running prep was lost ({', '.join(_nodes(gone, node_of))}); "
                             f"{state['shards']} shards were finished and are kept: rerun to resume"
                         )
                     return
@@ -264,8 +263,7 @@ def run_ray(
                     finished: ShardDone = ray.get(ref)
                 except ray.exceptions.RayActorError:
                     # Its node (or its process) is gone: the shard goes to another actor.
-                    if node_of[actor] not in lost:  # its queued shard fails too
-                        lost.append(node_of[actor])
+                    gone.add(actor)  # its queued shard fails too, and goes back the same way
                     todo.appendleft((fi, shard))
                     print(
                         f"prep: lost the actor on node {node_of[actor]}; its shard {shard.name} goes to another",
@@ -273,18 +271,16 @@ def run_ray(
                         flush=True,
                     )
                     continue
-                idle.append(actor)
                 state["shards"] += 1
                 state["html_bytes"] += finished.html_bytes
                 state["examples"] += finished.examples
-                progress[fi][0] += finished.workflows
-                if on_progress:
-                    on_progress(str(files[fi]), *progress[fi])
+                progress.advanced(fi, finished.workflows)
 
         wait_with_watchdog(work, lambda: state["shards"], stall_seconds=stall_seconds, describe=cluster_state)
         seconds = time.perf_counter() - started
     finally:
         try:
+            lost = _nodes(gone, node_of)
             _release(cluster, actors, sum(node_of.get(a) not in lost for a in actors), share)
         except Exception as e:  # noqa: BLE001 - a cluster gone as well: the run's own outcome stands
             print(f"prep: could not stop the run's actors ({type(e).__name__}: {e})", file=sys.stderr, flush=True)
@@ -299,7 +295,7 @@ def run_ray(
             "shards_resumed": state["resumed"],
             "actors_start_seconds": round(started - starting, 3),
             "nodes": sorted(set(nodes)),
-            "nodes_lost": sorted(set(lost)),
+            "nodes_lost": _nodes(gone, node_of),
             "config": config.to_dict(),
         },
     )

@@ -12,10 +12,10 @@ from concurrent.futures import Future, ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
-from pagelens._io import write_atomically
+from pagelens._io import remove_unfinished_writes, write_atomically
 from pagelens.datasets.output import check_format, summarize, write_summary
-from pagelens.datasets.readers import input_files, read_workflows
-from pagelens.datasets.shards import SHARD_SIZE, Shard, is_done, shards_of, write_shard
+from pagelens.datasets.readers import input_files
+from pagelens.datasets.shards import SHARD_SIZE, FileProgress, Shard, read_shards, write_shard
 from pagelens.datasets.transform import PrepConfig, Transformer
 from pagelens.errors import ArgumentError, PagelensError
 
@@ -40,11 +40,11 @@ def check_manifest(out: Path, manifest: dict[str, Any], overwrite: bool = False)
             )
     for sub in ("examples", "rejects", "_done"):
         folder = out / sub
-        for f in folder.glob("*") if folder.exists() else []:
-            # --overwrite empties it; a resume drops the temporary files of writes a killed run
-            # did not finish (`write_atomically`'s `.NAME.PID.THREAD.tmp`; never a finished file).
-            if overwrite or (f.name.startswith(".") and f.name.endswith(".tmp")):
+        if overwrite:
+            for f in folder.glob("*") if folder.exists() else []:
                 f.unlink(missing_ok=True)
+        else:  # a resume: a killed run's half-written shards go
+            remove_unfinished_writes(folder)
     write_atomically(path, json.dumps(manifest, indent=2) + "\n")
 
 
@@ -97,7 +97,7 @@ def run_local(
     transformer = Transformer(config)
     started = time.perf_counter()
     resumed = html_bytes = new_examples = 0
-    progress: dict[int, list[int]] = {}  # file index -> [workflows done, workflows]
+    progress = FileProgress(on_progress)
     # Shards whose workflows are with the pool, oldest first. The next shard's workflows are
     # queued before the oldest is written, and the next file is read while the pool works: no
     # thread waits at a shard's end for the slowest workflow, nor at a file's end for the read.
@@ -109,22 +109,15 @@ def run_local(
         finished = write_shard(out_dir, shard, (f.result() for f in futures), fmt)
         html_bytes += finished.html_bytes
         new_examples += finished.examples
-        progress[fi][0] += finished.workflows
-        if on_progress:
-            on_progress(str(files[fi]), *progress[fi])
+        progress.advanced(fi, finished.workflows)
 
     with ThreadPoolExecutor(max_workers=workers) as pool:
         try:
             for fi, f in enumerate(files):
-                workflows, file_rejects = read_workflows(str(f), f.read_bytes())
-                progress[fi] = [0, len(workflows)]
-                for shard in shards_of(fi, workflows, file_rejects, shard_size):
-                    if is_done(out_dir, shard.name):
-                        resumed += 1
-                        progress[fi][0] += len(shard.workflows)
-                        if on_progress:
-                            on_progress(str(f), *progress[fi])
-                        continue
+                file = read_shards(out_dir, fi, f, shard_size)
+                resumed += file.resumed_shards
+                progress.opened(file)
+                for shard in file.todo:
                     in_flight.append((fi, shard, [pool.submit(transformer.workflow, w) for w in shard.workflows]))
                     while len(in_flight) >= SHARDS_IN_FLIGHT:
                         finish_oldest()

@@ -10,13 +10,14 @@ or losing work.
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from pagelens._io import write_atomically
 from pagelens.datasets.output import examples_bytes, rejects_bytes
+from pagelens.datasets.readers import read_workflows
 from pagelens.datasets.records import Reject, Workflow
 from pagelens.datasets.transform import Transformer
 
@@ -57,6 +58,52 @@ def shards_of(
 
 def is_done(out: Path, name: str) -> bool:
     return (out / "_done" / f"{name}.json").exists()
+
+
+@dataclass(frozen=True)
+class FileShards:
+    """An input file, read and cut into shards: those left to do, and what earlier runs did."""
+
+    index: int
+    path: Path
+    workflows: int
+    todo: list[Shard]
+    resumed_shards: int  # marked done by an earlier run, skipped
+    resumed_workflows: int
+
+
+def read_shards(out: Path, index: int, path: Path, shard_size: int) -> FileShards:
+    """Reads input file ``index`` and cuts it into shards, leaving out those ``out`` marks done."""
+    workflows, file_rejects = read_workflows(str(path), path.read_bytes())
+    todo: list[Shard] = []
+    resumed = resumed_workflows = 0
+    for shard in shards_of(index, workflows, file_rejects, shard_size):
+        if is_done(out, shard.name):
+            resumed += 1
+            resumed_workflows += len(shard.workflows)
+        else:
+            todo.append(shard)
+    return FileShards(index, path, len(workflows), todo, resumed, resumed_workflows)
+
+
+class FileProgress:
+    """Each input file's workflows done so far, passed on as they change to
+    ``on_progress(file, done, total)``; an earlier run's shards count when the file is read."""
+
+    def __init__(self, on_progress: Callable[[str, int, int], None] | None):
+        self._report = on_progress
+        self._files: dict[int, tuple[str, list[int]]] = {}  # file index -> (path, [done, total])
+
+    def opened(self, file: FileShards) -> None:
+        self._files[file.index] = (str(file.path), [0, file.workflows])
+        if file.resumed_workflows:
+            self.advanced(file.index, file.resumed_workflows)
+
+    def advanced(self, index: int, workflows: int) -> None:
+        path, counts = self._files[index]
+        counts[0] += workflows
+        if self._report:
+            self._report(path, *counts)
 
 
 def write_shard(
