@@ -2,7 +2,11 @@
 two steps each, targets chosen among its real links, buttons and inputs), with 1 and 2
 workers and on Ray (and, 2 workers, with the workflows split into several files), against the same transform written with BeautifulSoup + tiktoken.
 
-    python benches/report_prep.py [--steps 2] [--max-tokens 4096] [--files 8]
+    python benches/report_prep.py [--steps 2] [--max-tokens 4096] [--files 8] [--repeat 1]
+
+``--repeat K`` runs every pipeline on the workflows K times over (ids made distinct): a longer
+run, where the fixed costs of a run (reading the first file, fresh Ray actors, the last
+shards) weigh less against the per-page work.
 
 Prints Markdown for benches/README.md."""
 
@@ -22,7 +26,7 @@ sys.path.insert(0, str(HERE.parent / "tests"))
 
 from pagelens.datasets import PrepConfig, read_workflows, run_local, run_ray  # noqa: E402
 from report_dom import offline_tiktoken  # noqa: E402
-from workflow_data import build_dataset, split_workflows  # noqa: E402
+from workflow_data import build_dataset, repeat_workflows, split_workflows  # noqa: E402
 
 
 def main() -> None:
@@ -31,11 +35,15 @@ def main() -> None:
     ap.add_argument("--max-tokens", type=int, default=4096)
     ap.add_argument("--files", type=int, default=8, help="files for the split-dataset runs")
     ap.add_argument("--runs", type=int, default=2, help="best of N for each of pagelens' runs")
+    ap.add_argument("--repeat", type=int, default=1, help="the workflows K times over, ids made distinct")
     args = ap.parse_args()
     work = Path(tempfile.mkdtemp(prefix="prep-bench-"))
     try:
         build_dataset(work / "in", n_pages=1000, steps=args.steps, broken=False)
         data = (work / "in" / "steps.jsonl").read_bytes()
+        if args.repeat > 1:
+            data = repeat_workflows(data, args.repeat)
+            (work / "in" / "steps.jsonl").write_bytes(data)
         workflows, _ = read_workflows("steps.jsonl", data)
         mb = sum(len(s.html.encode()) for w in workflows for s in w.steps) / 1e6
         n_steps = sum(len(w.steps) for w in workflows)
@@ -80,7 +88,8 @@ def main() -> None:
 
         print(
             f"Dataset: {len(workflows)} workflows, {n_steps} steps, {mb:.1f} MB of raw HTML "
-            f"(corpus pages, {args.steps} steps each); budget {args.max_tokens} GPT-2 tokens.\n"
+            f"(corpus pages, {args.steps} steps each{f', {args.repeat} times over' if args.repeat > 1 else ''}); "
+            f"budget {args.max_tokens} GPT-2 tokens.\n"
         )
         print("| pipeline | seconds | MB/s of HTML | examples/s | vs BeautifulSoup per core |")
         print("|---|---:|---:|---:|---:|")

@@ -173,3 +173,16 @@ def split_workflows(data: bytes, folder: Path, files: int) -> None:
     for k in range(files):
         lines = [line for wid in ids[k::files] for line in by_workflow[wid]]
         (folder / f"part-{k:02d}.jsonl").write_bytes(b"\n".join(lines) + b"\n")
+
+
+def repeat_workflows(data: bytes, times: int) -> bytes:
+    """The JSONL records ``data`` ``times`` over, each copy's workflow ids made its own
+    (``ID-k``): a longer run of the same pages, where a run's fixed costs weigh less."""
+    out = []
+    for k in range(times):
+        for line in data.splitlines():
+            if line.strip():
+                record = json.loads(line)
+                record["workflow_id"] = f"{record['workflow_id']}-{k}"
+                out.append(json.dumps(record).encode())
+    return b"\n".join(out) + b"\n"
