@@ -29,7 +29,8 @@ use dom::{PyDom, PyElement};
 use tokenizer::{count_tokens, tiktoken_bpe_file, PyTokenizer};
 
 // The core allocates and frees a tree's nodes, strings and token buffers per page, from
-// several threads at once; glibc's allocator took a tenth of a prep run's time.
+// several threads at once; glibc's allocator took a tenth of a prep run's time (see
+// benches/README.md; built without huge pages, see Cargo.toml).
 #[global_allocator]
 static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
