@@ -86,6 +86,21 @@ def _html_of(folder: Path, source: str) -> str:
     return json.loads((folder / "steps.jsonl").read_text().splitlines()[line - 1])["html"]
 
 
+def test_an_examples_row_is_its_fields_in_column_order():
+    """``Example.as_row`` gives every field, in the schema's order, as ``asdict`` would."""
+    import dataclasses
+
+    from pagelens.datasets.records import Example
+
+    values = {}
+    for i, f in enumerate(dataclasses.fields(Example)):
+        values[f.name] = {"str": f"v{i}", "int": i, "bool": i % 2 == 0}[f.type]
+    example = Example(**values)
+    row = example.as_row()
+    assert list(row) == [f.name for f in dataclasses.fields(Example)]
+    assert row == dataclasses.asdict(example)
+
+
 def test_prompts_and_labels_follow_the_five_line_format(local_run):
     examples, _ = read_output(local_run[0])
     by_wf: dict[str, list[dict]] = {}

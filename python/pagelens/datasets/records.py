@@ -7,7 +7,7 @@ steps 1..t-1, so a workflow is the unit of work."""
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, fields
 from typing import Any
 
 from pagelens.datasets.operations import OPERATIONS, canonical_operation
@@ -220,4 +220,5 @@ class Example:
     profile: str
 
     def as_row(self) -> dict[str, Any]:
-        return asdict(self)
+        # Every field is a str, int or bool: asdict's deep copy of each value buys nothing.
+        return {f.name: getattr(self, f.name) for f in fields(self)}
