@@ -178,11 +178,10 @@ def split_workflows(data: bytes, folder: Path, files: int) -> None:
 def repeat_workflows(data: bytes, times: int) -> bytes:
     """The JSONL records ``data`` ``times`` over, each copy's workflow ids made its own
     (``ID-k``): a longer run of the same pages, where a run's fixed costs weigh less."""
-    out = []
-    for k in range(times):
-        for line in data.splitlines():
-            if line.strip():
-                record = json.loads(line)
-                record["workflow_id"] = f"{record['workflow_id']}-{k}"
-                out.append(json.dumps(record).encode())
+    records = [json.loads(line) for line in data.splitlines() if line.strip()]
+    out = [
+        json.dumps({**record, "workflow_id": f"{record['workflow_id']}-{k}"}).encode()
+        for k in range(times)
+        for record in records
+    ]
     return b"\n".join(out) + b"\n"

@@ -23,15 +23,11 @@ def write_atomically(path: str | os.PathLike[str], data: str | bytes) -> None:
     os.replace(tmp, path)
 
 
-def remove_unfinished_writes(folder: str | os.PathLike[str]) -> int:
+def remove_unfinished_writes(folder: str | os.PathLike[str]) -> None:
     """Removes the temporary files that ``write_atomically`` calls cut short (a killed process)
-    left in ``folder``; never a finished file. Returns how many it removed. Only for a folder
-    no live process is writing to."""
-    removed = 0
+    left in ``folder``; never a finished file. Only for a folder no live process is writing to."""
     for tmp in Path(folder).glob(".*.tmp"):
         tmp.unlink(missing_ok=True)
-        removed += 1
-    return removed
 
 
 class JsonlLog:
