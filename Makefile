@@ -101,7 +101,7 @@ bench: setup
 # Fuzz the core (nightly toolchain, `cargo install cargo-fuzz`): every target, FUZZ_SECONDS each,
 # two at a time; new inputs go to target/fuzz-corpus, findings to rust/fuzz/artifacts.
 FUZZ_SECONDS ?= 1800
-FUZZ_TARGETS := axtree axtree_clickable live_dom dom tokenizer chunk
+FUZZ_TARGETS := axtree axtree_clickable live_dom dom tokenizer chunk json
 fuzz:
 	cd rust && cargo +nightly fuzz build -O --fuzz-dir fuzz
 	for t in $(FUZZ_TARGETS); do mkdir -p target/fuzz-corpus/$$t; done

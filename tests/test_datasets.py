@@ -247,6 +247,22 @@ def _free_port() -> int:
         return int(s.getsockname()[1])
 
 
+def _descendants(pid: int) -> list[int]:
+    """Every live process descended from ``pid`` (read from /proc)."""
+    children: dict[int, list[int]] = {}
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        with contextlib.suppress(OSError):
+            # "pid (comm) state ppid ...": comm may hold spaces and parentheses.
+            fields = stat.read_text().rsplit(")", 1)[1].split()
+            children.setdefault(int(fields[1]), []).append(int(stat.parent.name))
+    found, todo = [], [pid]
+    while todo:
+        for child in children.get(todo.pop(), []):
+            found.append(child)
+            todo.append(child)
+    return found
+
+
 class RayNode:
     """A Ray node started apart from the test (``ray start --block``), in its own process
     group, as a user's would be; stopped by ending that group, not ``ray stop`` (which would
@@ -276,7 +292,14 @@ class RayNode:
         threading.Thread(target=self.proc.stdout.read, daemon=True).start()  # keep its pipe drained
 
     def kill(self) -> None:
+        """Ends the node as a lost machine ends: every process of it at once. Ray's worker
+        processes (the actors) are the raylet's children in process groups of their own, and
+        outlive a killed group until they notice their raylet is gone."""
+        workers = _descendants(self.proc.pid)
         os.killpg(self.proc.pid, signal.SIGKILL)
+        for pid in workers:
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(pid, signal.SIGKILL)
         self.proc.wait()
 
     def stop(self) -> None:

@@ -23,6 +23,7 @@ __all__ = [
     "Observation",
     "AXNode",
     "count_tokens",
+    "long_member_strings",
     "DEFAULT_MAX_DEPTH",
     "DEFAULT_TOKENIZER",
     "RENDER_MODES",
@@ -189,6 +190,10 @@ class AXTree:
 
 def count_tokens(text: str, tokenizer: str = ...) -> int:
     """Token count under an offline tokenizer: gpt2/r50k_base, cl100k_base, o200k_base."""
+
+def long_member_strings(line: bytes, min_len: int) -> list[tuple[int, int]]:
+    """Byte ranges (quotes included) of a JSON line's object members' string values of at least
+    ``min_len`` bytes that decode to non-blank text without error."""
 
 class DomError(PagelensError, ValueError):
     """A bad DOM query or cleaning request: an invalid CSS selector or node path, an unknown

@@ -3,9 +3,11 @@
 The driver reads each input file (as the local engine does) and cuts it into the same shards;
 each shard goes through Ray's object store to one of ``workers`` actors, each holding one
 tokenizer, which transforms it and writes its files and marker into the output folder (a path
-every node sees). The output is the local engine's, file for file, and a rerun resumes from the
-markers. Runs on a local Ray instance (``workers`` CPUs) or on an existing cluster
-(``address``).
+every node sees). Of a JSONL file the driver decodes only the records' small fields: a shard
+carries each page's place in the file, and the actor reads its pages there (the input is on a
+path every node sees too), so the driver neither decodes nor ships any HTML. The output is the
+local engine's, file for file, and a rerun resumes from the markers. Runs on a local Ray
+instance (``workers`` CPUs) or on an existing cluster (``address``).
 
 (It was a Ray Data pipeline — read, flat_map, repartition, map_batches, materialize, then
 filter and write — at 0.22x the local engine's speed on two workers: each workflow's HTML went
@@ -14,6 +16,7 @@ through JSON and Arrow twice and the whole output through the object store befor
 
 from __future__ import annotations
 
+import dataclasses
 import sys
 import threading
 import time
@@ -24,6 +27,7 @@ from typing import Any
 
 from pagelens.datasets.local import open_run, throughput
 from pagelens.datasets.output import examples_bytes, summarize, write_summary
+from pagelens.datasets.readers import read_unread, text_bytes
 from pagelens.datasets.records import Step, Workflow
 from pagelens.datasets.shards import RAY_SHARD_SIZE, FileProgress, Shard, ShardDone, do_shard, read_shards
 from pagelens.datasets.transform import PrepConfig, Transformer
@@ -105,6 +109,8 @@ class _ShardWorker:
         return f"{ray.get_runtime_context().get_node_id()[:12]} on {socket.gethostname()}"
 
     def shard(self, shard: Shard) -> ShardDone:
+        # Its pages come as places in the input file (the driver sends no HTML): read them here.
+        shard = dataclasses.replace(shard, workflows=read_unread(shard.workflows))
         return do_shard(self.transformer, self.out, shard, self.fmt)
 
 
@@ -144,8 +150,8 @@ def _nodes(actors: set[Any], node_of: dict[Any, str]) -> list[str]:
     return sorted({node_of[actor] for actor in actors})
 
 
-def _html_chars(shard: Shard) -> int:
-    return sum(len(step.html) for wf in shard.workflows for step in wf.steps)
+def _html_size(shard: Shard) -> int:
+    return sum(text_bytes(step.html) for wf in shard.workflows for step in wf.steps)
 
 
 def _next_actor(held: dict[Any, int], gone: set[Any], shards_left: int) -> Any | None:
@@ -229,13 +235,15 @@ def run_ray(
                 item = next(unread, None)
                 if item is None:
                     return False
-                file = read_shards(out_dir, *item, shard_size)
+                # The pages stay in the file: each actor reads its shards' own (the input is on a
+                # path every node sees), so the driver neither decodes nor ships any HTML.
+                file = read_shards(out_dir, *item, shard_size, unread_pages=True)
                 state["resumed"] += file.resumed_shards
                 progress.opened(file)
                 # Largest first (by HTML, what the work scales with): a file's last shards to
                 # finish are then small ones, rather than one large shard keeping a single actor
                 # busy while the others have nothing left (files are often sorted by page size).
-                todo.extend((file.index, shard) for shard in sorted(file.todo, key=_html_chars, reverse=True))
+                todo.extend((file.index, shard) for shard in sorted(file.todo, key=_html_size, reverse=True))
                 return True
 
             while True:

@@ -12,15 +12,25 @@ and ``actions[]`` with ``raw_html``, ``operation`` {``op``, ``value``} and ``pos
 A workflow's steps must all be in one file (files are the shards of a dataset). Every bad
 record becomes a :class:`Reject` naming the record and field; nothing is fatal but an
 unreadable file, which is reported as one reject too.
+
+A reader that hands steps to other processes (the Ray engine's driver) can leave a JSONL
+file's pages undecoded: each step's HTML is then an :class:`UnreadText` (where in the file its
+JSON string is) until :func:`read_unread` decodes it where the work happens, so the pages are
+neither decoded nor shipped by the reader. Everything else is read as usual: the same
+workflows, rejects and sources as a full read.
 """
 
 from __future__ import annotations
 
+import dataclasses
+import json
 import os
+import uuid
 from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
+from pagelens._core import long_member_strings
 from pagelens._io import parse_json
 from pagelens.datasets.operations import MIND2WEB
 from pagelens.datasets.records import (
@@ -53,8 +63,137 @@ def input_files(paths: Sequence[str | os.PathLike[str]]) -> list[Path]:
     return files
 
 
-def _records(name: str, data: bytes) -> Iterator[tuple[str, Any]]:
-    """(source, record or an exception) for each record of one file."""
+# JSON string values at least this long (in bytes, as written) under one of these keys are left
+# unread by a reader that asks for it: pages are kilobytes, every other field of a step is short.
+UNREAD_MIN_BYTES = 1024
+UNREAD_KEYS = frozenset({"html", "raw_html"})  # the step layout's page, Mind2Web's
+
+
+@dataclasses.dataclass(frozen=True)
+class FileStamp:
+    """A file as it was when read: byte offsets into it hold while these do."""
+
+    path: str  # absolute: the workers that read it may run elsewhere
+    size: int
+    mtime_ns: int
+
+    @classmethod
+    def of(cls, path: Path) -> FileStamp:
+        st = path.stat()
+        return cls(str(path.resolve()), st.st_size, st.st_mtime_ns)
+
+
+class UnreadText(str):
+    """A page's JSON string not decoded yet: its file and its bytes' range there (quotes
+    included). As a ``str`` it is a short non-blank stand-in, so that the reader's checks of a
+    step pass as they pass for the page (a string is unread only when it decodes to
+    non-blank text); :func:`read_unread` replaces it with the page."""
+
+    file: FileStamp
+    start: int
+    end: int
+
+    def __new__(cls, file: FileStamp, start: int, end: int) -> UnreadText:
+        text = super().__new__(cls, f"<unread: {file.path} bytes {start}-{end}>")
+        text.file, text.start, text.end = file, start, end
+        return text
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return (UnreadText, (self.file, self.start, self.end))
+
+
+def text_bytes(text: str) -> int:
+    """How large a page is: its JSON string's bytes when unread, else its characters."""
+    return text.end - text.start if isinstance(text, UnreadText) else len(text)
+
+
+def read_unread(workflows: Sequence[Workflow]) -> list[Workflow]:
+    """The workflows with every unread page decoded from its file (each file opened once).
+    Raises :class:`InputFileError` when a file cannot be read here or changed since."""
+    handles: dict[str, Any] = {}
+    try:
+
+        def page(text: UnreadText) -> str:
+            stamp = text.file
+            f = handles.get(stamp.path)
+            if f is None:
+                try:
+                    f = handles[stamp.path] = open(stamp.path, "rb")  # noqa: SIM115 - closed below
+                    st = os.fstat(f.fileno())
+                except OSError as e:
+                    raise InputFileError(
+                        f"{stamp.path}: cannot read the input here ({e.strerror or e}); the input must be "
+                        "on a path every worker sees"
+                    ) from None
+                if (st.st_size, st.st_mtime_ns) != (stamp.size, stamp.mtime_ns):
+                    raise InputFileError(f"{stamp.path}: the input file changed while it was being read")
+            f.seek(text.start)
+            raw = f.read(text.end - text.start)
+            # The range was a valid JSON string of non-blank text when the file was read.
+            value = json.loads(raw.decode("utf-8"))
+            if not isinstance(value, str):
+                raise InputFileError(f"{stamp.path}: bytes {text.start}-{text.end} are not the page read before")
+            return value
+
+        return [
+            Workflow(
+                wf.workflow_id,
+                tuple(
+                    dataclasses.replace(s, html=page(s.html)) if isinstance(s.html, UnreadText) else s for s in wf.steps
+                ),
+            )
+            for wf in workflows
+        ]
+    finally:
+        for f in handles.values():
+            f.close()
+
+
+# Stands in for an unread string while its line is decoded: no record's own value is ever this
+# (a NUL and a fresh random token).
+_STAND_IN = f"\u0000pagelens-unread-{uuid.uuid4().hex}-"
+
+
+def _light_record(line: bytes, offset: int, unread: FileStamp, what: str) -> Any:
+    """A JSONL record decoded with its long ``UNREAD_KEYS`` values left unread (``offset``: the
+    line's first byte in the file). Other long values are decoded as they are; a line that is
+    not valid JSON is decoded whole, so that the error names the same place."""
+    spans = long_member_strings(line, UNREAD_MIN_BYTES)
+    if not spans:
+        return parse_json(line, what)
+    parts: list[bytes] = []
+    stand_ins: dict[str, tuple[int, int]] = {}
+    last = 0
+    for k, (start, end) in enumerate(spans):
+        key = f"{_STAND_IN}{k}"
+        parts += [line[last:start], json.dumps(key).encode()]
+        stand_ins[key] = (start, end)
+        last = end
+    parts.append(line[last:])
+    try:
+        record = parse_json(b"".join(parts), what)
+    except InputFileError:
+        return parse_json(line, what)  # the line's own error
+    # Puts each value back: unread under a page's key, decoded (as a full read does) elsewhere.
+    stack = [record]
+    while stack:
+        item = stack.pop()
+        pairs = item.items() if isinstance(item, dict) else enumerate(item) if isinstance(item, list) else ()
+        for key, value in list(pairs):
+            if isinstance(value, str) and value in stand_ins:
+                start, end = stand_ins[value]
+                if key in UNREAD_KEYS:
+                    item[key] = UnreadText(unread, offset + start, offset + end)
+                else:
+                    item[key] = json.loads(line[start:end].decode("utf-8"))
+            elif isinstance(value, dict | list):
+                stack.append(value)
+    return record
+
+
+def _records(name: str, data: bytes, unread: FileStamp | None = None) -> Iterator[tuple[str, Any]]:
+    """(source, record or an exception) for each record of one file; with ``unread`` (the
+    file ``data`` is), a JSONL file's pages are left unread."""
     fmt = FORMATS[Path(name).suffix]
     if fmt == "parquet":
         from pagelens.datasets import arrow
@@ -71,11 +210,16 @@ def _records(name: str, data: bytes) -> Iterator[tuple[str, Any]]:
         for i, item in enumerate(items):
             yield f"{name}[{i}]", item
     else:
+        offset = 0
         for i, line in enumerate(data.split(b"\n"), start=1):
+            start, offset = offset, offset + len(line) + 1
             if not line.strip():
                 continue
             try:
-                yield f"{name}:{i}", parse_json(line, "the line is")
+                if unread is None:
+                    yield f"{name}:{i}", parse_json(line, "the line is")
+                else:
+                    yield f"{name}:{i}", _light_record(line, start, unread, "the line is")
             except InputFileError as e:  # one bad line is one reject; the file's others are read
                 yield f"{name}:{i}", RecordError("", str(e))
 
@@ -169,12 +313,14 @@ def _add_record(builder: WorkflowBuilder, position: dict[str, int], source: str,
     position[key] = position.get(key, 0) + 1
 
 
-def read_workflows(name: str, data: bytes) -> tuple[list[Workflow], list[Reject]]:
-    """The workflows of one file (its name decides the format) and its rejected records."""
+def read_workflows(name: str, data: bytes, unread: FileStamp | None = None) -> tuple[list[Workflow], list[Reject]]:
+    """The workflows of one file (its name decides the format) and its rejected records. With
+    ``unread`` (the file that ``data`` is, as it was read), a JSONL file's pages are left
+    unread (see :class:`UnreadText`)."""
     builder = WorkflowBuilder()
     rejects = builder.rejects
     position: dict[str, int] = {}
-    records = _records(name, data)
+    records = _records(name, data, unread)
     while True:
         try:
             source, record = next(records)

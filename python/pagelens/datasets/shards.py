@@ -17,9 +17,10 @@ from typing import Any
 
 from pagelens._io import write_atomically
 from pagelens.datasets.output import examples_bytes, rejects_bytes
-from pagelens.datasets.readers import read_workflows
+from pagelens.datasets.readers import FileStamp, read_workflows
 from pagelens.datasets.records import Reject, Workflow
 from pagelens.datasets.transform import Transformer
+from pagelens.errors import InputFileError
 
 # Workflows per output shard: what a kill can lose, and what a resume redoes.
 SHARD_SIZE = 64
@@ -72,9 +73,16 @@ class FileShards:
     resumed_workflows: int
 
 
-def read_shards(out: Path, index: int, path: Path, shard_size: int) -> FileShards:
-    """Reads input file ``index`` and cuts it into shards, leaving out those ``out`` marks done."""
-    workflows, file_rejects = read_workflows(str(path), path.read_bytes())
+def read_shards(out: Path, index: int, path: Path, shard_size: int, *, unread_pages: bool = False) -> FileShards:
+    """Reads input file ``index`` and cuts it into shards, leaving out those ``out`` marks done.
+    ``unread_pages``: a JSONL file's pages are left for the shard's worker to read (see
+    ``readers.UnreadText``)."""
+    stamp = FileStamp.of(path) if unread_pages else None
+    data = path.read_bytes()
+    if stamp is not None and (len(data) != stamp.size or FileStamp.of(path) != stamp):
+        # The pages' places in the file would not hold.
+        raise InputFileError(f"{path}: the input file changed while it was being read")
+    workflows, file_rejects = read_workflows(str(path), data, stamp)
     todo: list[Shard] = []
     resumed = resumed_workflows = 0
     for shard in shards_of(index, workflows, file_rejects, shard_size):

@@ -5,6 +5,7 @@
 //! - [`snapshot`]: clickable elements from `DOMSnapshot.captureSnapshot`.
 //! - [`tokenizer`]: offline GPT-2 / cl100k / o200k BPE counting; [`chunk`]: token-budget chunks.
 //! - [`dom`]: HTML documents (parsed, or built from a live DOM), cleaning, queries.
+//! - [`json`]: where a JSON line's long string values are, for readers that leave them undecoded.
 //!
 //! The behaviour is specified in `docs/spec/observation.md` and `docs/spec/dom.md`; every pass is iterative and
 //! at worst O(n log n), so hostile trees cannot overflow the stack or stall.
@@ -13,6 +14,7 @@ pub mod axtree;
 pub mod chunk;
 pub mod dom;
 pub mod error;
+pub mod json;
 pub mod render;
 pub mod snapshot;
 pub mod text;

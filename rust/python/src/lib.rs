@@ -4,7 +4,7 @@
 //! (parsing, rendering, token counting) runs with the interpreter detached.
 
 //!
-//! One module per exposed class (`axtree`, `dom`, `tokenizer`, `chunks`), argument conversion in
+//! One module per exposed class (`axtree`, `dom`, `tokenizer`, `chunks`; `json`'s one function), argument conversion in
 //! `args` and `payload`, and every error mapped in `errors`.
 
 use pyo3::prelude::*;
@@ -20,6 +20,7 @@ mod axtree;
 mod chunks;
 mod dom;
 mod errors;
+mod json;
 mod payload;
 mod tokenizer;
 
@@ -48,6 +49,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<PyObservation>()?;
     m.add_class::<PyAxNode>()?;
     m.add_function(wrap_pyfunction!(count_tokens, m)?)?;
+    m.add_function(wrap_pyfunction!(json::long_member_strings, m)?)?;
     m.add("DEFAULT_MAX_DEPTH", DEFAULT_MAX_DEPTH)?;
     m.add("DEFAULT_TOKENIZER", DEFAULT_TOKENIZER)?;
     // The core's registries: the CLI's choices, the prompts and the docs derive from these.
