@@ -106,6 +106,6 @@ fuzz:
 	cd rust && cargo +nightly fuzz build -O --fuzz-dir fuzz
 	for t in $(FUZZ_TARGETS); do mkdir -p target/fuzz-corpus/$$t; done
 	printf '%s\n' $(FUZZ_TARGETS) | xargs -P 2 -I{} sh -c 'cd rust && cargo +nightly fuzz run -O --fuzz-dir fuzz {} \
-	  ../target/fuzz-corpus/{} fuzz/seeds/$$( case {} in axtree*) echo axtree;; *) echo html;; esac ) -- -max_total_time=$(FUZZ_SECONDS) -max_len=65536 -timeout=30 \
+	  ../target/fuzz-corpus/{} fuzz/seeds/$$( case {} in axtree*) echo axtree;; json) echo json;; *) echo html;; esac ) -- -max_total_time=$(FUZZ_SECONDS) -max_len=65536 -timeout=30 \
 	  -rss_limit_mb=4096 -print_final_stats=1 > ../target/fuzz-{}.log 2>&1 && echo "{}: no finding" || \
 	  { echo "{}: FINDING, see target/fuzz-{}.log"; exit 1; }'
