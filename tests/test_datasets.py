@@ -361,6 +361,50 @@ print("free", ray.available_resources().get("CPU", 0.0))
 """
 
 
+# The input rewritten after the driver read it, before any actor reads its pages there.
+_CHANGED_INPUT = """
+import sys, ray
+from pathlib import Path
+from pagelens.datasets import PrepConfig, cluster, run_ray
+ray.init(address=sys.argv[1], log_to_driver=False)
+read = cluster.read_shards
+
+def read_then_change(out, index, path, *args, **kwargs):
+    shards = read(out, index, path, *args, **kwargs)
+    path.write_bytes(b"\\n" + path.read_bytes())
+    return shards
+
+cluster.read_shards = read_then_change
+try:
+    run_ray([sys.argv[2]], sys.argv[3], PrepConfig(max_tokens=512), workers=1)
+except Exception as e:
+    print(type(e).__name__, e)
+"""
+
+
+def test_ray_actors_that_cannot_read_the_input_stop_the_run_naming_it(dataset, tmp_path, ray_cluster):
+    """The actors read the pages from the input file; one changed since the driver read it is
+    an input error that names the file, raised as itself (not inside Ray's remote traceback),
+    and no shard is marked done."""
+    folder, _ = dataset
+    copy = tmp_path / "in"
+    shutil.copytree(folder, copy)
+    env = {**os.environ, "RAY_AUTH_MODE": "disabled"}
+    run = subprocess.run(
+        [sys.executable, "-c", _CHANGED_INPUT, ray_cluster, str(copy), str(tmp_path / "out")],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
+    assert run.returncode == 0, run.stderr[-3000:]
+    name = next(copy.glob("*.jsonl")).resolve()
+    assert run.stdout.strip().splitlines()[-1] == (
+        f"InputFileError {name}: the input file changed while it was being read"
+    ), run.stdout
+    assert not list((tmp_path / "out" / "_done").glob("*.json"))
+
+
 def test_ray_on_a_separately_started_cluster(dataset, local_run, tmp_path, ray_cluster):
     """Actors are sized from the cluster's free CPUs: with 2 CPUs and 2 workers the reads
     still run (the pool used to take every CPU and wait forever); a cluster with no free CPU

@@ -171,6 +171,18 @@ def _next_actor(held: dict[Any, int], gone: set[Any], shards_left: int) -> Any |
     return None
 
 
+def _shard_result(ray: Any, ref: Any) -> ShardDone:
+    """A shard's outcome; a pagelens error raised in the actor (an input it cannot read) is
+    raised here as itself, its message the user's to read, not inside Ray's remote traceback."""
+    try:
+        done: ShardDone = ray.get(ref)
+    except ray.exceptions.RayTaskError as e:
+        if isinstance(e.cause, PagelensError):
+            raise e.cause from None
+        raise
+    return done
+
+
 def run_ray(
     inputs: list[str],
     out: str,
@@ -268,7 +280,7 @@ def run_ray(
                 actor, fi, shard = running.pop(ref)
                 held[actor] -= 1
                 try:
-                    finished: ShardDone = ray.get(ref)
+                    finished: ShardDone = _shard_result(ray, ref)
                 except ray.exceptions.RayActorError:
                     # Its node (or its process) is gone: the shard goes to another actor.
                     gone.add(actor)  # its queued shard fails too, and goes back the same way
