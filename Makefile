@@ -62,7 +62,7 @@ smoke: setup
 
 # The fuzz targets cannot rot: built on nightly and each run briefly (FUZZ_CHECK_SECONDS,
 # two at a time); `make fuzz` runs the campaigns.
-FUZZ_CHECK_SECONDS ?= 30
+FUZZ_CHECK_SECONDS ?= 20
 fuzz-check:
 	@command -v cargo-fuzz >/dev/null 2>&1 || cargo install --quiet --locked cargo-fuzz
 	$(MAKE) --no-print-directory fuzz FUZZ_SECONDS=$(FUZZ_CHECK_SECONDS)

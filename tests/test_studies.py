@@ -817,3 +817,4 @@ def test_a_login_that_fails_is_the_run_s_failure_naming_it(tmp_path):
     assert read_results(tmp_path / "s") == [] and shop.orders == []  # not finished: a rerun runs it
     [failure] = [json.loads(line) for line in (tmp_path / "s" / "failures.jsonl").read_text().splitlines()]
     assert failure["error_kind"] == "setup" and "stayed on its login page" in failure["error"]
+    assert failure["error"].count("logging in to") == 1, failure["error"]  # said once, not wrapped

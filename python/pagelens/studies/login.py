@@ -10,6 +10,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from playwright.async_api import Page
+from playwright.async_api import TimeoutError as PlaywrightTimeoutError
 
 from pagelens.errors import PagelensError
 
@@ -91,18 +92,24 @@ async def log_in(browser: Any, site: str, base_url: str, account: dict[str, str]
             if recipe.submit_by == "test_id"
             else page.get_by_role("button", name=recipe.submit)
         )
-        await button.click()
-        # The site's answer (a session cookie, a redirect) comes after the click returns: the
-        # state is taken once the browser has left the login page and loaded where it went.
+        # The site's answer (a session cookie and a redirect, or the login page again for a
+        # wrong password) is a navigation that comes after the click returns: the state is
+        # taken once it has loaded, and only if it left the login page. Waiting for that page
+        # to be left instead would take the whole timeout to tell a wrong password.
         try:
-            await page.wait_for_url(lambda url: url.split("?")[0].rstrip("/") != login_url.rstrip("/"))
-        except Exception:
+            async with page.expect_navigation(wait_until="load"):
+                await button.click()
+        except PlaywrightTimeoutError:
+            pass  # no answer in time: where the page is tells
+        if page.url.split("?")[0].rstrip("/") == login_url.rstrip("/"):
             raise LoginError(
                 f"logging in to {site} at {base_url}: the site stayed on its login page (is the account right?)"
-            ) from None
+            )
         await page.wait_for_load_state("load")
         state: dict[str, Any] = await context.storage_state()
         return state
+    except LoginError:
+        raise
     except Exception as e:
         raise LoginError(f"logging in to {site} at {base_url} failed: {e}") from e
     finally:
