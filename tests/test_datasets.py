@@ -36,7 +36,7 @@ from pagelens.datasets import (
     run_ray,
 )
 from pagelens.datasets.cluster import _next_actor, wait_with_watchdog
-from pagelens.datasets.readers import input_files
+from pagelens.datasets.readers import UnreadText, input_files
 from workflow_data import build_dataset, split_workflows
 
 BUDGET = 512
@@ -800,6 +800,30 @@ def corpus_workflows(tmp_path_factory):
     out = tmp_path_factory.mktemp("corpus-local")
     run_local([str(folder)], str(out), PrepConfig(max_tokens=BUDGET), workers=2)
     return folder, read_output(out)
+
+
+def test_a_large_file_is_read_with_its_pages_left_in_it_and_gives_the_same_output(
+    corpus_workflows, tmp_path, monkeypatch
+):
+    """The local engine reads a JSONL file from UNREAD_FILE_BYTES on with its pages left in
+    the file, each read by the thread that transforms it: the output is the full read's,
+    record for record (the corpus file, 41 MB, is under the size and decoded whole)."""
+    from pagelens.datasets import local
+
+    folder, expected = corpus_workflows
+    unread: list[bool] = []
+    read_shards = local.read_shards
+
+    def spy(*args, **kwargs):
+        file = read_shards(*args, **kwargs)
+        unread.append(all(isinstance(s.html, UnreadText) for sh in file.todo for w in sh.workflows for s in w.steps))
+        return file
+
+    monkeypatch.setattr(local, "read_shards", spy)
+    monkeypatch.setattr(local, "UNREAD_FILE_BYTES", 1024)
+    run_local([str(folder)], str(tmp_path / "out"), PrepConfig(max_tokens=BUDGET), workers=2)
+    assert unread == [True]
+    assert read_output(tmp_path / "out") == expected
 
 
 def _prep_on(address: str, folder: Path, out: Path, workers: int) -> subprocess.Popen[str]:

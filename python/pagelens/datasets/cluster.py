@@ -249,7 +249,7 @@ def run_ray(
                     return False
                 # The pages stay in the file: each actor reads its shards' own (the input is on a
                 # path every node sees), so the driver neither decodes nor ships any HTML.
-                file = read_shards(out_dir, *item, shard_size, unread_pages=True)
+                file = read_shards(out_dir, *item, shard_size)
                 state["resumed"] += file.resumed_shards
                 progress.opened(file)
                 # Largest first (by HTML, what the work scales with): a file's last shards to

@@ -13,11 +13,11 @@ A workflow's steps must all be in one file (files are the shards of a dataset). 
 record becomes a :class:`Reject` naming the record and field; nothing is fatal but an
 unreadable file, which is reported as one reject too.
 
-A reader that hands steps to other processes (the Ray engine's driver) can leave a JSONL
-file's pages undecoded: each step's HTML is then an :class:`UnreadText` (where in the file its
-JSON string is) until :func:`read_unread` decodes it where the work happens, so the pages are
-neither decoded nor shipped by the reader. Everything else is read as usual: the same
-workflows, rejects and sources as a full read.
+The Ray engine's driver (and the local engine, for a large file) leaves a JSONL file's pages
+undecoded: each step's HTML is then an :class:`UnreadText` (where in the file its JSON string
+is) until :func:`read_unread` decodes it where the work happens, so a file's pages are never
+all in memory at once, and the driver neither decodes nor ships them. Everything else is read as usual: the
+same workflows, rejects and sources as a full read.
 """
 
 from __future__ import annotations
@@ -210,9 +210,14 @@ def _records(name: str, data: bytes, unread: FileStamp | None = None) -> Iterato
         for i, item in enumerate(items):
             yield f"{name}[{i}]", item
     else:
-        offset = 0
-        for i, line in enumerate(data.split(b"\n"), start=1):
-            start, offset = offset, offset + len(line) + 1
+        # Line by line, each cut out as it is read (a list of every line would hold the file
+        # twice); numbered from 1, blank ones skipped, as `data.split(b"\n")` would give them.
+        next_start, i = 0, 0
+        while next_start <= len(data):
+            start = next_start
+            end = data.find(b"\n", start)
+            end = len(data) if end < 0 else end
+            line, next_start, i = data[start:end], end + 1, i + 1
             if not line.strip():
                 continue
             try:

@@ -73,9 +73,9 @@ class FileShards:
     resumed_workflows: int
 
 
-def read_shards(out: Path, index: int, path: Path, shard_size: int, *, unread_pages: bool = False) -> FileShards:
+def read_shards(out: Path, index: int, path: Path, shard_size: int, *, unread_pages: bool = True) -> FileShards:
     """Reads input file ``index`` and cuts it into shards, leaving out those ``out`` marks done.
-    ``unread_pages``: a JSONL file's pages are left for the shard's worker to read (see
+    ``unread_pages``: a JSONL file's pages are left in the file for the worker to read (see
     ``readers.UnreadText``)."""
     stamp = FileStamp.of(path) if unread_pages else None
     data = path.read_bytes()
