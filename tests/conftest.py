@@ -1,5 +1,6 @@
 from __future__ import annotations
 
+import contextlib
 import gzip
 import json
 import sys
@@ -10,6 +11,22 @@ import pytest
 
 CORPUS = Path(__file__).parent / "corpus"
 PAGES = sorted(p.name for p in CORPUS.iterdir() if (p / "axtree.json.gz").exists())
+
+
+def descendants(pid: int) -> list[int]:
+    """Every live process descended from ``pid``, read from /proc."""
+    children: dict[int, list[int]] = {}
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        with contextlib.suppress(OSError):
+            # "pid (comm) state ppid ...": comm may hold spaces and parentheses.
+            fields = stat.read_text().rsplit(")", 1)[1].split()
+            children.setdefault(int(fields[1]), []).append(int(stat.parent.name))
+    found, todo = [], [pid]
+    while todo:
+        for child in children.get(todo.pop(), []):
+            found.append(child)
+            todo.append(child)
+    return found
 
 
 @cache

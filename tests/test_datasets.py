@@ -24,7 +24,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import pagelens
-from conftest import executable
+from conftest import descendants, executable
 from pagelens.datasets import (
     ManifestMismatch,
     PrepConfig,
@@ -247,22 +247,6 @@ def _free_port() -> int:
         return int(s.getsockname()[1])
 
 
-def _descendants(pid: int) -> list[int]:
-    """Every live process descended from ``pid`` (read from /proc)."""
-    children: dict[int, list[int]] = {}
-    for stat in Path("/proc").glob("[0-9]*/stat"):
-        with contextlib.suppress(OSError):
-            # "pid (comm) state ppid ...": comm may hold spaces and parentheses.
-            fields = stat.read_text().rsplit(")", 1)[1].split()
-            children.setdefault(int(fields[1]), []).append(int(stat.parent.name))
-    found, todo = [], [pid]
-    while todo:
-        for child in children.get(todo.pop(), []):
-            found.append(child)
-            todo.append(child)
-    return found
-
-
 class RayNode:
     """A Ray node started apart from the test (``ray start --block``), in its own process
     group, as a user's would be; stopped by ending that group, not ``ray stop`` (which would
@@ -295,7 +279,7 @@ class RayNode:
         """Ends the node as a lost machine ends: every process of it at once. Ray's worker
         processes (the actors) are the raylet's children in process groups of their own, and
         outlive a killed group until they notice their raylet is gone."""
-        workers = _descendants(self.proc.pid)
+        workers = descendants(self.proc.pid)
         os.killpg(self.proc.pid, signal.SIGKILL)
         for pid in workers:
             with contextlib.suppress(ProcessLookupError):
@@ -361,6 +345,18 @@ print("free", ray.available_resources().get("CPU", 0.0))
 """
 
 
+def _run_driver(script: str, *args: object) -> subprocess.CompletedProcess[str]:
+    """Runs a driver script (one of the above) in its own interpreter, without token
+    authentication like the clusters started here."""
+    return subprocess.run(
+        [sys.executable, "-c", script, *map(str, args)],
+        env={**os.environ, "RAY_AUTH_MODE": "disabled"},
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
+
+
 # The input rewritten after the driver read it, before any actor reads its pages there.
 _CHANGED_INPUT = """
 import sys, ray
@@ -389,14 +385,7 @@ def test_ray_actors_that_cannot_read_the_input_stop_the_run_naming_it(dataset, t
     folder, _ = dataset
     copy = tmp_path / "in"
     shutil.copytree(folder, copy)
-    env = {**os.environ, "RAY_AUTH_MODE": "disabled"}
-    run = subprocess.run(
-        [sys.executable, "-c", _CHANGED_INPUT, ray_cluster, str(copy), str(tmp_path / "out")],
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=600,
-    )
+    run = _run_driver(_CHANGED_INPUT, ray_cluster, copy, tmp_path / "out")
     assert run.returncode == 0, run.stderr[-3000:]
     name = next(copy.glob("*.jsonl")).resolve()
     assert run.stdout.strip().splitlines()[-1] == (
@@ -433,23 +422,11 @@ def test_ray_on_a_separately_started_cluster(dataset, local_run, tmp_path, ray_c
     run = subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=600)
     assert run.returncode == 0, run.stderr[-3000:]
     assert read_output(joined) == read_output(local_run[0])
-    hogged = subprocess.run(
-        [sys.executable, "-c", _HOGGED_RUN, ray_cluster, str(folder), str(tmp_path / "full")],
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=600,
-    )
+    hogged = _run_driver(_HOGGED_RUN, ray_cluster, folder, tmp_path / "full")
     assert "ArgumentError the Ray cluster has 0 free CPU of 2" in hogged.stdout, hogged.stderr[-3000:]
     # Two runs from one driver: the first's actors give their CPUs back when it ends (they
     # used to hold them until the driver exited, and the second run found none free).
-    twice = subprocess.run(
-        [sys.executable, "-c", _TWO_RUNS, ray_cluster, str(folder), str(tmp_path / "first"), str(tmp_path / "second")],
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=600,
-    )
+    twice = _run_driver(_TWO_RUNS, ray_cluster, folder, tmp_path / "first", tmp_path / "second")
     assert twice.returncode == 0, twice.stderr[-3000:]
     assert twice.stdout.split() == ["free", "2.0"], twice.stdout
     assert read_output(tmp_path / "first") == read_output(tmp_path / "second") == read_output(local_run[0])

@@ -7,6 +7,7 @@ headless Chromium; comparing two studies."""
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import os
 import re
@@ -20,6 +21,7 @@ from pathlib import Path
 
 import pytest
 
+from conftest import descendants
 from llm_server import LLMServer
 from pagelens.studies import (
     RunOptions,
@@ -231,25 +233,12 @@ def test_an_endpoint_down_for_good_stops_the_study(tmp_path):
 
 def _chromium_descendants() -> list[int]:
     """Chromium browser processes started under this test process (through the workers)."""
-    parents: dict[int, int] = {}
-    names: dict[int, str] = {}
-    for entry in os.listdir("/proc"):
-        if entry.isdigit():
-            try:
-                stat = Path(f"/proc/{entry}/stat").read_text()
-                names[int(entry)] = Path(f"/proc/{entry}/cmdline").read_bytes().split(b"\0")[0].decode(errors="replace")
-            except OSError:
-                continue
-            parents[int(entry)] = int(stat.rsplit(")", 1)[1].split()[1])
-
-    def under_us(pid: int) -> bool:
-        while pid > 1:
-            pid = parents.get(pid, 1)
-            if pid == os.getpid():
-                return True
-        return False
-
-    return [p for p, name in names.items() if name.endswith("chromium") and under_us(p)]
+    found = []
+    for pid in descendants(os.getpid()):
+        with contextlib.suppress(OSError):
+            if Path(f"/proc/{pid}/cmdline").read_bytes().split(b"\0")[0].decode(errors="replace").endswith("chromium"):
+                found.append(pid)
+    return found
 
 
 def test_a_browser_killed_mid_episode_is_restarted_once(tmp_path):

@@ -16,8 +16,8 @@ unreadable file, which is reported as one reject too.
 The Ray engine's driver (and the local engine, for a large file) leaves a JSONL file's pages
 undecoded: each step's HTML is then an :class:`UnreadText` (where in the file its JSON string
 is) until :func:`read_unread` decodes it where the work happens, so a file's pages are never
-all in memory at once, and the driver neither decodes nor ships them. Everything else is read as usual: the
-same workflows, rejects and sources as a full read.
+all in memory at once, and the driver neither decodes nor ships them. Everything else is read
+as usual: the same workflows, rejects and sources as a full read.
 """
 
 from __future__ import annotations
@@ -142,6 +142,8 @@ def read_unread(workflows: Sequence[Workflow]) -> list[Workflow]:
                     dataclasses.replace(s, html=page(s.html)) if isinstance(s.html, UnreadText) else s for s in wf.steps
                 ),
             )
+            if any(isinstance(s.html, UnreadText) for s in wf.steps)
+            else wf  # nothing to read: kept as it is
             for wf in workflows
         ]
     finally:
