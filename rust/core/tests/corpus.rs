@@ -69,3 +69,50 @@ fn every_page_parses_and_keeps_its_targets() {
         assert!(occam.text.len() <= webarena.text.len(), "{name}");
     }
 }
+
+/// `Dom::parse`'s tokenizer builds the tree html5ever's own tokenizer builds: on every page's
+/// source and serialized DOM, with CR LF line ends, and cut short at places where an end of
+/// input lands inside a tag, a comment, a reference or a script.
+#[test]
+fn the_parsers_tokenizer_builds_html5evers_tree_on_every_page() {
+    use pagelens_core::dom::Dom;
+    let same = |what: &str, html: &[u8]| {
+        let fast = Dom::parse(html, None, false);
+        let reference = Dom::parse_reference(html, None, false);
+        if fast != reference {
+            let (a, b) = (fast.serialize().0, reference.serialize().0);
+            let at = a.bytes().zip(b.bytes()).take_while(|(x, y)| x == y).count();
+            panic!(
+                "{what}: trees differ (serialized from byte {at}: {:?} against html5ever's {:?})",
+                &a[at.saturating_sub(60).min(a.len())..(at + 60).min(a.len())],
+                &b[at.saturating_sub(60).min(b.len())..(at + 60).min(b.len())]
+            );
+        }
+    };
+    let mut pages = 0;
+    for file in ["source.html.gz", "dom.html.gz"] {
+        for (path, html) in corpus_files(file) {
+            pages += 1;
+            same(&path, &html);
+            let crlf = String::from_utf8_lossy(&html).replace('\n', "\r\n");
+            same(&format!("{path} with CR LF"), crlf.as_bytes());
+            if file == "source.html.gz" {
+                // Cut just after a `<`, a `&`, a quote or a `-`, at eight places in the page.
+                for k in 1..=8 {
+                    let from = html.len() * k / 9;
+                    if let Some(i) = html[from..]
+                        .iter()
+                        .position(|c| matches!(c, b'<' | b'&' | b'"' | b'-'))
+                    {
+                        let cut = from + i + 1 + k % 3;
+                        same(
+                            &format!("{path} cut at {cut}"),
+                            &html[..cut.min(html.len())],
+                        );
+                    }
+                }
+            }
+        }
+    }
+    assert_eq!(pages, 200);
+}

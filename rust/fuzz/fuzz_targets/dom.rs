@@ -1,5 +1,6 @@
 //! Any bytes as HTML: parse, clean with both profiles, serialize, select and find paths.
-//! Every element's id appears once in the serialization and survives a re-parse. (The text
+//! The parse builds the tree html5ever's own tokenizer builds (`Dom::parse_reference`: the
+//! parser's byte-search tokenizer must never change a tree). Every element's id appears once in the serialization and survives a re-parse. (The text
 //! itself need not round-trip: a parser's repairs, such as a link inside a link, make trees
 //! that no markup reproduces. Nor can anything written after a `<plaintext>` start tag: a
 //! reader takes the rest of the file as its text, and the repairs can put elements after one;
@@ -13,6 +14,11 @@ use pagelens_core::Tokenizer;
 fuzz_target!(|data: &[u8]| {
     let keep_ids = data.first().is_some_and(|b| b & 1 == 1);
     let dom = Dom::parse(data, None, keep_ids);
+    assert!(
+        dom == Dom::parse_reference(data, None, keep_ids),
+        "the tokenizer changed the tree of {:?}",
+        String::from_utf8_lossy(data)
+    );
     let (html, tags) = dom.serialize();
     let ids = dom.nodes.iter().filter(|n| n.id.is_some()).count();
     assert_eq!(tags.len(), ids, "every element's start tag is written once");

@@ -2,6 +2,7 @@
 //! kept raw where a reader expects it, everything else escaped so that a reader finds exactly
 //! the arena's elements.
 
+use super::tokenize::script_text_hides_end_tag;
 use super::tree::{is_void, Dom, Kind, NONE, RAW_TEXT_ELEMENTS};
 
 impl Dom {
@@ -47,11 +48,12 @@ impl Dom {
                         .filter(|p| !p.foreign)
                         .and_then(|_| self.tag(node.parent))
                         .filter(|t| RAW_TEXT_ELEMENTS.contains(t));
-                    if raw_in == Some("script") && script_text_swallows_end_tag(t) {
+                    if raw_in == Some("script") && script_text_hides_end_tag(t) {
                         // `<!--` then `<script` with no way back: a reader would take our
                         // `</script>` as more script. `<\!--` reads the same inside a JS
-                        // string or regex and keeps the reader out of that state.
-                        out.push_str(&t.replace("<!--", "<\\!--"));
+                        // string or regex and keeps the reader out of that state; so does
+                        // `<\/script`, for the `</script`s the escape had kept inside.
+                        write_unescaped_script(&mut out, t);
                     } else if raw_in.is_some() {
                         out.push_str(t);
                     } else {
@@ -90,51 +92,28 @@ impl Dom {
     }
 }
 
-/// Whether an HTML tokenizer reading `text` as the contents of a `<script>` ends in the
-/// "script data double escaped" state, where the next `</script>` does not close the element
-/// (HTML's script data escape states; `text` holds no `</script` that ends the element, as
-/// it came from a parse).
-pub(super) fn script_text_swallows_end_tag(text: &str) -> bool {
-    #[derive(PartialEq)]
-    enum State {
-        Data,
-        Escaped,
-        DoubleEscaped,
-    }
-    let b = text.as_bytes();
-    let script_at = |i: usize| -> bool {
-        b.len() >= i + 7
-            && b[i..i + 6].eq_ignore_ascii_case(b"script")
-            && matches!(
-                b[i + 6],
-                b'\t' | b'\n' | b'\x0c' | b'\r' | b' ' | b'/' | b'>'
-            )
-    };
-    let mut state = State::Data;
-    let mut i = 0;
-    while i < b.len() {
-        match state {
-            State::Data if b[i..].starts_with(b"<!--") => {
-                state = State::Escaped;
-                // The two dashes of `<!--` may also begin its `-->` (`<!-->`).
-                i += 2;
-            }
-            State::Escaped | State::DoubleEscaped if b[i..].starts_with(b"-->") => {
-                state = State::Data;
-                i += 3;
-            }
-            State::Escaped if b[i] == b'<' && script_at(i + 1) => {
-                state = State::DoubleEscaped;
-                i += 7;
-            }
-            State::DoubleEscaped if b[i..].starts_with(b"</") && script_at(i + 2) => {
-                state = State::Escaped;
-                i += 8;
-            }
-            _ => i += 1,
+/// Script text with `<!--` written `<\!--` and `</script` (any case) `<\/script`: a reader
+/// never enters the escape states, and meets no end tag inside.
+fn write_unescaped_script(out: &mut String, text: &str) {
+    let mut rest = text;
+    while let Some(i) = rest.find('<') {
+        out.push_str(&rest[..i]);
+        let after = &rest.as_bytes()[i + 1..];
+        if after.starts_with(b"!--") {
+            out.push_str("<\\!");
+            rest = &rest[i + 2..];
+        } else if after.len() >= 7
+            && after[0] == b'/'
+            && after[1..7].eq_ignore_ascii_case(b"script")
+        {
+            out.push_str("<\\/");
+            rest = &rest[i + 2..];
+        } else {
+            out.push('<');
+            rest = &rest[i + 1..];
         }
     }
-    state == State::DoubleEscaped
+    out.push_str(rest);
 }
 
 /// `<tag a="v" node="N">`, as [`Dom::serialize`] writes it.
