@@ -94,31 +94,39 @@ fn start_tags(text: &str) -> Vec<(usize, usize)> {
             .iter()
             .position(|c| !c.is_ascii_alphanumeric())
             .map_or(end, |p| i + 1 + p);
-        let name = text[i + 1..name_end].to_ascii_lowercase();
+        let name = &b[i + 1..name_end];
         i = end;
-        if RAW_TEXT_ELEMENTS.contains(&name.as_str()) {
-            if name == "plaintext" {
+        if let Some(raw) = RAW_TEXT_ELEMENTS
+            .iter()
+            .find(|r| r.as_bytes().eq_ignore_ascii_case(name))
+        {
+            if *raw == "plaintext" {
                 break; // everything after it is text
             }
-            let close = format!("</{name}");
-            i = find_ignore_case(b, i, close.as_bytes()).unwrap_or(b.len());
+            i = find_end_tag(b, i, raw.as_bytes()).unwrap_or(b.len());
         }
     }
     tags
 }
 
 fn find(hay: &[u8], from: usize, needle: &[u8]) -> Option<usize> {
-    hay.get(from..)?
-        .windows(needle.len())
-        .position(|w| w == needle)
-        .map(|p| from + p)
+    memchr::memmem::find(hay.get(from..)?, needle).map(|p| from + p)
 }
 
-fn find_ignore_case(hay: &[u8], from: usize, needle: &[u8]) -> Option<usize> {
-    hay.get(from..)?
-        .windows(needle.len())
-        .position(|w| w.eq_ignore_ascii_case(needle))
-        .map(|p| from + p)
+/// The first `</name` (any case) from `from`.
+fn find_end_tag(hay: &[u8], from: usize, name: &[u8]) -> Option<usize> {
+    let mut i = from;
+    while let Some(p) = memchr::memmem::find(hay.get(i..)?, b"</") {
+        let at = i + p;
+        if hay
+            .get(at + 2..at + 2 + name.len())
+            .is_some_and(|n| n.eq_ignore_ascii_case(name))
+        {
+            return Some(at);
+        }
+        i = at + 2;
+    }
+    None
 }
 
 /// Offsets where a cut is allowed, always including 0 and `text.len()`.
