@@ -138,6 +138,9 @@ struct Splitter {
     /// The same for tokens of at most 7 bytes, keyed by [`short_key`]: most pieces of
     /// HTML and text are such tokens, found without hashing and comparing a slice.
     short_ranks: FxHashMap<u64, u32>,
+    /// The rank of every two bytes (`u32::MAX`: no token), indexed by the bytes: the pairs
+    /// [`merge_short`] looks up first, without a hash probe.
+    pair_ranks: Box<[u32]>,
 }
 
 /// A piece of at most 7 bytes as one number: its bytes, and its length in the top byte.
@@ -185,10 +188,17 @@ fn splitter(enc: Encoding) -> &'static Splitter {
             .iter()
             .filter_map(|(bytes, &rank)| short_key(bytes).map(|key| (key, rank)))
             .collect();
+        let mut pair_ranks = vec![u32::MAX; 1 << 16].into_boxed_slice();
+        for (bytes, &rank) in &ranks {
+            if let [a, b] = bytes[..] {
+                pair_ranks[usize::from(a) << 8 | usize::from(b)] = rank;
+            }
+        }
         Splitter {
             piece_end,
             ranks,
             short_ranks,
+            pair_ranks,
         }
     })
 }
@@ -350,6 +360,9 @@ fn piece_count(parts: &Splitter, piece: &[u8]) -> usize {
 /// The rank of a token's bytes, or `u32::MAX` for bytes that are no token.
 #[inline]
 fn rank_of(parts: &Splitter, bytes: &[u8]) -> u32 {
+    if let [a, b] = *bytes {
+        return parts.pair_ranks[usize::from(a) << 8 | usize::from(b)];
+    }
     match short_key(bytes) {
         Some(key) => parts.short_ranks.get(&key),
         None => parts.ranks.get(bytes),
