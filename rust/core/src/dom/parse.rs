@@ -363,9 +363,13 @@ impl TreeSink for Sink {
             attrs: existing, ..
         } = &mut nodes[*target as usize].kind
         {
+            // A set of the names held: a scan of them for each new one would be quadratic
+            // (a page may repeat `<body>` with thousands of attributes).
+            let mut held: rustc_hash::FxHashSet<String> =
+                existing.iter().map(|(k, _)| k.clone()).collect();
             for a in &attrs {
                 let name = attr_name(a);
-                if !existing.iter().any(|(k, _)| *k == name) {
+                if held.insert(name.clone()) {
                     existing.push((name, a.value.to_string()));
                 }
             }

@@ -23,6 +23,10 @@ use html5ever::tokenizer::{
 };
 use html5ever::{ns, Attribute, LocalName, QualName};
 use memchr::memmem;
+use rustc_hash::FxHashSet;
+
+/// Attributes of one tag past which duplicates are found with a set.
+const MANY_ATTRIBUTES: usize = 16;
 
 /// Tokenizes `text` into `sink`, then ends it (the end-of-file token and `sink.end()`).
 pub(super) fn tokenize<S: TokenSink>(text: &str, sink: &S) {
@@ -374,6 +378,7 @@ impl<'a, S: TokenSink> Fast<'a, S> {
         }
         let name = LocalName::from(lower(&self.src[name_start..i]));
         let mut attrs: Vec<Attribute> = Vec::new();
+        let mut names: FxHashSet<LocalName> = FxHashSet::default();
         let mut duplicates = false;
         let mut self_closing = false;
         loop {
@@ -426,7 +431,17 @@ impl<'a, S: TokenSink> Fast<'a, S> {
                             None => return Next::Rest(State::Data, None),
                         }
                     }
-                    if attrs.iter().any(|a| a.name.local == attr_name) {
+                    // The first of two attributes of one name is kept. A set past a few
+                    // names: scanning them all for each would be quadratic in their number.
+                    let duplicate = if attrs.len() < MANY_ATTRIBUTES {
+                        attrs.iter().any(|a| a.name.local == attr_name)
+                    } else {
+                        if names.is_empty() {
+                            names.extend(attrs.iter().map(|a| a.name.local.clone()));
+                        }
+                        !names.insert(attr_name.clone())
+                    };
+                    if duplicate {
                         duplicates = true;
                     } else {
                         attrs.push(Attribute {
@@ -951,6 +966,17 @@ mod tests {
         "<font>",
         "<A HREF=1>",
     ];
+
+    #[test]
+    fn many_attributes_keep_the_first_of_each_name() {
+        // Past `MANY_ATTRIBUTES`, duplicates are found with a set.
+        let attrs: Vec<String> = (0..60).map(|i| format!("a{}={i}", i % 23)).collect();
+        let html = format!("<p {}>x<p A1=z {} a5>", attrs.join(" "), attrs.join(" "));
+        let fast = Dom::parse(html.as_bytes(), None, false);
+        assert!(fast == Dom::parse_reference(html.as_bytes(), None, false));
+        let out = fast.serialize().0;
+        assert!(out.contains(r#"a22="22" node="#) && out.contains(r#"<p a1="z" a0="0""#));
+    }
 
     fn xorshift(state: &mut u64) -> u64 {
         *state ^= *state << 13;
