@@ -206,7 +206,13 @@ impl Sink {
         let mut nodes = self.nodes.borrow_mut();
         let p = nodes[child as usize].parent;
         if p != NONE {
-            nodes[p as usize].children.retain(|&c| c != child);
+            // Searched from the end: the tree builder moves and inserts near a parent's last
+            // children (foster parenting before a table, the adoption agency), so a scan
+            // from the front made a page of such content quadratic.
+            let siblings = &mut nodes[p as usize].children;
+            if let Some(i) = siblings.iter().rposition(|&c| c == child) {
+                siblings.remove(i);
+            }
             nodes[child as usize].parent = NONE;
         }
     }
@@ -339,7 +345,7 @@ impl TreeSink for Sink {
         let pos = self.nodes.borrow()[parent as usize]
             .children
             .iter()
-            .position(|c| c == sibling)
+            .rposition(|c| c == sibling)
             .unwrap_or(0);
         if let NodeOrText::AppendNode(n) = &new_node {
             if self.nodes.borrow()[*n as usize].parent == parent {
@@ -348,7 +354,7 @@ impl TreeSink for Sink {
                 let pos = self.nodes.borrow()[parent as usize]
                     .children
                     .iter()
-                    .position(|c| c == sibling)
+                    .rposition(|c| c == sibling)
                     .unwrap_or(0);
                 self.insert(parent, pos, new_node);
                 return;
