@@ -28,7 +28,7 @@ def test_ids_unique_reverse_order_and_stable(parsed):
     ids = [int(i) for i in NODE_RE.findall(dom.html())]
     assert ids == sorted(ids, reverse=True) and len(set(ids)) == len(ids) == len(dom)
     assert ids[0] == len(dom) - 1 and ids[-1] == 0
-    assert dom.flattened_tags == 0, "the nesting limit must never touch a real page"
+    assert dom.flattened_tags == 0, "the parse's limits (nesting, formatting) must never touch a real page"
     kept = [int(i) for i in NODE_RE.findall(clean.html())]
     assert kept == sorted(kept, reverse=True)
     for i in kept:

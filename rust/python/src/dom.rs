@@ -199,7 +199,8 @@ impl PyDom {
             .collect()
     }
 
-    /// Start tags dropped by the nesting limit (documents nested over 1,024 levels).
+    /// Start tags dropped by the parse's limits (over 1,024 open elements, or over 24 formatting
+    /// elements waiting to be reopened); 0 for every real page known.
     #[getter]
     fn flattened_tags(&self) -> usize {
         self.dom.flattened_tags

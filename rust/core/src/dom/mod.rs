@@ -14,6 +14,6 @@ pub use build::{LiveKind, LiveNode};
 pub use clean::{clean, CleanOptions};
 pub use encoding::{decode, encoding_for_label, sniff};
 pub use error::DomError;
-pub use parse::MAX_NESTING;
+pub use parse::{MAX_FORMATTING, MAX_NESTING};
 pub use select::Selector;
 pub use tree::{Dom, Kind};

@@ -38,7 +38,8 @@ pub struct Dom {
     pub nodes: Vec<DomNode>,
     pub root: u32,
     pub(super) by_id: FxHashMap<u32, u32>,
-    /// Start tags dropped by the nesting limit (0 for every real page we know).
+    /// Start tags dropped by the parse's limits ([`super::MAX_NESTING`], [`super::MAX_FORMATTING`]);
+    /// 0 for every real page we know.
     pub flattened_tags: usize,
 }
 
