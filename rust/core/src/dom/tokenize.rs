@@ -3,14 +3,14 @@
 //! character at a time (that stepping was about half of a parse).
 //!
 //! It follows the spec's tokenizer for what pages are made of — text, character references,
-//! tags and their attributes, comments, `<!DOCTYPE html>`, the raw text of `<script>`,
-//! `<style>`, `<title>`, `<textarea>` and kin. What it leaves to html5ever: a doctype of any
-//! other form, a bogus comment or a processing instruction (each alone: it ends at the next
-//! `>`), and, with the rest of the document, anything after a NUL, a CDATA section, `<!--`
-//! inside a script, `<plaintext>`, or the end of input inside a tag or a comment. Its tokens
-//! need not be cut where html5ever cuts its text (the tree builder joins text), but the
-//! document built from them is the same: `Dom::parse_reference` keeps html5ever's tokenizer
-//! for the tests (every corpus page) and the `dom` fuzz target that check it.
+//! tags and their attributes, comments, `<!DOCTYPE html>`, the raw text of `<style>`,
+//! `<title>`, `<textarea>` and kin, and of `<script>` with its escape states. What it leaves
+//! to html5ever: a doctype of any other form, a bogus comment or a processing instruction
+//! (each alone: it ends at the next `>`), and, with the rest of the document, anything after
+//! a NUL, a CDATA section, `<plaintext>`, or the end of input inside a tag or a comment.
+//! Its tokens need not be cut where html5ever cuts its text (the tree builder joins text),
+//! but the document built from them is the same: `Dom::parse_reference` keeps html5ever's
+//! tokenizer for the tests (every corpus page) and the `dom` fuzz target that check it.
 
 use std::borrow::Cow;
 
