@@ -100,8 +100,20 @@ fn ends_formatting_scope(tag: &str) -> bool {
     )
 }
 
-/// A formatting element as the spec compares them: its name and its attributes in any order.
-type Formatting = (LocalName, Vec<(LocalName, StrTendril)>);
+/// A formatting element as the spec compares them: its name, and its attributes in any order
+/// (a hash of them: two that differ yet hash alike count as one, which errs towards keeping).
+type Formatting = (LocalName, u64);
+
+fn attributes_hash(attrs: &[Attribute]) -> u64 {
+    use std::hash::{BuildHasher, Hash, Hasher};
+    // Summed per attribute, so that their order does not count.
+    attrs.iter().fold(0u64, |sum, a| {
+        let mut h = rustc_hash::FxBuildHasher.build_hasher();
+        a.name.local.hash(&mut h);
+        a.value.hash(&mut h);
+        sum.wrapping_add(h.finish())
+    })
+}
 
 /// Sits between the tokenizer and the tree builder and enforces [`MAX_NESTING`] and
 /// [`MAX_FORMATTING`].
@@ -122,20 +134,12 @@ impl<S: TreeSink<Handle = u32>> NestingLimit<S> {
             // A new `<a>` (or `<nobr>`) closes the one before it.
             waiting.retain(|(name, _)| *name != tag.name);
         }
-        let mut attrs: Vec<(LocalName, StrTendril)> = tag
-            .attrs
-            .iter()
-            .map(|a| (a.name.local.clone(), a.value.clone()))
-            .collect();
-        attrs.sort_unstable_by(|x, y| x.0.cmp(&y.0));
-        let entry = (tag.name.clone(), attrs);
+        let entry = (tag.name.clone(), attributes_hash(&tag.attrs));
         // Three alike at most (the spec's "Noah's Ark" clause): the earliest goes, and the
         // list does not grow.
-        let alike: Vec<usize> = (0..waiting.len())
-            .filter(|&i| waiting[i] == entry)
-            .collect();
-        if alike.len() >= 3 {
-            waiting.remove(alike[0]);
+        if waiting.iter().filter(|e| **e == entry).count() >= 3 {
+            let earliest = waiting.iter().position(|e| *e == entry);
+            waiting.remove(earliest.unwrap_or(0));
         } else if waiting.len() >= MAX_FORMATTING {
             return false;
         }
