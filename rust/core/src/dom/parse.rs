@@ -122,7 +122,8 @@ struct NestingLimit<S: TreeSink<Handle = u32>> {
     depth: Cell<usize>,
     dropped: RefCell<Vec<LocalName>>,
     flattened: Cell<usize>,
-    /// A model of the waiting formatting elements (never more than the tree builder's).
+    /// A model of the waiting formatting elements. It forgets sooner than the tree builder
+    /// (at every marker or table part), erring towards admitting a tag.
     formatting: RefCell<Vec<Formatting>>,
 }
 
