@@ -4,18 +4,16 @@
 use std::borrow::Cow;
 use std::cell::{Cell, Ref, RefCell};
 
-use html5ever::interface::TokenizerResult;
 use html5ever::interface::{ElementFlags, NodeOrText, QuirksMode, TreeSink};
 use html5ever::tendril::StrTendril;
-use html5ever::tokenizer::{
-    BufferQueue, Tag, TagKind, Token, TokenSink, TokenSinkResult, Tokenizer, TokenizerOpts,
-};
+use html5ever::tokenizer::states::State;
+use html5ever::tokenizer::{Tag, TagKind, Token, TokenSink, TokenSinkResult};
 use html5ever::tree_builder::TreeBuilder;
 use html5ever::{Attribute, LocalName, ParseOpts, QualName};
 use rustc_hash::FxHashMap;
 
 use super::encoding::decode;
-use super::tokenize::Borrowed;
+use super::tokenize::html5ever_tokenize;
 use super::tree::{is_void, Dom, DomNode, Kind, NONE};
 
 /// Open elements the parser lets nest. html5ever's tree builder scans the stack of open
@@ -219,17 +217,8 @@ impl Dom {
     #[doc(hidden)]
     pub fn parse_reference(bytes: &[u8], encoding: Option<&str>, keep_ids: bool) -> Dom {
         build(bytes, encoding, keep_ids, |text, sink| {
-            let opts = TokenizerOpts {
-                discard_bom: false,
-                ..TokenizerOpts::default()
-            };
-            let tokenizer = Tokenizer::new(Borrowed(sink), opts);
-            let input = BufferQueue::default();
-            input.push_back(StrTendril::from(
-                text.strip_prefix('\u{feff}').unwrap_or(text),
-            ));
-            while !matches!(tokenizer.feed(&input), TokenizerResult::Done) {}
-            tokenizer.end();
+            let text = text.strip_prefix('\u{feff}').unwrap_or(text);
+            html5ever_tokenize(sink, text, State::Data, None, true);
         })
     }
 }

@@ -64,7 +64,7 @@ fn normalize_newlines(text: &str) -> Cow<'_, str> {
 }
 
 /// Hands html5ever's tokenizer the same sink, borrowed.
-pub(super) struct Borrowed<'a, S>(pub(super) &'a S);
+struct Borrowed<'a, S>(&'a S);
 
 impl<S: TokenSink> TokenSink for Borrowed<'_, S> {
     type Handle = S::Handle;
@@ -108,6 +108,27 @@ enum CharRef {
         end: usize,
         error: bool,
     },
+}
+
+impl CharRef {
+    /// Appends what the reference stands for (at the `&` at `at`) to `t`; where the input
+    /// goes on.
+    fn append_to(&self, t: &mut StrTendril, at: usize) -> usize {
+        match *self {
+            CharRef::Ampersand { .. } => {
+                t.push_char('&');
+                at + 1
+            }
+            CharRef::Chars {
+                chars, len, end, ..
+            } => {
+                for &ch in &chars[..len] {
+                    t.push_char(ch);
+                }
+                end
+            }
+        }
+    }
 }
 
 const fn is_space(b: u8) -> bool {
@@ -192,17 +213,8 @@ impl<'a, S: TokenSink> Fast<'a, S> {
 
     /// html5ever's tokenizer on the rest of the input, ended.
     fn rest(&self, state: State, last_start_tag: Option<LocalName>) {
-        let opts = TokenizerOpts {
-            discard_bom: false,
-            initial_state: Some(state),
-            last_start_tag_name: last_start_tag.map(|n| n.to_string()),
-            ..TokenizerOpts::default()
-        };
-        let tokenizer = Tokenizer::new(Borrowed(self.sink), opts);
-        let input = BufferQueue::default();
-        input.push_back(StrTendril::from_slice(&self.src[self.pos..]));
-        while !matches!(tokenizer.feed(&input), TokenizerResult::Done) {}
-        tokenizer.end();
+        let input = &self.src[self.pos..];
+        html5ever_tokenize(self.sink, input, state, last_start_tag.as_ref(), true);
     }
 
     /// html5ever's tokenizer on one construct that ends at the `>` at `gt` (a doctype, a
@@ -212,17 +224,8 @@ impl<'a, S: TokenSink> Fast<'a, S> {
             return Next::Rest(State::Data, None);
         };
         self.flush();
-        let tokenizer = Tokenizer::new(
-            Borrowed(self.sink),
-            TokenizerOpts {
-                discard_bom: false,
-                ..TokenizerOpts::default()
-            },
-        );
-        let input = BufferQueue::default();
-        input.push_back(StrTendril::from_slice(&self.src[self.pos..=gt]));
-        while !matches!(tokenizer.feed(&input), TokenizerResult::Done) {}
-        if !input.is_empty() {
+        let construct = &self.src[self.pos..=gt];
+        if !html5ever_tokenize(self.sink, construct, State::Data, None, false) {
             // It stopped to look further ahead than the `>` (for `DOCTYPE` or `PUBLIC`)
             // before giving anything: its tokens come only at the `>`. It reads the rest.
             return Next::Rest(State::Data, None);
@@ -260,20 +263,7 @@ impl<'a, S: TokenSink> Fast<'a, S> {
         if let CharRef::Ampersand { error: true } | CharRef::Chars { error: true, .. } = reference {
             self.parse_error();
         }
-        match reference {
-            CharRef::Ampersand { .. } => {
-                self.chars.push_char('&');
-                self.pos += 1;
-            }
-            CharRef::Chars {
-                chars, len, end, ..
-            } => {
-                for &ch in &chars[..len] {
-                    self.chars.push_char(ch);
-                }
-                self.pos = end;
-            }
-        }
+        self.pos = reference.append_to(&mut self.chars, self.pos);
     }
 
     /// A parse error where html5ever's tokenizer reports one in text (see [`CharRef`]).
@@ -520,20 +510,7 @@ impl<'a, S: TokenSink> Fast<'a, S> {
 
     fn char_ref_in_value(&self, at: usize, value: &mut StrTendril) -> usize {
         // Errors inside a tag come before its token: they change nothing.
-        match self.char_ref_at(at, true) {
-            CharRef::Ampersand { .. } => {
-                value.push_char('&');
-                at + 1
-            }
-            CharRef::Chars {
-                chars, len, end, ..
-            } => {
-                for &ch in &chars[..len] {
-                    value.push_char(ch);
-                }
-                end
-            }
-        }
+        self.char_ref_at(at, true).append_to(value, at)
     }
 
     /// The character reference at the `&` at `at`, read as html5ever reads it.
@@ -577,6 +554,33 @@ impl<'a, S: TokenSink> Fast<'a, S> {
             None => Next::Eof,
         }
     }
+}
+
+/// html5ever's own tokenizer on `text` into `sink`, from `state` (`last_start_tag`: the start
+/// tag whose end tag leaves a raw-text state), then ended when `end`. It never drops a U+FEFF
+/// (see `Dom::parse_reference`). Whether it read all of `text`: it may stop short to look
+/// further ahead than the text goes.
+pub(super) fn html5ever_tokenize<S: TokenSink>(
+    sink: &S,
+    text: &str,
+    state: State,
+    last_start_tag: Option<&LocalName>,
+    end: bool,
+) -> bool {
+    let opts = TokenizerOpts {
+        discard_bom: false,
+        initial_state: Some(state),
+        last_start_tag_name: last_start_tag.map(ToString::to_string),
+        ..TokenizerOpts::default()
+    };
+    let tokenizer = Tokenizer::new(Borrowed(sink), opts);
+    let input = BufferQueue::default();
+    input.push_back(StrTendril::from_slice(text));
+    while !matches!(tokenizer.feed(&input), TokenizerResult::Done) {}
+    if end {
+        tokenizer.end();
+    }
+    input.is_empty()
 }
 
 /// The first `-->` or `--!>` in a comment's text: where, and its length.
