@@ -1,6 +1,7 @@
-"""JSONL files read with their pages left in the file (the Ray engine's driver): the same
-workflows, rejects and sources as a full read once the pages are read where the work is, on
-the corpus and on generated records (good, odd and broken); the driver's shards carry no HTML."""
+"""JSONL files read with their pages left in the file (the Ray engine's driver), or decoded by
+the core into RawHtml (the local engine): the same workflows, rejects and sources as a full
+read once the pages are read where the work is, on the corpus and on generated records (good,
+odd and broken); the driver's shards carry no HTML."""
 
 from __future__ import annotations
 
@@ -15,18 +16,20 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from pagelens import RawHtml
 from pagelens.datasets import readers
 from pagelens.datasets.readers import FileStamp, UnreadText, read_unread, read_workflows
 from pagelens.errors import InputFileError
 from workflow_data import build_dataset
 
 
-def _both_reads(path: Path) -> tuple[tuple, tuple]:
-    """(full read, unread read with its pages then read) of one file."""
+def _both_reads(path: Path) -> tuple[tuple, tuple, tuple]:
+    """(full read, unread read with its pages then read, read with the pages held by the
+    core) of one file."""
     data = path.read_bytes()
     full = read_workflows(path.name, data)
     workflows, rejects = read_workflows(path.name, data, FileStamp.of(path))
-    return full, (read_unread(workflows), rejects)
+    return full, (read_unread(workflows), rejects), read_workflows(path.name, data, raw_html=True)
 
 
 def test_the_corpus_workflows_read_unread_are_the_full_read(tmp_path):
@@ -38,8 +41,12 @@ def test_the_corpus_workflows_read_unread_are_the_full_read(tmp_path):
     assert pages and all(isinstance(p, UnreadText) for p in pages)
     # What the driver ships per shard: a few bytes per step, not the page.
     assert len(pickle.dumps(workflows)) < len(data) / 200
-    full, unread = _both_reads(path)
+    full, unread, held = _both_reads(path)
     assert unread == full and unread[1], "the broken records' rejects are compared too"
+    assert held == full
+    # Every page is held by the core either way, none became a str.
+    for read in (unread, held):
+        assert all(isinstance(s.html, RawHtml) for w in read[0] for s in w.steps)
 
 
 # Text that JSON writes with escapes: quotes, backslashes, control characters, lone surrogates,
@@ -106,8 +113,9 @@ def test_unread_reads_of_generated_lines_are_the_full_read(data):
     with mock.patch.object(readers, "UNREAD_MIN_BYTES", 1), tempfile.TemporaryDirectory() as tmp:
         path = Path(tmp) / "steps.jsonl"
         path.write_bytes(data)
-        full, unread = _both_reads(path)
+        full, unread, held = _both_reads(path)
         assert unread == full
+        assert held == full
 
 
 def test_a_page_read_from_a_changed_or_missing_file_is_an_input_error(tmp_path):

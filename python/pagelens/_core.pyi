@@ -24,6 +24,8 @@ __all__ = [
     "AXNode",
     "count_tokens",
     "long_member_strings",
+    "long_member_texts",
+    "RawHtml",
     "DEFAULT_MAX_DEPTH",
     "DEFAULT_TOKENIZER",
     "RENDER_MODES",
@@ -188,12 +190,35 @@ class AXTree:
     def __len__(self) -> int: ...
     def __contains__(self, id: int, /) -> bool: ...
 
-def count_tokens(text: str, tokenizer: str = ...) -> int:
+def count_tokens(text: str | RawHtml, tokenizer: str = ...) -> int:
     """Token count under an offline tokenizer: gpt2/r50k_base, cl100k_base, o200k_base."""
 
 def long_member_strings(line: bytes, min_len: int) -> list[tuple[int, int]]:
     """Byte ranges (quotes included) of a JSON line's object members' string values of at least
     ``min_len`` bytes that decode to non-blank text without error."""
+
+def long_member_texts(line: bytes, min_len: int) -> list[tuple[int, int, RawHtml | None]]:
+    """``long_member_strings`` with each value decoded in the same pass: ``(start, end, value)``;
+    the value is None when it cannot be held (an escaped lone surrogate: decode the range)."""
+
+@final
+class RawHtml:
+    """A page's HTML as the core holds it (UTF-8). ``pagelens prep`` reads a JSON file's pages
+    into these: decoding a page into a Python ``str`` and encoding it back to UTF-8 for the
+    parser took as long as the parse. ``Dom.parse`` and ``Tokenizer.count`` read one as they
+    read a ``str``; ``str(raw)`` is the text; it equals a ``str`` with the same text."""
+
+    def __new__(cls, text: str) -> RawHtml: ...
+    @staticmethod
+    def from_json(literal: bytes) -> RawHtml | None:
+        """The value of a JSON string (its bytes, quotes included), or None when the bytes are
+        not one JSON string or its value cannot be held (an escaped lone surrogate)."""
+    @property
+    def nbytes(self) -> int:
+        """The text's length in UTF-8 bytes."""
+    def __eq__(self, other: object, /) -> bool: ...
+    def __hash__(self) -> int: ...
+    def __reduce__(self) -> tuple[type[RawHtml], tuple[str]]: ...
 
 class DomError(PagelensError, ValueError):
     """A bad DOM query or cleaning request: an invalid CSS selector or node path, an unknown
@@ -210,7 +235,7 @@ class Tokenizer:
     @property
     def name(self) -> str: ...
     def encode(self, text: str) -> list[int]: ...
-    def count(self, text: str) -> int: ...
+    def count(self, text: str | RawHtml) -> int: ...
 
 @final
 class Element:
@@ -230,7 +255,7 @@ class Dom:
     """An HTML document parsed with html5ever; element ids in reverse document order."""
 
     @staticmethod
-    def parse(html: str | bytes | bytearray, encoding: str | None = None, keep_ids: bool = False) -> Dom: ...
+    def parse(html: str | RawHtml | bytes | bytearray, encoding: str | None = None, keep_ids: bool = False) -> Dom: ...
     @staticmethod
     def from_nodes(nodes: Iterable[tuple[int, int, str, Sequence[str], bool]]) -> tuple[Dom, list[int | None]]:
         """A document built from a live DOM's nodes, each ``(parent, node_type, name_or_text,

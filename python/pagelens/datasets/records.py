@@ -10,6 +10,7 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass, field, fields
 from typing import Any
 
+from pagelens._core import RawHtml
 from pagelens.datasets.operations import OPERATIONS, canonical_operation
 from pagelens.errors import PagelensError
 
@@ -34,7 +35,7 @@ class Step:
     step: int
     objective: str
     url: str
-    html: str
+    html: str | RawHtml  # RawHtml: a page the reader decoded into the core (see readers.py)
     action: str
     source: str  # where the record came from: "file.jsonl:12", "file.parquet#3", "file.json[0].actions[2]"
     text: str = ""
@@ -85,6 +86,11 @@ def _string(record: dict[str, Any], name: str, *, required: bool) -> str:
     return value
 
 
+def html_bytes(html: str | RawHtml) -> int:
+    """A page's size in UTF-8 bytes."""
+    return html.nbytes if isinstance(html, RawHtml) else len(html.encode("utf-8", "surrogatepass"))
+
+
 def step_from_record(record: Any, source: str, position: int) -> Step:
     """Validates one record of the step layout. ``position`` numbers steps that carry no
     ``step`` field (their order in the file)."""
@@ -121,7 +127,8 @@ def step_from_record(record: Any, source: str, position: int) -> Step:
         step=step,
         objective=_string(record, "objective", required=True),
         url=_string(record, "url", required=False),
-        html=_string(record, "html", required=True),
+        # A RawHtml is a JSON string the reader found non-blank (readers.py).
+        html=record["html"] if isinstance(record.get("html"), RawHtml) else _string(record, "html", required=True),
         action=action,
         source=source,
         text=text,

@@ -76,13 +76,13 @@ class FileShards:
 def read_shards(out: Path, index: int, path: Path, shard_size: int, *, unread_pages: bool = True) -> FileShards:
     """Reads input file ``index`` and cuts it into shards, leaving out those ``out`` marks done.
     ``unread_pages``: a JSONL file's pages are left in the file for the worker to read (see
-    ``readers.UnreadText``)."""
+    ``readers.UnreadText``); else they are decoded into ``RawHtml``."""
     stamp = FileStamp.of(path) if unread_pages else None
     data = path.read_bytes()
     if stamp is not None and (len(data) != stamp.size or FileStamp.of(path) != stamp):
         # The pages' places in the file would not hold.
         raise InputFileError(f"{path}: the input file changed while it was being read")
-    workflows, file_rejects = read_workflows(str(path), data, stamp)
+    workflows, file_rejects = read_workflows(str(path), data, stamp, raw_html=True)
     todo: list[Shard] = []
     resumed = resumed_workflows = 0
     for shard in shards_of(index, workflows, file_rejects, shard_size):

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from typing import Any, Literal
 
 from pagelens import DEFAULT_TOKENIZER, Chunk, Dom, DomError, Tokenizer, chunk, load_tokenizer
-from pagelens.datasets.records import Example, Reject, Step, Workflow
+from pagelens.datasets.records import Example, Reject, Step, Workflow, html_bytes
 from pagelens.datasets.scribe_format import one_line, prompt_text, step_lines
 from pagelens.errors import ArgumentError
 
@@ -211,7 +211,7 @@ class Transformer:
                     # first piece, but its `node="N"` is written at the tag's end).
                     contains_target=node in c.node_ids and f'node="{node}"' in c.text,
                     oversized=c.oversized,
-                    html_bytes=len(step.html.encode()),
+                    html_bytes=html_bytes(step.html),
                     raw_tokens=raw_tokens,
                     clean_tokens=clean_tokens,
                     observation_tokens=c.token_count,

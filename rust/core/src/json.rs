@@ -15,8 +15,49 @@
 #[must_use]
 pub fn long_member_strings(line: &[u8], min_len: usize) -> Vec<(usize, usize)> {
     let mut spans = Vec::new();
+    long_members(line, min_len, None, |start, end, _| {
+        spans.push((start, end));
+    });
+    spans
+}
+
+/// [`long_member_strings`] with each string's value, decoded in the same pass: `None` for one
+/// with an escaped lone surrogate, which Rust's text cannot hold (Python's decoder keeps it).
+#[must_use]
+pub fn long_member_texts(line: &[u8], min_len: usize) -> Vec<(usize, usize, Option<String>)> {
+    let mut texts = Vec::new();
+    let mut buffer = Vec::new();
+    long_members(line, min_len, Some(&mut buffer), |start, end, text| {
+        texts.push((start, end, text));
+    });
+    texts
+}
+
+/// The JSON string `literal` (quotes included) decoded, or `None` when it is not one, holds
+/// an escaped lone surrogate, or is not alone.
+#[must_use]
+pub fn decode_string(literal: &[u8]) -> Option<String> {
+    if literal.first() != Some(&b'"') || std::str::from_utf8(literal).is_err() {
+        return None;
+    }
+    let mut out = Vec::with_capacity(literal.len());
+    let (end, valid, _) = string_end(literal, 1, Some(&mut out));
+    match end {
+        Some(end) if valid && end + 1 == literal.len() => decoded(out),
+        _ => None,
+    }
+}
+
+/// Each long member string: `found(start, end, value)`, the value decoded into `buffer` when
+/// one is given (`None` otherwise or when it cannot be held).
+fn long_members(
+    line: &[u8],
+    min_len: usize,
+    mut buffer: Option<&mut Vec<u8>>,
+    mut found: impl FnMut(usize, usize, Option<String>),
+) {
     if std::str::from_utf8(line).is_err() {
-        return spans;
+        return;
     }
     // Whether the last byte outside strings and whitespace was a member's colon.
     let mut after_colon = false;
@@ -24,10 +65,23 @@ pub fn long_member_strings(line: &[u8], min_len: usize) -> Vec<(usize, usize)> {
     while i < line.len() {
         match line[i] {
             b'"' => {
-                let (end, safe) = string_end(line, i + 1);
+                // Only a member's value is decoded (keys and array items are never reported).
+                let out = buffer.as_deref_mut().filter(|_| after_colon);
+                let decoding = out.is_some();
+                let (end, valid, printable) = string_end(line, i + 1, out);
                 let Some(end) = end else { break }; // unterminated: the decoder's to report
-                if after_colon && safe && end - (i + 1) >= min_len {
-                    spans.push((i, end + 1));
+                if after_colon && valid && printable && end - (i + 1) >= min_len {
+                    let text = if decoding {
+                        buffer
+                            .as_deref_mut()
+                            .and_then(|b| decoded(std::mem::take(b)))
+                    } else {
+                        None
+                    };
+                    found(i, end + 1, text);
+                }
+                if let Some(b) = buffer.as_deref_mut() {
+                    b.clear();
                 }
                 after_colon = false;
                 i = end + 1;
@@ -39,12 +93,23 @@ pub fn long_member_strings(line: &[u8], min_len: usize) -> Vec<(usize, usize)> {
             }
         }
     }
-    spans
+}
+
+/// What [`string_end`] decoded: UTF-8 (plain runs come from a UTF-8 line, escapes are
+/// written as characters), unless a lone surrogate was met (marked by a lone `0xFF`).
+fn decoded(bytes: Vec<u8>) -> Option<String> {
+    String::from_utf8(bytes).ok()
 }
 
 /// The closing quote of the string whose contents start at `start` (or `None`: the line ends
-/// first), and whether the string is safe to stand in for (see the module's note).
-fn string_end(line: &[u8], start: usize) -> (Option<usize>, bool) {
+/// first), whether the string is valid JSON and whether it has a printable character outside
+/// its escapes (both: safe to stand in for, see the module's note). With `out`, the string's
+/// value is appended to it as it is read.
+fn string_end(
+    line: &[u8],
+    start: usize,
+    mut out: Option<&mut Vec<u8>>,
+) -> (Option<usize>, bool, bool) {
     let mut valid = true;
     let mut printable = false;
     let mut i = start;
@@ -54,36 +119,89 @@ fn string_end(line: &[u8], start: usize) -> (Option<usize>, bool) {
         let plain = &line[i..i + k];
         valid &= !plain.iter().any(|&b| b < 0x20);
         printable = printable || plain.iter().any(|&b| b > b' ' && b < 0x7f);
+        if let Some(out) = out.as_deref_mut() {
+            out.extend_from_slice(plain);
+        }
         i += k;
         if line[i] == b'"' {
-            return (Some(i), valid && printable);
+            return (Some(i), valid, printable);
         }
-        match line.get(i + 1) {
-            Some(b'"' | b'\\' | b'/' | b'b' | b'f' | b'n' | b'r' | b't') => {}
+        let escaped = match line.get(i + 1) {
+            Some(&c @ (b'"' | b'\\' | b'/')) => c,
+            Some(b'b') => 0x08,
+            Some(b'f') => 0x0c,
+            Some(b'n') => b'\n',
+            Some(b'r') => b'\r',
+            Some(b't') => b'\t',
             Some(b'u') => {
-                let hex = line.get(i + 2..i + 6);
-                if hex.is_some_and(|h| h.iter().all(u8::is_ascii_hexdigit)) {
-                    // Its digits are not the text's characters (`\u0020` is a space).
-                    i += 4;
+                let unit = line.get(i + 2..i + 6).and_then(hex_unit);
+                if let Some(unit) = unit {
+                    if let Some(out) = out.as_deref_mut() {
+                        // Its digits are not the text's characters (`\u0020` is a space).
+                        i += utf16_escape(line, i, unit, out);
+                    } else {
+                        i += 4;
+                    }
                 } else {
                     valid = false;
+                    i += 4;
                 }
+                // The escaped character is never a closing quote.
+                i += 2;
+                if i > line.len() {
+                    return (None, false, false);
+                }
+                continue;
             }
-            Some(_) => valid = false,
-            None => return (None, false),
+            Some(_) => {
+                valid = false;
+                0
+            }
+            None => return (None, false, false),
+        };
+        if let Some(out) = out.as_deref_mut() {
+            out.push(escaped);
         }
-        // The escaped character is never a closing quote.
         i += 2;
-        if i > line.len() {
-            return (None, false);
-        }
     }
-    (None, false)
+    (None, false, false)
+}
+
+/// The code unit of four hex digits.
+fn hex_unit(digits: &[u8]) -> Option<u32> {
+    digits.iter().try_fold(0u32, |unit, &d| {
+        Some(unit << 4 | char::from(d).to_digit(16)?)
+    })
+}
+
+/// Writes the character that the `\uXXXX` escape at `i` (code unit `unit`) begins: a pair of
+/// escaped surrogates makes one character; a lone one is written as a lone `0xFF` byte, which
+/// makes the value unreadable as UTF-8 (see [`decoded`]). Returns how far past the escape's
+/// `\u` the digits read reach: 4, or 10 for a pair.
+fn utf16_escape(line: &[u8], i: usize, unit: u32, out: &mut Vec<u8>) -> usize {
+    let mut put = |c: char| out.extend_from_slice(c.encode_utf8(&mut [0; 4]).as_bytes());
+    if (0xD800..0xDC00).contains(&unit) {
+        let low = (line.get(i + 6..i + 8) == Some(b"\\u"))
+            .then(|| line.get(i + 8..i + 12).and_then(hex_unit))
+            .flatten()
+            .filter(|low| (0xDC00..0xE000).contains(low));
+        if let Some(low) = low {
+            let c = 0x10000 + ((unit - 0xD800) << 10) + (low - 0xDC00);
+            put(char::from_u32(c).expect("a surrogate pair is a character"));
+            return 10;
+        }
+        out.push(0xFF);
+    } else if let Some(c) = char::from_u32(unit) {
+        put(c);
+    } else {
+        out.push(0xFF); // a lone low surrogate
+    }
+    4
 }
 
 #[cfg(test)]
 mod tests {
-    use super::long_member_strings;
+    use super::{decode_string, long_member_strings, long_member_texts};
 
     fn spans(line: &str, min: usize) -> Vec<&str> {
         long_member_strings(line.as_bytes(), min)
@@ -136,5 +254,41 @@ mod tests {
         assert_eq!(spans(r#"{"h": "<p>"#, 1), Vec::<&str>::new());
         assert_eq!(spans(r#"{"h": "<p>\"#, 1), Vec::<&str>::new());
         assert!(long_member_strings(b"{\"h\": \"<p>\xff\"}", 1).is_empty());
+    }
+
+    /// Decoded values are `serde_json`'s: every escape, pairs of escaped surrogates, raw
+    /// non-ASCII; a lone surrogate (first or second half, or a high one before another
+    /// escape) gives none, where `serde_json` gives an error.
+    #[test]
+    fn values_decode_as_serde_json_decodes_them() {
+        let values = [
+            r#""<p class=\"x\">a\\b\/c\n\r\t\b\f</p>""#,
+            r#""caf\u00e9 \u00E9 \u4e2d \ud83d\ude00 \uD83D\uDE00 é 中 🙂""#,
+            r#""<a>\u0020\u0000\u001f</a>""#,
+            r#""<x>\ud800</x>""#,
+            r#""<x>\udc00</x>""#,
+            r#""<x>\ud800\u0041</x>""#,
+            r#""<x>\ud800\n</x>""#,
+            r#""<x>\ud800""#,
+        ];
+        for value in values {
+            let serde: Option<String> = serde_json::from_str(value).ok();
+            assert_eq!(decode_string(value.as_bytes()), serde, "{value}");
+            let line = format!("{{\"k\": [1, \"x\"], \"html\": {value}}}");
+            let texts = long_member_texts(line.as_bytes(), 1);
+            let (start, end, text) = texts.last().expect("the value is reported");
+            assert_eq!(&line[*start..*end], value);
+            assert_eq!(text, &serde, "{value}");
+        }
+        assert!(decode_string(br#""\ud800""#).is_none());
+        // Not one string alone.
+        for bad in [&br#""a" "#[..], br#""a"#, b"a", br#""a\x""#, b"\"\xff\""] {
+            assert_eq!(
+                decode_string(bad),
+                None,
+                "{:?}",
+                String::from_utf8_lossy(bad)
+            );
+        }
     }
 }

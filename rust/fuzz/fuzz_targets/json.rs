@@ -1,16 +1,30 @@
 //! Any bytes as a JSON line: every long string reported is a member's value, in order and
 //! apart from the others, and decodes to text with a printable character (the reader leaves it
 //! unread on that promise). Surrogate escapes, which Python's decoder takes alone and
-//! serde_json does not, are read as spaces.
+//! serde_json does not, are read as spaces. The values decoded with the ranges
+//! (`long_member_texts`, `decode_string`) are serde_json's, or none where serde_json refuses a
+//! lone surrogate.
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use pagelens_core::json::long_member_strings;
+use pagelens_core::json::{decode_string, long_member_strings, long_member_texts};
 
 fuzz_target!(|data: &[u8]| {
     let min = usize::from(data.first().copied().unwrap_or(0) % 8);
+    let spans = long_member_strings(data, min);
+    let texts = long_member_texts(data, min);
+    assert_eq!(spans.len(), texts.len());
+    for (&(start, end), (a, b, text)) in spans.iter().zip(&texts) {
+        assert_eq!((start, end), (*a, *b));
+        let serde: Option<String> = serde_json::from_slice(&data[start..end]).ok();
+        assert_eq!(text, &serde, "{:?}", String::from_utf8_lossy(&data[start..end]));
+        assert_eq!(decode_string(&data[start..end]), serde);
+    }
+    if let Ok(value) = serde_json::from_slice::<String>(data) {
+        assert_eq!(decode_string(data), Some(value));
+    }
     let mut last = 0;
-    for (start, end) in long_member_strings(data, min) {
+    for (start, end) in spans {
         assert!(last <= start && start + 2 <= end && end <= data.len());
         last = end;
         assert_eq!((data[start], data[end - 1]), (b'"', b'"'));

@@ -1,9 +1,10 @@
 //! `Dom` and `Element`: HTML documents parsed or built from a live DOM, cleaned, queried.
 
+use std::borrow::Cow;
 use std::sync::Arc;
 
 use pyo3::prelude::*;
-use pyo3::types::{PyDict, PyString};
+use pyo3::types::{PyBytes, PyDict, PyString};
 
 use pagelens_core::dom::{clean::clean_keeping, CleanOptions, Dom, Kind, Selector};
 use pagelens_core::{Tokenizer, DEFAULT_TOKENIZER};
@@ -11,6 +12,7 @@ use pagelens_core::{Tokenizer, DEFAULT_TOKENIZER};
 use crate::args::{self, shown_id};
 use crate::errors::{err, py_err, ErrorKind};
 use crate::payload::{binary, payload_bytes};
+use crate::text::raw_html_bytes;
 use crate::tokenizer::tokenizer_arg;
 
 /// An HTML document parsed with html5ever; every element carries an id (`node="N"`).
@@ -21,17 +23,32 @@ pub(crate) struct PyDom {
     rescued: Vec<u32>,
 }
 
-pub(crate) fn html_bytes(obj: &Bound<'_, PyAny>) -> PyResult<(Vec<u8>, bool)> {
+/// An HTML argument's bytes, borrowed from a str (its UTF-8, which Python keeps with it), a
+/// `RawHtml` or a bytes object where it can be: a page is parsed without a copy of it. Whether it was a str.
+pub(crate) fn html_bytes<'a>(obj: &'a Bound<'_, PyAny>) -> PyResult<(Cow<'a, [u8]>, bool)> {
+    if let Ok(b) = obj.cast::<PyBytes>() {
+        return Ok((Cow::Borrowed(b.as_bytes()), false));
+    }
+    if let Some(text) = raw_html_bytes(obj) {
+        return Ok((Cow::Borrowed(text), true));
+    }
     if let Some(b) = binary(obj) {
-        return Ok((b, false));
+        return Ok((Cow::Owned(b), false));
     }
     if let Ok(s) = obj.cast::<PyString>() {
         // Already decoded: lone surrogates become U+FFFD like any invalid input.
-        return Ok((s.to_string_lossy().into_owned().into_bytes(), true));
+        let text = match s.to_str() {
+            Ok(text) => Cow::Borrowed(text.as_bytes()),
+            Err(_) => Cow::Owned(s.to_string_lossy().into_owned().into_bytes()),
+        };
+        return Ok((text, true));
     }
     Err(err(
         ErrorKind::ArgumentType,
-        format!("html must be str or bytes, not {}", obj.get_type().name()?),
+        format!(
+            "html must be str, bytes or RawHtml, not {}",
+            obj.get_type().name()?
+        ),
     ))
 }
 

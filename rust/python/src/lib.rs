@@ -4,7 +4,7 @@
 //! (parsing, rendering, token counting) runs with the interpreter detached.
 
 //!
-//! One module per exposed class (`axtree`, `dom`, `tokenizer`, `chunks`; `json`'s one function), argument conversion in
+//! One module per exposed class (`axtree`, `dom`, `tokenizer`, `chunks`, `text`; `json`'s one function), argument conversion in
 //! `args` and `payload`, and every error mapped in `errors`.
 
 use pyo3::prelude::*;
@@ -22,11 +22,13 @@ mod dom;
 mod errors;
 mod json;
 mod payload;
+mod text;
 mod tokenizer;
 
 use axtree::{snapshot_clickables, PyAxNode, PyAxTree, PyObservation};
 use chunks::{chunk, PyChunk};
 use dom::{PyDom, PyElement};
+use text::{long_member_texts, PyRawHtml};
 use tokenizer::{count_tokens, tiktoken_bpe_file, PyTokenizer};
 
 // The core allocates and frees a tree's nodes, strings and token buffers per page, from
@@ -42,6 +44,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<PyDom>()?;
     m.add_class::<PyElement>()?;
     m.add_class::<PyChunk>()?;
+    m.add_class::<PyRawHtml>()?;
     m.add_function(wrap_pyfunction!(chunk, m)?)?;
     m.add_function(wrap_pyfunction!(tiktoken_bpe_file, m)?)?;
     m.add_function(wrap_pyfunction!(snapshot_clickables, m)?)?;
@@ -50,6 +53,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<PyAxNode>()?;
     m.add_function(wrap_pyfunction!(count_tokens, m)?)?;
     m.add_function(wrap_pyfunction!(json::long_member_strings, m)?)?;
+    m.add_function(wrap_pyfunction!(long_member_texts, m)?)?;
     m.add("DEFAULT_MAX_DEPTH", DEFAULT_MAX_DEPTH)?;
     m.add("DEFAULT_TOKENIZER", DEFAULT_TOKENIZER)?;
     // The core's registries: the CLI's choices, the prompts and the docs derive from these.

@@ -7,13 +7,19 @@ use pagelens_core::Encoding;
 use pagelens_core::{Tokenizer, DEFAULT_TOKENIZER};
 
 use crate::errors::{err, py_err, ErrorKind};
+use crate::text::text_arg;
 
 /// Token count of `text` under an offline tokenizer (gpt2, `cl100k_base`, `o200k_base`).
 #[pyfunction]
 #[pyo3(signature = (text, tokenizer=DEFAULT_TOKENIZER))]
-pub(crate) fn count_tokens(py: Python<'_>, text: &str, tokenizer: &str) -> PyResult<usize> {
+pub(crate) fn count_tokens(
+    py: Python<'_>,
+    text: &Bound<'_, PyAny>,
+    tokenizer: &str,
+) -> PyResult<usize> {
     let enc = Encoding::from_name(tokenizer).map_err(py_err)?;
-    Ok(py.detach(|| enc.count(text)))
+    let text = text_arg(text)?;
+    Ok(py.detach(|| enc.count(&text)))
 }
 
 /// An offline tokenizer: `Tokenizer("gpt2")` (also `r50k_base`, `cl100k_base`, `o200k_base`,
@@ -56,8 +62,9 @@ impl PyTokenizer {
         py.detach(|| self.inner.encode(text))
     }
 
-    fn count(&self, py: Python<'_>, text: &str) -> usize {
-        py.detach(|| self.inner.count(text))
+    fn count(&self, py: Python<'_>, text: &Bound<'_, PyAny>) -> PyResult<usize> {
+        let text = text_arg(text)?;
+        Ok(py.detach(|| self.inner.count(&text)))
     }
 
     fn __repr__(&self) -> String {

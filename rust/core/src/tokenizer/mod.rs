@@ -248,21 +248,32 @@ fn for_each_token_run<S: Sink>(enc: Encoding, text: &str, sink: &mut S) {
     let parts = splitter(enc);
     let mut merged = Merged::default();
     with_front(enc, |front| {
-        let mut pos = 0;
-        while pos < text.len() {
-            let end = (parts.piece_end)(text, pos);
-            debug_assert!(end > pos, "every character starts a piece");
+        for_each_piece(enc, text, |start, end| {
             piece_tokens(
                 parts,
                 front,
                 &mut merged,
-                &text.as_bytes()[pos..end],
+                &text.as_bytes()[start..end],
                 end,
                 sink,
             );
-            pos = end;
-        }
+        });
     });
+}
+
+/// Each piece of `text` as `enc`'s pre-tokenizer cuts it, in order: `piece(start, end)`.
+fn for_each_piece(enc: Encoding, text: &str, mut piece: impl FnMut(usize, usize)) {
+    if enc == Encoding::R50k {
+        return pieces::r50k_pieces(text, piece);
+    }
+    let piece_end = splitter(enc).piece_end;
+    let mut pos = 0;
+    while pos < text.len() {
+        let end = piece_end(text, pos);
+        debug_assert!(end > pos, "every character starts a piece");
+        piece(pos, end);
+        pos = end;
+    }
 }
 
 /// Pieces of several tokens met in one call: their ids when encoding, their counts when
@@ -499,15 +510,27 @@ struct Totals {
     totals: Vec<usize>,
 }
 
+impl Totals {
+    /// Room for the pieces of `bytes` of HTML or prose (3 to 4 bytes a piece): the vectors
+    /// are filled once, without growing on the way.
+    fn for_text(bytes: usize) -> Totals {
+        let pieces = bytes / 3 + 16;
+        Totals {
+            ends: Vec::with_capacity(pieces),
+            totals: Vec::with_capacity(pieces),
+        }
+    }
+}
+
 impl Sink for Totals {
     const IDS: bool = false;
     fn ids(&mut self, end: usize, ids: &[u32]) {
         self.count(end, ids.len());
     }
     fn count(&mut self, end: usize, n: usize) {
-        // A long piece is merged in windows: its parts add to one entry.
         let before = self.totals.last().copied().unwrap_or(0);
         if self.ends.last() == Some(&end) {
+            // A long piece merged in windows: its parts add to one entry.
             *self.totals.last_mut().expect("an end has its total") += n;
         } else {
             self.ends.push(end);
@@ -541,6 +564,7 @@ impl<'a> SpanCounter<'a> {
     fn new(tok: &'a Tokenizer, text: &'a str) -> Self {
         let mut pieces = Totals::default();
         if let Tokenizer::Tiktoken(enc) = tok {
+            pieces = Totals::for_text(text.len());
             #[cfg(test)]
             COUNTED.with(|c| c.set(c.get() + text.len()));
             for_each_token_run(*enc, text, &mut pieces);

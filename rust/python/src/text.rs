@@ -1,0 +1,124 @@
+//! `RawHtml`: a step's HTML held by the core as UTF-8, read from a JSON file without becoming
+//! a Python `str`, and the text arguments that take it beside a `str`.
+
+use std::borrow::Cow;
+
+use pyo3::prelude::*;
+use pyo3::types::{PyString, PyTuple};
+
+use crate::errors::{err, ErrorKind};
+
+/// A page's HTML as the core holds it (UTF-8). `pagelens prep` reads a JSON file's pages into
+/// these: decoding a page into a Python `str` and encoding it back to UTF-8 for the parser
+/// took as long as the parse. `Dom.parse` and `Tokenizer.count` read one as they read a `str`;
+/// `str(raw)` is the text; it equals a `str` with the same text.
+#[pyclass(frozen, name = "RawHtml", module = "pagelens")]
+pub(crate) struct PyRawHtml {
+    text: String,
+}
+
+#[pymethods]
+impl PyRawHtml {
+    #[new]
+    fn new(text: &Bound<'_, PyString>) -> PyResult<Self> {
+        let text = text.to_str().map_err(|e| {
+            err(
+                ErrorKind::Argument,
+                format!("RawHtml holds UTF-8 text, which this str is not ({e})"),
+            )
+        })?;
+        Ok(PyRawHtml {
+            text: text.to_owned(),
+        })
+    }
+
+    /// The value of a JSON string (`literal`: its bytes, quotes included), or None when the
+    /// bytes are not one JSON string or its value cannot be held (an escaped lone surrogate).
+    #[staticmethod]
+    fn from_json(py: Python<'_>, literal: &[u8]) -> Option<Self> {
+        py.detach(|| pagelens_core::json::decode_string(literal))
+            .map(|text| PyRawHtml { text })
+    }
+
+    /// The text's length in UTF-8 bytes.
+    #[getter]
+    fn nbytes(&self) -> usize {
+        self.text.len()
+    }
+
+    fn __str__(&self) -> &str {
+        &self.text
+    }
+
+    fn __repr__(&self) -> String {
+        format!("<RawHtml {} bytes>", self.text.len())
+    }
+
+    fn __eq__(&self, other: &Bound<'_, PyAny>) -> bool {
+        if let Ok(other) = other.cast::<PyRawHtml>() {
+            return other.get().text == self.text;
+        }
+        other
+            .cast::<PyString>()
+            .ok()
+            .and_then(|s| s.to_str().ok().map(|s| s == self.text))
+            .unwrap_or(false)
+    }
+
+    /// The hash of the `str` it equals.
+    fn __hash__(&self, py: Python<'_>) -> PyResult<isize> {
+        PyString::new(py, &self.text).hash()
+    }
+
+    fn __reduce__<'py>(slf: &Bound<'py, Self>) -> PyResult<Bound<'py, PyTuple>> {
+        let py = slf.py();
+        let text = PyString::new(py, &slf.get().text);
+        PyTuple::new(
+            py,
+            [
+                slf.get_type().into_any(),
+                PyTuple::new(py, [text])?.into_any(),
+            ],
+        )
+    }
+}
+
+/// The values of `line`'s object members' strings of at least `min_len` bytes that decode
+/// to non-blank text: `(start, end, value)`, the range with its quotes; the value is None
+/// when it cannot be held (an escaped lone surrogate: decode the range instead).
+#[pyfunction]
+pub(crate) fn long_member_texts(
+    py: Python<'_>,
+    line: &[u8],
+    min_len: usize,
+) -> Vec<(usize, usize, Option<PyRawHtml>)> {
+    py.detach(|| pagelens_core::json::long_member_texts(line, min_len))
+        .into_iter()
+        .map(|(start, end, text)| (start, end, text.map(|text| PyRawHtml { text })))
+        .collect()
+}
+
+/// A text argument, a `str` or a [`PyRawHtml`], read in place: a `str`'s UTF-8 is the one
+/// Python keeps with it.
+pub(crate) fn text_arg<'a>(obj: &'a Bound<'_, PyAny>) -> PyResult<Cow<'a, str>> {
+    if let Ok(raw) = obj.cast::<PyRawHtml>() {
+        return Ok(Cow::Borrowed(raw.get().text.as_str()));
+    }
+    if let Ok(s) = obj.cast::<PyString>() {
+        return Ok(Cow::Borrowed(s.to_str()?));
+    }
+    Err(err(
+        ErrorKind::ArgumentType,
+        format!(
+            "text must be str or RawHtml, not {}",
+            obj.get_type().name()?
+        ),
+    ))
+}
+
+/// The UTF-8 of a [`PyRawHtml`], if `obj` is one.
+pub(crate) fn raw_html_bytes<'a>(obj: &'a Bound<'_, PyAny>) -> Option<&'a [u8]> {
+    obj.cast::<PyRawHtml>()
+        .ok()
+        .map(|raw| raw.get().text.as_bytes())
+}

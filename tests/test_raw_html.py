@@ -1,0 +1,85 @@
+"""RawHtml: a page decoded from JSON by the core and held there as UTF-8. Its value is the one
+Python's JSON decoder gives, or none where only a str can hold it; the parser, the tokenizer
+and the prep transform read it as they read that str, output for output."""
+
+from __future__ import annotations
+
+import json
+import pickle
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import pagelens
+from pagelens import ArgumentTypeError, Dom, RawHtml, Tokenizer, count_tokens
+from pagelens._core import long_member_texts
+from pagelens.datasets import PrepConfig, read_workflows
+from pagelens.datasets.transform import Transformer
+from workflow_data import build_dataset
+
+_ALPHABET = list('<a href="/x">\\\'\n\t\r\x00\x1f \u00a0\u2003é中😀\ud800\udbff\udc00\udfffpP/')
+
+
+@settings(max_examples=500, deadline=None)
+@given(st.text(alphabet=st.sampled_from(_ALPHABET), max_size=60), st.booleans())
+def test_from_json_is_pythons_decoder(text, ensure_ascii):
+    literal = json.dumps(text, ensure_ascii=ensure_ascii).encode("utf-8", "surrogatepass")
+    held = RawHtml.from_json(literal)
+    try:
+        value = json.loads(literal)
+    except ValueError:  # a raw surrogate is not UTF-8
+        value = None
+    if value is None or any(0xD800 <= ord(c) <= 0xDFFF for c in value):
+        assert held is None  # only a str holds a lone surrogate (an escaped pair is one character)
+        return
+    text = value
+    assert held is not None and held == text and text == held and str(held) == text
+    assert held.nbytes == len(text.encode())
+    assert hash(held) == hash(text)
+    assert pickle.loads(pickle.dumps(held)) == held
+    # The same value from a line's member, with its range.
+    line = json.dumps({"id": 1, "html": text}, ensure_ascii=ensure_ascii).encode()
+    for start, end, value in long_member_texts(line, 0):
+        assert json.loads(line[start:end]) == value
+
+
+@pytest.mark.parametrize("bad", [b'"a" ', b'"a', b"a", b'"a\\x"', b'"\xff"', b'"a\x01"', b'["a"]'])
+def test_from_json_refuses_what_is_not_one_json_string(bad):
+    assert RawHtml.from_json(bad) is None
+
+
+def test_wrong_arguments_are_named():
+    with pytest.raises(ArgumentTypeError, match="text must be str or RawHtml, not int"):
+        Tokenizer().count(5)  # type: ignore[arg-type]
+    with pytest.raises(ArgumentTypeError, match="html must be str, bytes or RawHtml, not int"):
+        Dom.parse(5)  # type: ignore[arg-type]
+    with pytest.raises(pagelens.ArgumentError, match="UTF-8"):
+        RawHtml("\ud800")
+    assert RawHtml("<p>x</p>") != RawHtml("<p>y</p>") and RawHtml("<p>x</p>") != b"<p>x</p>"
+
+
+def test_the_parser_and_tokenizers_read_it_as_the_str(tmp_path):
+    build_dataset(tmp_path, n_pages=12, steps=1, broken=False)
+    data = (tmp_path / "steps.jsonl").read_bytes()
+    pages = [json.loads(line)["html"] for line in data.splitlines()]
+    assert len(pages) == 12 and not all(p.isascii() for p in pages)
+    for page in pages:
+        held = RawHtml(page)
+        assert Dom.parse(held).html() == Dom.parse(page).html()
+        for name in ("gpt2", "cl100k_base", "o200k_base"):
+            assert Tokenizer(name).count(held) == Tokenizer(name).count(page) == count_tokens(held, name)
+
+
+def test_prep_examples_from_held_pages_are_those_from_str_pages(tmp_path):
+    build_dataset(tmp_path, n_pages=40, steps=2, broken=True)
+    data = (tmp_path / "steps.jsonl").read_bytes()
+    as_str, rejects = read_workflows("steps.jsonl", data)
+    held, held_rejects = read_workflows("steps.jsonl", data, raw_html=True)
+    assert held_rejects == rejects
+    assert all(isinstance(s.html, RawHtml) for w in held for s in w.steps)
+    assert not any(isinstance(s.html, RawHtml) for w in as_str for s in w.steps)
+    transformer = Transformer(PrepConfig(max_tokens=1024))
+    made = [transformer.workflow(w) for w in as_str]
+    assert [transformer.workflow(w) for w in held] == made
+    assert sum(len(examples) for examples, _ in made) >= 70
