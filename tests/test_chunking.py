@@ -33,11 +33,17 @@ def check(text: str, chunks, budget: int, kind: str) -> None:
 @pytest.mark.parametrize("page", PAGES[::4])
 @pytest.mark.parametrize("from_end", [False, True])
 def test_dom_chunks(page, from_end):
-    html = pagelens.Dom.parse(html_bytes(page, "dom")).clean().html()
+    cleaned = pagelens.Dom.parse(html_bytes(page, "dom")).clean()
+    html = cleaned.html()
     ids = [int(i) for i in re.findall(r' node="(\d+)"', html)]
     for budget in (256, 2048):
         chunks = pagelens.chunk(html, budget, kind="dom", from_end=from_end)
         check(html, chunks, budget, "dom")
+        # The document's own chunks: its HTML chunked, without it becoming a str.
+        held = cleaned.chunks(budget, from_end=from_end)
+        assert [(c.start, c.end, c.text, c.token_count, c.node_ids, c.oversized) for c in held] == [
+            (c.start, c.end, c.text, c.token_count, c.node_ids, c.oversized) for c in chunks
+        ]
         found = [i for c in chunks for i in c.node_ids]
         assert found == ids
         target = ids[len(ids) // 2]
@@ -75,3 +81,5 @@ def test_chunk_arguments():
     with pytest.raises(ValueError, match="unknown chunk kind"):
         pagelens.chunk("x", 5, kind="xml")
     assert pagelens.chunk("", 5) == []
+    with pytest.raises(ValueError, match="at least 1"):
+        pagelens.Dom.parse("<p>x</p>").chunks(0)

@@ -79,7 +79,7 @@ def test_fifty_megabyte_page():
 
 
 def test_not_text():
-    with pytest.raises(pagelens.ArgumentTypeError, match="str or bytes"):  # a TypeError and a PagelensError
+    with pytest.raises(pagelens.ArgumentTypeError, match="str, bytes or RawHtml"):  # a TypeError and a PagelensError
         pagelens.Dom.parse(42)
 
 

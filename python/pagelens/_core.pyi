@@ -292,6 +292,9 @@ class Dom:
     def start_tag(self, node_id: int) -> str:
         """The element's start tag exactly as ``html()`` writes it."""
     def html(self) -> str: ...
+    def chunks(self, max_tokens: int, tokenizer: Tokenizer | str | None = None, from_end: bool = False) -> list[Chunk]:
+        """``chunk(self.html(), max_tokens, tokenizer, kind="dom", from_end=from_end)``, without
+        the document's HTML ever becoming a Python str."""
     def element(self, node_id: int) -> Element: ...
     def node_ids(self) -> list[int]: ...
     @property

@@ -12,7 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from pagelens import DEFAULT_TOKENIZER, Chunk, Dom, DomError, Tokenizer, chunk, load_tokenizer
+from pagelens import DEFAULT_TOKENIZER, Chunk, Dom, DomError, Tokenizer, load_tokenizer
 from pagelens.datasets.records import Example, Reject, Step, Workflow, html_bytes
 from pagelens.datasets.scribe_format import one_line, prompt_text, step_lines
 from pagelens.errors import ArgumentError
@@ -90,7 +90,7 @@ def page_chunks(
     by `pagelens prep` and the ScribeAgent agent, so that what a model is trained on and what
     it is shown at inference are made alike."""
     cleaned = dom.clean(config.profile, tokenizer=tokenizer, keep=keep)
-    return cleaned, chunk(cleaned.html(), config.max_tokens, tokenizer, kind="dom")
+    return cleaned, cleaned.chunks(config.max_tokens, tokenizer)
 
 
 class Transformer:

@@ -72,11 +72,8 @@ fn start_tags(text: &str) -> Vec<(usize, usize)> {
     let b = text.as_bytes();
     let mut tags = Vec::new();
     let mut i = 0;
-    while i < b.len() {
-        if b[i] != b'<' {
-            i += 1;
-            continue;
-        }
+    while let Some(at) = memchr::memchr(b'<', &b[i..]) {
+        i += at;
         if b[i..].starts_with(b"<!--") {
             i = find(b, i + 4, b"-->").map_or(b.len(), |e| e + 3);
             continue;
@@ -85,10 +82,7 @@ fn start_tags(text: &str) -> Vec<(usize, usize)> {
             i += 1;
             continue;
         }
-        let end = b[i..]
-            .iter()
-            .position(|&c| c == b'>')
-            .map_or(b.len(), |e| i + e + 1);
+        let end = memchr::memchr(b'>', &b[i..]).map_or(b.len(), |e| i + e + 1);
         tags.push((i, end));
         let name_end = b[i + 1..end]
             .iter()
@@ -129,17 +123,13 @@ fn find_end_tag(hay: &[u8], from: usize, name: &[u8]) -> Option<usize> {
     None
 }
 
-/// Offsets where a cut is allowed, always including 0 and `text.len()`.
-fn boundaries(text: &str, kind: ChunkKind) -> Vec<usize> {
+/// Offsets where a cut is allowed, always including 0 and `text.len()`: a DOM's start tags
+/// (`tags`, [`start_tags`] of `text`), a text's line starts.
+fn boundaries(text: &str, kind: ChunkKind, tags: &[(usize, usize)]) -> Vec<usize> {
     let b = text.as_bytes();
     let mut out = vec![0];
     match kind {
-        ChunkKind::Dom => out.extend(
-            start_tags(text)
-                .into_iter()
-                .map(|(s, _)| s)
-                .filter(|&s| s > 0),
-        ),
+        ChunkKind::Dom => out.extend(tags.iter().map(|&(s, _)| s).filter(|&s| s > 0)),
         ChunkKind::Text => {
             let body = &b[..b.len().saturating_sub(1)];
             out.extend(
@@ -226,7 +216,24 @@ pub fn chunk(
     if text.is_empty() {
         return Ok(Vec::new());
     }
-    let cuts = boundaries(text, kind);
+    let tags = match kind {
+        ChunkKind::Dom => start_tags(text),
+        ChunkKind::Text => Vec::new(),
+    };
+    // Ids named in `text[a..b]` (a and b cuts): a DOM's from its start tags found once, which
+    // are those `ids_in` finds in the range (a cut leaves the tokenizer in its data state).
+    let ids_between = |a: usize, b: usize| match kind {
+        ChunkKind::Dom => {
+            let first = tags.partition_point(|&(s, _)| s < a);
+            let last = tags.partition_point(|&(s, _)| s < b);
+            tags[first..last]
+                .iter()
+                .filter_map(|&(s, e)| node_id_of(&text[s..e]))
+                .collect()
+        }
+        ChunkKind::Text => ids_in(&text[a..b], kind),
+    };
+    let cuts = boundaries(text, kind, &tags);
     let units: Vec<(usize, usize)> = cuts.windows(2).map(|w| (w[0], w[1])).collect();
     // Every unit and every chunk is counted exactly, from one tokenization of the text.
     let counter = tok.span_counter(text);
@@ -251,7 +258,7 @@ pub fn chunk(
             }
             // A start tag cut across pieces still names its element: the unit's ids go with
             // the piece that holds the tag's beginning.
-            unit_ids.insert(a, ids_in(&text[a..b], kind));
+            unit_ids.insert(a, ids_between(a, b));
             ranges.extend(pieces.into_iter().map(|(s, e, c)| (s, e, c, true)));
             k += 1;
             continue;
@@ -290,7 +297,7 @@ pub fn chunk(
                 // Pieces of a unit: the first carries the unit's ids, the others none.
                 unit_ids.remove(&start).unwrap_or_default()
             } else {
-                ids_in(&text[start..end], kind)
+                ids_between(start, end)
             },
             oversized,
         })
@@ -510,6 +517,56 @@ mod tests {
         assert_eq!(joined, text);
         assert!(chunks.iter().any(|c| c.oversized));
         assert!(chunks.iter().all(|c| c.token_count <= 40));
+    }
+
+    /// A chunk's ids, taken from the text's start tags found once, are those its own text
+    /// names: on generated markup with comments, raw text, tags cut short and forged ids.
+    #[test]
+    fn chunk_ids_are_those_its_text_names() {
+        let atoms = [
+            "<div node=\"1\">",
+            "<a href=\"/x\" node=\"2\">",
+            "text ",
+            "</div>",
+            "<!-- <p node=\"9\"> -->",
+            "<!--",
+            "-->",
+            "<script node=\"3\">",
+            "</script>",
+            "<textarea node=\"4\">",
+            "</textarea>",
+            "<title>",
+            "</title >",
+            "<b node=\"5\"",
+            ">",
+            "<",
+            "<plaintext node=\"6\">",
+            "é中",
+            "\n",
+        ];
+        let mut x = 0x1d5_u64;
+        let tok = gpt2();
+        for _ in 0..3000 {
+            let mut text = String::new();
+            crate::tokenizer::tests::next_random(&mut x);
+            for _ in 0..x % 60 {
+                crate::tokenizer::tests::next_random(&mut x);
+                text.push_str(atoms[usize::try_from(x % atoms.len() as u64).unwrap()]);
+            }
+            for budget in [3, 12, 40] {
+                for from_end in [false, true] {
+                    for c in chunk(&text, budget, &tok, ChunkKind::Dom, from_end).unwrap() {
+                        if !c.oversized {
+                            assert_eq!(
+                                c.node_ids,
+                                ids_in(&text[c.start..c.end], ChunkKind::Dom),
+                                "{text:?} {budget}"
+                            );
+                        }
+                    }
+                }
+            }
+        }
     }
 
     #[test]

@@ -3,11 +3,10 @@
 use pyo3::prelude::*;
 
 use pagelens_core::chunk::{chunk as chunk_text, ChunkKind};
-use pagelens_core::{Tokenizer, DEFAULT_TOKENIZER};
 
 use crate::args;
 use crate::errors::py_err;
-use crate::tokenizer::tokenizer_arg;
+use crate::tokenizer::tokenizer_or_default;
 
 /// A piece of a chunked text.
 #[pyclass(frozen, name = "Chunk", module = "pagelens")]
@@ -53,14 +52,16 @@ pub(crate) fn chunk(
     from_end: bool,
 ) -> PyResult<Vec<PyChunk>> {
     let kind: ChunkKind = kind.parse().map_err(py_err)?;
-    let tok = match tokenizer {
-        Some(t) => tokenizer_arg(t)?,
-        None => Tokenizer::named(DEFAULT_TOKENIZER).map_err(py_err)?,
-    };
+    let tok = tokenizer_or_default(tokenizer)?;
     let chunks = py
         .detach(|| chunk_text(text, max_tokens, &tok, kind, from_end))
         .map_err(py_err)?;
-    Ok(chunks
+    Ok(py_chunks(text, chunks))
+}
+
+/// The binding's chunks of `text`.
+pub(crate) fn py_chunks(text: &str, chunks: Vec<pagelens_core::chunk::Chunk>) -> Vec<PyChunk> {
+    chunks
         .into_iter()
         .map(|c| PyChunk {
             text: text[c.start..c.end].to_owned(),
@@ -70,5 +71,5 @@ pub(crate) fn chunk(
             end: c.end,
             oversized: c.oversized,
         })
-        .collect())
+        .collect()
 }

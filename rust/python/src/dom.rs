@@ -6,14 +6,15 @@ use std::sync::Arc;
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyDict, PyString};
 
+use pagelens_core::chunk::{chunk, ChunkKind};
 use pagelens_core::dom::{clean::clean_keeping, CleanOptions, Dom, Kind, Selector};
-use pagelens_core::{Tokenizer, DEFAULT_TOKENIZER};
 
 use crate::args::{self, shown_id};
+use crate::chunks::{py_chunks, PyChunk};
 use crate::errors::{err, py_err, ErrorKind};
 use crate::payload::{binary, payload_bytes};
 use crate::text::raw_html_bytes;
-use crate::tokenizer::tokenizer_arg;
+use crate::tokenizer::tokenizer_or_default;
 
 /// An HTML document parsed with html5ever; every element carries an id (`node="N"`).
 #[pyclass(frozen, name = "Dom", module = "pagelens")]
@@ -140,10 +141,7 @@ impl PyDom {
             })?;
             o = o.with(&json).map_err(py_err)?;
         }
-        let tok = match tokenizer {
-            Some(t) => tokenizer_arg(t)?,
-            None => Tokenizer::named(DEFAULT_TOKENIZER).map_err(py_err)?,
-        };
+        let tok = tokenizer_or_default(tokenizer)?;
         let dom = &self.dom;
         let keep = keep.unwrap_or_default();
         let (cleaned, rescued) = py
@@ -192,6 +190,25 @@ impl PyDom {
     /// The document as HTML, `node="N"` last in every start tag.
     fn html(&self, py: Python<'_>) -> String {
         py.detach(|| self.dom.serialize().0)
+    }
+
+    /// `chunk(self.html(), max_tokens, tokenizer, kind="dom", from_end=from_end)`, without
+    /// the document's HTML ever becoming a Python str.
+    #[pyo3(signature = (max_tokens, tokenizer=None, from_end=false))]
+    fn chunks(
+        &self,
+        py: Python<'_>,
+        #[pyo3(from_py_with = args::budget)] max_tokens: usize,
+        tokenizer: Option<&Bound<'_, PyAny>>,
+        from_end: bool,
+    ) -> PyResult<Vec<PyChunk>> {
+        let tok = tokenizer_or_default(tokenizer)?;
+        let (html, chunks) = py.detach(|| {
+            let (html, _) = self.dom.serialize();
+            let chunks = chunk(&html, max_tokens, &tok, ChunkKind::Dom, from_end);
+            (html, chunks)
+        });
+        Ok(py_chunks(&html, chunks.map_err(py_err)?))
     }
 
     /// The element with id `node_id`: tag, attributes and text.

@@ -85,6 +85,14 @@ pub(crate) fn tokenizer_arg(obj: &Bound<'_, PyAny>) -> PyResult<Tokenizer> {
     Tokenizer::named(name).map_err(py_err)
 }
 
+/// A `tokenizer` argument, or the default tokenizer when none is given.
+pub(crate) fn tokenizer_or_default(obj: Option<&Bound<'_, PyAny>>) -> PyResult<Tokenizer> {
+    match obj {
+        Some(t) => tokenizer_arg(t),
+        None => Tokenizer::named(DEFAULT_TOKENIZER).map_err(py_err),
+    }
+}
+
 /// The `.tiktoken` rank file of an embedded encoding, rebuilt from its ranks: lets `PyPI`
 /// `tiktoken` run offline on exactly the vocabulary we count with (seed its cache).
 #[pyfunction]
