@@ -115,8 +115,8 @@ fn attributes_hash(attrs: &[Attribute]) -> u64 {
 
 /// Sits between the tokenizer and the tree builder and enforces [`MAX_NESTING`] and
 /// [`MAX_FORMATTING`].
-struct NestingLimit<S: TreeSink<Handle = u32>> {
-    inner: TreeBuilder<u32, S>,
+struct NestingLimit {
+    inner: TreeBuilder<u32, Sink>,
     depth: Cell<usize>,
     dropped: RefCell<Vec<LocalName>>,
     flattened: Cell<usize>,
@@ -125,7 +125,7 @@ struct NestingLimit<S: TreeSink<Handle = u32>> {
     formatting: RefCell<Vec<Formatting>>,
 }
 
-impl<S: TreeSink<Handle = u32>> NestingLimit<S> {
+impl NestingLimit {
     /// Whether a formatting start tag goes on to the tree builder, as the model sees it.
     fn admit_formatting(&self, tag: &Tag) -> bool {
         let mut waiting = self.formatting.borrow_mut();
@@ -147,7 +147,7 @@ impl<S: TreeSink<Handle = u32>> NestingLimit<S> {
     }
 }
 
-impl<S: TreeSink<Handle = u32>> TokenSink for NestingLimit<S> {
+impl TokenSink for NestingLimit {
     type Handle = u32;
 
     fn process_token(&self, token: Token, line: u64) -> TokenSinkResult<u32> {
@@ -159,7 +159,11 @@ impl<S: TreeSink<Handle = u32>> TokenSink for NestingLimit<S> {
             let counted = !tag.self_closing && !is_void(&tag.name) && !optional_end(&tag.name);
             match tag.kind {
                 TagKind::StartTag if counted || formatting => {
-                    let deep = counted && self.depth.get() >= MAX_NESTING;
+                    // Deep as the tags count it, or as the tree stands: an end tag that
+                    // closes nothing (`<b>x</a>`) leaves the count behind the tree.
+                    let deep = counted
+                        && (self.depth.get() >= MAX_NESTING
+                            || self.inner.sink.open_depth.get() >= MAX_NESTING);
                     if deep || (formatting && !self.admit_formatting(tag)) {
                         self.dropped.borrow_mut().push(tag.name.clone());
                         self.flattened.set(self.flattened.get() + 1);
@@ -223,7 +227,7 @@ impl Dom {
     }
 }
 
-type Limit = NestingLimit<Sink>;
+type Limit = NestingLimit;
 
 /// Decodes, tokenizes with `tokenize` into the tree builder (behind the nesting limit), and
 /// finishes the arena.
@@ -258,6 +262,13 @@ fn build(
 struct Sink {
     nodes: RefCell<Vec<DomNode>>,
     names: RefCell<Vec<QualName>>,
+    /// Each node's depth in the tree when it was last placed (a moved subtree's nodes keep
+    /// theirs: the figure only has to be right near [`MAX_NESTING`], which pages never reach).
+    depths: RefCell<Vec<u32>>,
+    /// The depth of the tree builder's current node, as its insertions and pops show it: the
+    /// depth of the last element inserted, of the parent of the last text, or of the parent
+    /// of the last element popped.
+    open_depth: Cell<usize>,
 }
 
 fn blank_name() -> QualName {
@@ -283,7 +294,19 @@ impl Sink {
             id: None,
         });
         self.names.borrow_mut().push(name);
+        self.depths.borrow_mut().push(0);
         (nodes.len() - 1) as u32
+    }
+
+    /// Records that `parent` was given a child: `element` (its arena index), which becomes
+    /// the current node unless it is void (popped at once), or text or a comment.
+    fn placed(&self, parent: u32, element: Option<u32>) {
+        let mut depths = self.depths.borrow_mut();
+        let depth = depths[parent as usize] + u32::from(element.is_some());
+        if let Some(element) = element {
+            depths[element as usize] = depth;
+        }
+        self.open_depth.set(depth as usize);
     }
 
     /// Node 0 is always the document.
@@ -292,6 +315,7 @@ impl Sink {
         if nodes.is_empty() {
             nodes.push(Dom::new_empty().nodes.remove(0));
             self.names.borrow_mut().push(blank_name());
+            self.depths.borrow_mut().push(0);
         }
     }
 
@@ -319,6 +343,8 @@ impl Sink {
                     let prev = nodes[parent as usize].children[pos - 1];
                     if let Kind::Text(s) = &mut nodes[prev as usize].kind {
                         s.push_str(&t);
+                        drop(nodes);
+                        self.placed(parent, None);
                         return;
                     }
                 }
@@ -327,12 +353,17 @@ impl Sink {
                 let mut nodes = self.nodes.borrow_mut();
                 nodes[n as usize].parent = parent;
                 nodes[parent as usize].children.insert(pos, n);
+                drop(nodes);
+                self.placed(parent, None);
             }
             NodeOrText::AppendNode(n) => {
                 self.detach(n);
                 let mut nodes = self.nodes.borrow_mut();
                 nodes[n as usize].parent = parent;
                 nodes[parent as usize].children.insert(pos, n);
+                let element = matches!(nodes[n as usize].kind, Kind::Element { .. });
+                drop(nodes);
+                self.placed(parent, element.then_some(n));
             }
         }
     }
@@ -346,6 +377,7 @@ impl TreeSink for Sink {
     fn finish(self) -> Dom {
         self.ensure_document();
         drop(self.names);
+        drop(self.depths);
         let mut nodes = self.nodes.into_inner();
         // Growth left up to half of each vector unused; a page's arena is its largest object.
         nodes.shrink_to_fit();
@@ -473,6 +505,11 @@ impl TreeSink for Sink {
                 }
             }
         }
+    }
+
+    fn pop(&self, node: &u32) {
+        let depth = self.depths.borrow()[*node as usize];
+        self.open_depth.set(depth.saturating_sub(1) as usize);
     }
 
     fn remove_from_parent(&self, target: &u32) {
