@@ -131,6 +131,36 @@ def test_page_text_cannot_forge_node_ids_in_chunks():
     assert pagelens.find_chunk(pagelens.chunk(dom.html(), 8), 99) is None
 
 
+def test_a_documents_chunks_hold_its_elements_where_the_serializer_wrote_them():
+    # An SVG `<script>` is an element like any other (its children are elements, its text is
+    # escaped); a reader of the markup takes it for a script and misses what is inside, but
+    # never reads an id that is not there. A document's own chunks are cut where its tags are.
+    dom = pagelens.Dom.parse("<div><svg><script><g></g>a</script></svg><p>x</p></div>")
+    assert [i for c in dom.chunks(4) for i in c.node_ids] == dom.node_ids()
+    read = [i for c in pagelens.chunk(dom.html(), 4) for i in c.node_ids]
+    assert set(read) < set(dom.node_ids()) and read == sorted(read, reverse=True)
+
+
+@pytest.mark.parametrize(
+    "raw",
+    [
+        # A script left escaped: its `</script>` is text, and so is the tag after it.
+        '<script>var s="<!--<script>";</script><i node="96"></script>',
+        # End tags that are not one: `</stylex`, `</xmp` run into a name.
+        '<style>a</stylex><i node="96"></style>',
+        '<xmp>a</xmpx><i node="96"></xmp>',
+        "<noembed>a</noembed\r<i node=96></noembed>",
+    ],
+)
+def test_raw_text_cannot_forge_node_ids_in_chunks(raw):
+    # The chunker reads a raw-text element's end as the parser does; it used to end it at the
+    # first `</name` and read the text after as tags.
+    dom = pagelens.Dom.parse(f"<div><p>a</p>{raw}<p>b</p></div>")
+    for chunks in (pagelens.chunk(dom.html(), 4), dom.chunks(4)):
+        ids = [i for c in chunks for i in c.node_ids]
+        assert ids == dom.node_ids() and 96 not in ids
+
+
 def test_a_start_tag_over_the_budget_keeps_its_id():
     html = '<div><a title="' + "word " * 600 + '">go</a></div>'
     dom = pagelens.Dom.parse(html)

@@ -25,6 +25,7 @@ impl std::fmt::Display for ChunkError {
 }
 
 impl std::error::Error for ChunkError {}
+use crate::dom::tokenize::{markup_end, raw_text_end};
 use crate::dom::tree::RAW_TEXT_ELEMENTS;
 use crate::tokenizer::Tokenizer;
 
@@ -74,19 +75,19 @@ fn start_tags(text: &str) -> Vec<(usize, usize)> {
     let mut i = 0;
     while let Some(at) = memchr::memchr(b'<', &b[i..]) {
         i += at;
-        if b[i..].starts_with(b"<!--") {
-            i = find(b, i + 4, b"-->").map_or(b.len(), |e| e + 3);
-            continue;
-        }
         if !b.get(i + 1).is_some_and(u8::is_ascii_alphabetic) {
-            i += 1;
+            // A comment, doctype, end tag or bogus comment is skipped whole, as a parser
+            // skips it (a doctype's name may hold `<script>`); else the `<` is text.
+            i = markup_end(b, i).unwrap_or(i + 1);
             continue;
         }
         let end = memchr::memchr(b'>', &b[i..]).map_or(b.len(), |e| i + e + 1);
         tags.push((i, end));
+        // The name runs to a space, `/` or `>`, as the tokenizer reads it (`<script.x>` is
+        // no script).
         let name_end = b[i + 1..end]
             .iter()
-            .position(|c| !c.is_ascii_alphanumeric())
+            .position(|c| matches!(c, b'\t' | b'\n' | b'\x0c' | b'\r' | b' ' | b'/' | b'>'))
             .map_or(end, |p| i + 1 + p);
         let name = &b[i + 1..name_end];
         i = end;
@@ -97,35 +98,15 @@ fn start_tags(text: &str) -> Vec<(usize, usize)> {
             if *raw == "plaintext" {
                 break; // everything after it is text
             }
-            i = find_end_tag(b, i, raw.as_bytes()).unwrap_or(b.len());
+            i = raw_text_end(b, i, raw.as_bytes()).unwrap_or(b.len());
         }
     }
     tags
 }
 
-fn find(hay: &[u8], from: usize, needle: &[u8]) -> Option<usize> {
-    memchr::memmem::find(hay.get(from..)?, needle).map(|p| from + p)
-}
-
-/// The first `</name` (any case) from `from`.
-fn find_end_tag(hay: &[u8], from: usize, name: &[u8]) -> Option<usize> {
-    let mut i = from;
-    while let Some(p) = memchr::memmem::find(hay.get(i..)?, b"</") {
-        let at = i + p;
-        if hay
-            .get(at + 2..at + 2 + name.len())
-            .is_some_and(|n| n.eq_ignore_ascii_case(name))
-        {
-            return Some(at);
-        }
-        i = at + 2;
-    }
-    None
-}
-
 /// Offsets where a cut is allowed, always including 0 and `text.len()`: a DOM's start tags
-/// (`tags`, [`start_tags`] of `text`), a text's line starts.
-fn boundaries(text: &str, kind: ChunkKind, tags: &[(usize, usize)]) -> Vec<usize> {
+/// (`tags`), a text's line starts.
+fn boundaries(text: &str, kind: ChunkKind, tags: &[(usize, Option<i64>)]) -> Vec<usize> {
     let b = text.as_bytes();
     let mut out = vec![0];
     match kind {
@@ -210,30 +191,64 @@ pub fn chunk(
     kind: ChunkKind,
     from_end: bool,
 ) -> Result<Vec<Chunk>, ChunkError> {
+    let tags: Vec<(usize, Option<i64>)> = match kind {
+        ChunkKind::Dom => start_tags(text)
+            .into_iter()
+            .map(|(s, e)| (s, node_id_of(&text[s..e])))
+            .collect(),
+        ChunkKind::Text => Vec::new(),
+    };
+    chunk_units(text, max_tokens, tok, kind, from_end, &tags)
+}
+
+/// [`chunk`] of a document's serialization (`html`), cut before its elements' start tags where
+/// the serializer wrote them (`tags`: each one's offset and id, in order, as
+/// [`crate::dom::Dom::serialize`] gives them) instead of where a reader of the markup finds
+/// them: exact whatever the markup (a reader takes an SVG `<script>`'s elements for script).
+///
+/// # Errors
+/// A budget of zero tokens.
+pub fn chunk_serialized(
+    html: &str,
+    tags: &[(usize, u32)],
+    max_tokens: usize,
+    tok: &Tokenizer,
+    from_end: bool,
+) -> Result<Vec<Chunk>, ChunkError> {
+    let tags: Vec<(usize, Option<i64>)> = tags
+        .iter()
+        .map(|&(at, id)| (at, Some(i64::from(id))))
+        .collect();
+    chunk_units(html, max_tokens, tok, ChunkKind::Dom, from_end, &tags)
+}
+
+/// The chunking of `text` whose DOM units start at `tags` (offsets in order, with the id
+/// each start tag names).
+fn chunk_units(
+    text: &str,
+    max_tokens: usize,
+    tok: &Tokenizer,
+    kind: ChunkKind,
+    from_end: bool,
+    tags: &[(usize, Option<i64>)],
+) -> Result<Vec<Chunk>, ChunkError> {
     if max_tokens == 0 {
         return Err(ChunkError::ZeroBudget);
     }
     if text.is_empty() {
         return Ok(Vec::new());
     }
-    let tags = match kind {
-        ChunkKind::Dom => start_tags(text),
-        ChunkKind::Text => Vec::new(),
-    };
     // Ids named in `text[a..b]` (a and b cuts): a DOM's from its start tags found once, which
     // are those `ids_in` finds in the range (a cut leaves the tokenizer in its data state).
     let ids_between = |a: usize, b: usize| match kind {
         ChunkKind::Dom => {
             let first = tags.partition_point(|&(s, _)| s < a);
             let last = tags.partition_point(|&(s, _)| s < b);
-            tags[first..last]
-                .iter()
-                .filter_map(|&(s, e)| node_id_of(&text[s..e]))
-                .collect()
+            tags[first..last].iter().filter_map(|&(_, id)| id).collect()
         }
         ChunkKind::Text => ids_in(&text[a..b], kind),
     };
-    let cuts = boundaries(text, kind, &tags);
+    let cuts = boundaries(text, kind, tags);
     let units: Vec<(usize, usize)> = cuts.windows(2).map(|w| (w[0], w[1])).collect();
     // Every unit and every chunk is counted exactly, from one tokenization of the text.
     let counter = tok.span_counter(text);
@@ -398,6 +413,28 @@ mod tests {
             "<script node=\"3\">x = '<b node=\"97\">'</script><p node=\"4\">ok</p></div>"
         );
         assert_eq!(ids_in(html, ChunkKind::Dom), vec![1, 2, 3, 4]);
+        // Markup a parser skips whole: a doctype's or bogus comment's `<script>`, an escaped
+        // script's `</script>`, end tags that are not one, comments closed as the parser
+        // closes them.
+        for (markup, ids) in [
+            ("<!DOCTYPE x<script><p node=\"1\">", vec![1]),
+            ("<?x <script>?><p node=\"1\">", vec![1]),
+            ("</x <script>><p node=\"1\">", vec![1]),
+            (
+                "<script><!--<script></script><i node=\"9\"></script><p node=\"1\">",
+                vec![1],
+            ),
+            (
+                "<style>a</stylex><i node=\"9\"></style><p node=\"1\">",
+                vec![1],
+            ),
+            ("<!--><p node=\"1\"><!---><p node=\"2\">", vec![1, 2]),
+            ("<!-- x --!><p node=\"1\">", vec![1]),
+            ("</><p node=\"1\">", vec![1]),
+            ("<script.x><p node=\"1\"></script.x>", vec![1]),
+        ] {
+            assert_eq!(ids_in(markup, ChunkKind::Dom), ids, "{markup}");
+        }
         for c in chunk(
             html,
             5,

@@ -6,7 +6,7 @@ use std::sync::Arc;
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyDict, PyString};
 
-use pagelens_core::chunk::{chunk, ChunkKind};
+use pagelens_core::chunk::chunk_serialized;
 use pagelens_core::dom::{clean::clean_keeping, CleanOptions, Dom, Kind, Selector};
 
 use crate::args::{self, shown_id};
@@ -193,7 +193,8 @@ impl PyDom {
     }
 
     /// `chunk(self.html(), max_tokens, tokenizer, kind="dom", from_end=from_end)`, without
-    /// the document's HTML ever becoming a Python str.
+    /// the document's HTML ever becoming a Python str, and cut where the serializer wrote each
+    /// element's start tag (exact even where a reader of the markup would misread it).
     #[pyo3(signature = (max_tokens, tokenizer=None, from_end=false))]
     fn chunks(
         &self,
@@ -204,8 +205,8 @@ impl PyDom {
     ) -> PyResult<Vec<PyChunk>> {
         let tok = tokenizer_or_default(tokenizer)?;
         let (html, chunks) = py.detach(|| {
-            let (html, _) = self.dom.serialize();
-            let chunks = chunk(&html, max_tokens, &tok, ChunkKind::Dom, from_end);
+            let (html, tags) = self.dom.serialize();
+            let chunks = chunk_serialized(&html, &tags, max_tokens, &tok, from_end);
             (html, chunks)
         });
         Ok(py_chunks(&html, chunks.map_err(py_err)?))

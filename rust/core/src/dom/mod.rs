@@ -7,7 +7,7 @@ mod error;
 mod parse;
 pub mod select;
 mod serialize;
-mod tokenize;
+pub(crate) mod tokenize;
 pub mod tree;
 
 pub use build::{LiveKind, LiveNode};

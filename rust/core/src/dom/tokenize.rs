@@ -132,7 +132,9 @@ impl CharRef {
 }
 
 const fn is_space(b: u8) -> bool {
-    matches!(b, b'\t' | b'\n' | b'\x0c' | b' ')
+    // A CR is a line break to the parser (the tokenizer reads normalized text; the chunker's
+    // `raw_text_end` reads text as it is).
+    matches!(b, b'\t' | b'\n' | b'\x0c' | b' ' | b'\r')
 }
 
 struct Fast<'a, S> {
@@ -583,6 +585,32 @@ pub(super) fn html5ever_tokenize<S: TokenSink>(
     input.is_empty()
 }
 
+/// Where the markup that the `<` at `at` opens ends, as the tokenizer reads it, when it is
+/// not a start tag: a comment (at its close, or an abrupt `<!-->` / `<!--->`), a doctype, an
+/// end tag, a bogus comment (`<!...>`, `<?...>`, `</...>`: at the next `>`), or `</>`. `None`:
+/// the `<` is text, or opens a start tag. The chunker reads serialized markup with it.
+pub(crate) fn markup_end(b: &[u8], at: usize) -> Option<usize> {
+    let until_gt = |from: usize| find_byte(b'>', b, from).map_or(b.len(), |gt| gt + 1);
+    match b.get(at + 1)? {
+        b'!' if b[at + 2..].starts_with(b"--") => {
+            let rest = &b[at + 4..];
+            Some(if rest.starts_with(b">") {
+                at + 5
+            } else if rest.starts_with(b"->") {
+                at + 6
+            } else {
+                comment_close(rest).map_or(b.len(), |(i, len)| at + 4 + i + len)
+            })
+        }
+        b'!' | b'?' => Some(until_gt(at)),
+        b'/' => match b.get(at + 2)? {
+            b'>' => Some(at + 3),
+            _ => Some(until_gt(at)),
+        },
+        _ => None,
+    }
+}
+
 /// The first `-->` or `--!>` in a comment's text: where, and its length.
 fn comment_close(rest: &[u8]) -> Option<(usize, usize)> {
     let dashes = memmem::Finder::new(b"--");
@@ -629,6 +657,18 @@ fn simple_doctype(after: &[u8]) -> Option<usize> {
         i += 1;
     }
     (after.get(i) == Some(&b'>')).then_some(i + 1)
+}
+
+/// Where the contents of the raw-text element `name` (lowercase) that start at `from` end,
+/// as the parser ends them: a script's by the script data states (an end tag inside
+/// `<!--<script>` ... is text), the others' at their end tag. `None`: at the end of input.
+/// The chunker reads serialized markup with it, so that text cannot pass for a tag there.
+pub(crate) fn raw_text_end(b: &[u8], from: usize, name: &[u8]) -> Option<usize> {
+    if name == b"script" {
+        script_end(b, from, name)
+    } else {
+        find_end_tag(b, from, name)
+    }
 }
 
 /// The first `</name` (any case) followed by a space, `/` or `>`: the end tag that closes
