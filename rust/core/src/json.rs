@@ -149,8 +149,9 @@ fn string_end(
                         i += 4;
                     }
                 } else {
+                    // Not four hex digits: read on from the `u` (a quote among them closes
+                    // the string).
                     valid = false;
-                    i += 4;
                 }
                 // The escaped character is never a closing quote.
                 i += 2;
@@ -262,6 +263,10 @@ mod tests {
         for bad in [r#"{"h": "a\xb"}"#, r#"{"h": "a\u12"}"#, "{\"h\": \"a\tb\"}"] {
             assert_eq!(spans(bad, 1), Vec::<&str>::new(), "{bad}");
         }
+        // A short `\u` escape skips no more than itself: the quote after it closes the
+        // string, and what follows is read as the line's structure, not as string text.
+        assert_eq!(spans(r#",,"x\u0:"k""k"{:"k""#, 1), Vec::<&str>::new());
+        assert_eq!(spans(r#"{"a": "\u0", "b": "<p>"}"#, 1), [r#""<p>""#]);
         // Lone surrogates are allowed (Python's decoder accepts them).
         assert_eq!(spans(r#"{"h": "<\ud800>"}"#, 1), [r#""<\ud800>""#]);
     }
