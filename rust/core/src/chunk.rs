@@ -25,7 +25,7 @@ impl std::fmt::Display for ChunkError {
 }
 
 impl std::error::Error for ChunkError {}
-use crate::dom::tokenize::{markup_end, raw_text_end};
+use crate::dom::tokenize::{ends_tag_name, markup_end, raw_text_end};
 use crate::dom::tree::RAW_TEXT_ELEMENTS;
 use crate::tokenizer::Tokenizer;
 
@@ -87,7 +87,7 @@ fn start_tags(text: &str) -> Vec<(usize, usize)> {
         // no script).
         let name_end = b[i + 1..end]
             .iter()
-            .position(|c| matches!(c, b'\t' | b'\n' | b'\x0c' | b'\r' | b' ' | b'/' | b'>'))
+            .position(|&c| ends_tag_name(c))
             .map_or(end, |p| i + 1 + p);
         let name = &b[i + 1..name_end];
         i = end;
@@ -238,8 +238,8 @@ fn chunk_units(
     if text.is_empty() {
         return Ok(Vec::new());
     }
-    // Ids named in `text[a..b]` (a and b cuts): a DOM's from its start tags found once, which
-    // are those `ids_in` finds in the range (a cut leaves the tokenizer in its data state).
+    // Ids named in `text[a..b]` (a and b cuts): a DOM's from the ids of its start tags in the
+    // range (found once: those `ids_in` finds in it, a cut leaving a reader in its data state).
     let ids_between = |a: usize, b: usize| match kind {
         ChunkKind::Dom => {
             let first = tags.partition_point(|&(s, _)| s < a);

@@ -227,15 +227,13 @@ impl Dom {
     }
 }
 
-type Limit = NestingLimit;
-
 /// Decodes, tokenizes with `tokenize` into the tree builder (behind the nesting limit), and
 /// finishes the arena.
 fn build(
     bytes: &[u8],
     encoding: Option<&str>,
     keep_ids: bool,
-    tokenize: impl FnOnce(&str, &Limit),
+    tokenize: impl FnOnce(&str, &NestingLimit),
 ) -> Dom {
     let text = decode(bytes, encoding);
     let opts = ParseOpts::default();

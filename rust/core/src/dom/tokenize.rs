@@ -137,6 +137,11 @@ const fn is_space(b: u8) -> bool {
     matches!(b, b'\t' | b'\n' | b'\x0c' | b' ' | b'\r')
 }
 
+/// Whether `b` ends a tag's name (or an end tag's `</name` that closes raw text).
+pub(crate) const fn ends_tag_name(b: u8) -> bool {
+    is_space(b) || matches!(b, b'/' | b'>')
+}
+
 struct Fast<'a, S> {
     src: &'a str,
     /// `src` as a tendril, which text and values are views of.
@@ -337,17 +342,11 @@ impl<'a, S: TokenSink> Fast<'a, S> {
         let b = self.bytes();
         let body = self.pos + 4;
         let rest = &b[body..];
-        let (text_end, end) = if rest.starts_with(b">") {
-            (body, body + 1)
-        } else if rest.starts_with(b"->") {
-            (body, body + 2)
-        } else {
-            match comment_close(rest) {
-                Some((i, len)) if memchr::memchr(b'\0', &rest[..i]).is_none() => {
-                    (body + i, body + i + len)
-                }
-                _ => return Next::Rest(State::Data, None),
+        let (text_end, end) = match comment_extent(rest) {
+            Some((text, end)) if memchr::memchr(b'\0', &rest[..text]).is_none() => {
+                (body + text, body + end)
             }
+            _ => return Next::Rest(State::Data, None),
         };
         self.flush();
         let mut comment = StrTendril::new();
@@ -362,7 +361,7 @@ impl<'a, S: TokenSink> Fast<'a, S> {
         let b = self.bytes();
         let mut i = self.pos + if kind == TagKind::StartTag { 1 } else { 2 };
         let name_start = i;
-        while i < b.len() && !matches!(b[i], b'\t' | b'\n' | b'\x0c' | b' ' | b'/' | b'>' | 0) {
+        while i < b.len() && !ends_tag_name(b[i]) && b[i] != 0 {
             i += 1;
         }
         if i >= b.len() || b[i] == 0 {
@@ -593,14 +592,7 @@ pub(crate) fn markup_end(b: &[u8], at: usize) -> Option<usize> {
     let until_gt = |from: usize| find_byte(b'>', b, from).map_or(b.len(), |gt| gt + 1);
     match b.get(at + 1)? {
         b'!' if b[at + 2..].starts_with(b"--") => {
-            let rest = &b[at + 4..];
-            Some(if rest.starts_with(b">") {
-                at + 5
-            } else if rest.starts_with(b"->") {
-                at + 6
-            } else {
-                comment_close(rest).map_or(b.len(), |(i, len)| at + 4 + i + len)
-            })
+            Some(comment_extent(&b[at + 4..]).map_or(b.len(), |(_, end)| at + 4 + end))
         }
         b'!' | b'?' => Some(until_gt(at)),
         b'/' => match b.get(at + 2)? {
@@ -608,6 +600,19 @@ pub(crate) fn markup_end(b: &[u8], at: usize) -> Option<usize> {
             _ => Some(until_gt(at)),
         },
         _ => None,
+    }
+}
+
+/// Where a comment whose body (what follows `<!--`) is `body` ends, counted in the body: the
+/// end of its text and the end of its close. `>` or `->` first closes it empty; else its first
+/// `-->` or `--!>` does. `None`: it runs to the end of input.
+fn comment_extent(body: &[u8]) -> Option<(usize, usize)> {
+    if body.starts_with(b">") {
+        Some((0, 1))
+    } else if body.starts_with(b"->") {
+        Some((0, 2))
+    } else {
+        comment_close(body).map(|(i, len)| (i, i + len))
     }
 }
 
@@ -691,7 +696,7 @@ fn is_end_tag(b: &[u8], at: usize, name: &[u8]) -> bool {
     b.len() > after
         && b[at + 1] == b'/'
         && b[at + 2..after].eq_ignore_ascii_case(name)
-        && (is_space(b[after]) || matches!(b[after], b'/' | b'>'))
+        && ends_tag_name(b[after])
 }
 
 /// Whether a parser reading `text` as a script's contents would not end the script at the
@@ -756,7 +761,7 @@ fn script_end(b: &[u8], from: usize, name: &[u8]) -> Option<usize> {
                     let (script, j) = script_word(i + 1);
                     match b.get(j) {
                         None => return None,
-                        Some(&e) if is_space(e) || matches!(e, b'/' | b'>') => {
+                        Some(&e) if ends_tag_name(e) => {
                             double = script;
                             i = j + 1;
                         }
@@ -767,7 +772,7 @@ fn script_end(b: &[u8], from: usize, name: &[u8]) -> Option<usize> {
                     let (script, j) = script_word(i + 2);
                     match b.get(j) {
                         None => return None,
-                        Some(&e) if is_space(e) || matches!(e, b'/' | b'>') => {
+                        Some(&e) if ends_tag_name(e) => {
                             double = !script;
                             i = j + 1;
                         }

@@ -163,7 +163,7 @@ fn short_key_at(text: &[u8], start: usize, len: usize) -> u64 {
             let word = u64::from_le_bytes(word.try_into().expect("8 bytes"));
             (word & ((1u64 << (8 * len)) - 1)) | ((len as u64) << 56)
         }
-        None => low_bytes(&text[start..start + len]) | ((len as u64) << 56),
+        None => short_key(&text[start..start + len]).expect("at most 7 bytes"),
     }
 }
 

@@ -274,7 +274,7 @@ pub(super) fn r50k_pieces(text: &str, mut piece: impl FnMut(usize, usize)) {
             while quotes != 0 {
                 let at = block + quotes.trailing_zeros() as usize - 3;
                 quotes &= quotes - 1;
-                if let Some(end) = contraction_at(b, at) {
+                if let Some(end) = contraction_at(text, at) {
                     // `at + 1` was a letter run's start; `end` starts the rest of the run.
                     for (q, on) in [(at + 1, false), (end, true)] {
                         if (block..block + 64).contains(&q) {
@@ -317,7 +317,8 @@ pub(super) fn r50k_pieces(text: &str, mut piece: impl FnMut(usize, usize)) {
 /// other symbols, their run does).
 ///
 /// The byte before it is ASCII (a block's 4 bytes before it are).
-fn contraction_at(b: &[u8], at: usize) -> Option<usize> {
+fn contraction_at(text: &str, at: usize) -> Option<usize> {
+    let b = text.as_bytes();
     if at > 0 {
         let before = ASCII.get(usize::from(b[at - 1])).copied();
         debug_assert!(before.is_some(), "an ASCII byte before the apostrophe");
@@ -325,11 +326,7 @@ fn contraction_at(b: &[u8], at: usize) -> Option<usize> {
             return None;
         }
     }
-    match (b.get(at + 1), b.get(at + 2)) {
-        (Some(b's' | b'd' | b'm' | b't'), _) => Some(at + 2),
-        (Some(b'l'), Some(b'l')) | (Some(b'v' | b'r'), Some(b'e')) => Some(at + 3),
-        _ => None,
-    }
+    contraction(text, at + 1, false)
 }
 
 /// One 64-byte block's bytes by class, a bit per byte (bytes past the text have none).
