@@ -14,7 +14,7 @@ from hypothesis import strategies as st
 import pagelens
 from pagelens import ArgumentTypeError, Dom, RawHtml, Tokenizer, count_tokens
 from pagelens._core import long_member_texts
-from pagelens.datasets import PrepConfig, read_workflows
+from pagelens.datasets import PrepConfig, read_workflows, run_local
 from pagelens.datasets.transform import Transformer
 from workflow_data import build_dataset
 
@@ -83,3 +83,28 @@ def test_prep_examples_from_held_pages_are_those_from_str_pages(tmp_path):
     made = [transformer.workflow(w) for w in as_str]
     assert [transformer.workflow(w) for w in held] == made
     assert sum(len(examples) for examples, _ in made) >= 70
+
+
+def test_a_lone_surrogate_is_read_as_a_replacement_character(tmp_path):
+    # JSON's "\ud800" decodes to a str no UTF-8 holds: the parser, the tokenizers and prep read
+    # its UTF-8 leniently (U+FFFD for each byte of a surrogate's) instead of failing the run.
+    text = "a\ud800b \udfff"
+    replaced = text.encode("utf-8", "surrogatepass").decode("utf-8", "replace")
+    assert replaced == "a\ufffd\ufffd\ufffdb \ufffd\ufffd\ufffd"
+    for name in ("gpt2", "cl100k_base", "o200k_base"):
+        assert Tokenizer(name).count(text) == Tokenizer(name).count(replaced) == count_tokens(text, name)
+    assert Dom.parse(text).html() == Dom.parse(replaced).html()
+    record = {
+        "workflow_id": "w",
+        "step": 0,
+        "objective": "find it",
+        "url": "https://a.test/",
+        "html": "<p>odd \ud800 page</p>" + "<a href='/x'>go</a>" * 200,
+        "action": "click",
+        "target_selector": "a",
+        "description": "Click go",
+    }
+    (tmp_path / "in").mkdir()
+    (tmp_path / "in" / "s.jsonl").write_text(json.dumps(record) + "\n")
+    summary = run_local([str(tmp_path / "in")], str(tmp_path / "out"), PrepConfig(), fmt="jsonl")
+    assert summary["examples_out"] == 1 and summary["rejected"] == 0

@@ -13,7 +13,7 @@ use crate::args::{self, shown_id};
 use crate::chunks::{py_chunks, PyChunk};
 use crate::errors::{err, py_err, ErrorKind};
 use crate::payload::{binary, payload_bytes};
-use crate::text::raw_html_bytes;
+use crate::text::{text_arg, PyRawHtml};
 use crate::tokenizer::tokenizer_or_default;
 
 /// An HTML document parsed with html5ever; every element carries an id (`node="N"`).
@@ -30,17 +30,14 @@ pub(crate) fn html_bytes<'a>(obj: &'a Bound<'_, PyAny>) -> PyResult<(Cow<'a, [u8
     if let Ok(b) = obj.cast::<PyBytes>() {
         return Ok((Cow::Borrowed(b.as_bytes()), false));
     }
-    if let Some(text) = raw_html_bytes(obj) {
-        return Ok((Cow::Borrowed(text), true));
-    }
     if let Some(b) = binary(obj) {
         return Ok((Cow::Owned(b), false));
     }
-    if let Ok(s) = obj.cast::<PyString>() {
+    if obj.is_instance_of::<PyString>() || obj.is_instance_of::<PyRawHtml>() {
         // Already decoded: lone surrogates become U+FFFD like any invalid input.
-        let text = match s.to_str() {
-            Ok(text) => Cow::Borrowed(text.as_bytes()),
-            Err(_) => Cow::Owned(s.to_string_lossy().into_owned().into_bytes()),
+        let text = match text_arg(obj)? {
+            Cow::Borrowed(text) => Cow::Borrowed(text.as_bytes()),
+            Cow::Owned(text) => Cow::Owned(text.into_bytes()),
         };
         return Ok((text, true));
     }

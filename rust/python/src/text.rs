@@ -99,13 +99,18 @@ pub(crate) fn long_member_texts(
 }
 
 /// A text argument, a `str` or a [`PyRawHtml`], read in place: a `str`'s UTF-8 is the one
-/// Python keeps with it.
+/// Python keeps with it. A `str` holding a lone surrogate (JSON's `"\ud800"` decodes to one)
+/// is read as its UTF-8 read leniently (U+FFFD for each byte of the surrogate's), as
+/// `Dom.parse` reads it: refusing it made one such page stop a whole prep run.
 pub(crate) fn text_arg<'a>(obj: &'a Bound<'_, PyAny>) -> PyResult<Cow<'a, str>> {
     if let Ok(raw) = obj.cast::<PyRawHtml>() {
         return Ok(Cow::Borrowed(raw.get().text.as_str()));
     }
     if let Ok(s) = obj.cast::<PyString>() {
-        return Ok(Cow::Borrowed(s.to_str()?));
+        return Ok(match s.to_str() {
+            Ok(text) => Cow::Borrowed(text),
+            Err(_) => Cow::Owned(s.to_string_lossy().into_owned()),
+        });
     }
     Err(err(
         ErrorKind::ArgumentType,
@@ -114,11 +119,4 @@ pub(crate) fn text_arg<'a>(obj: &'a Bound<'_, PyAny>) -> PyResult<Cow<'a, str>> 
             obj.get_type().name()?
         ),
     ))
-}
-
-/// The UTF-8 of a [`PyRawHtml`], if `obj` is one.
-pub(crate) fn raw_html_bytes<'a>(obj: &'a Bound<'_, PyAny>) -> Option<&'a [u8]> {
-    obj.cast::<PyRawHtml>()
-        .ok()
-        .map(|raw| raw.get().text.as_bytes())
 }
