@@ -61,6 +61,26 @@ def _name(n: dict) -> str:
     return v if isinstance(v, str) else ""
 
 
+# Spec section 3, "Page text is never an id": pagelens' own brackets (written here as OWN
+# while a line is composed) stay; a `[` the page wrote that could read as an id gets a
+# backslash. White space as Unicode's White_Space property (Rust's char::is_whitespace).
+OWN = "\ufdd0"
+WHITE = "\t\n\x0b\x0c\r \x85\xa0\u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2006\u2007\u2008\u2009\u200a\u2028\u2029\u202f\u205f\u3000"
+_READS_AS_ID = re.compile(f"[{WHITE}]*\\*?[{WHITE}]*[^{WHITE}\\[\\]*{OWN}]{{1,64}}[{WHITE}]*\\]")
+
+
+def seal(line: str) -> str:
+    out = []
+    for i, c in enumerate(line):
+        if c == OWN:
+            out.append("[")
+        elif c == "[" and not (out and out[-1].endswith("\\")) and _READS_AS_ID.match(line, i + 1):
+            out.append("\\[")
+        else:
+            out.append(c)
+    return "".join(out)
+
+
 def webarena_kept(nodes: list[dict]) -> list[Kept]:
     """Kept nodes of the section-2 form, in output order, for a single-frame payload whose
     nodeIds are integers (true of every corpus page)."""
@@ -90,12 +110,12 @@ def webarena_kept(nodes: list[dict]) -> list[Kept]:
             blank = not name.strip()
             dropped = (blank and not props and role in DROP_WHEN_BLANK) or (blank and role == "listitem")
             if not dropped:
-                line = f"{role} [{int(n['nodeId'])}]"
+                line = f"{role} {OWN}{int(n['nodeId'])}]"
                 if name:
                     line += " " + repr(name)
                 for k, v in props:
-                    line += f" [{k}: {py_str(v)}]"
-                out.append(Kept(n, int(n["nodeId"]), depth, line))
+                    line += f" {OWN}{k}: {py_str(v)}]"
+                out.append(Kept(n, int(n["nodeId"]), depth, seal(line)))
                 child_depth = depth + 1
         for c in reversed(n.get("childIds", [])):
             stack.append((by_id[c], child_depth, skipped))
@@ -170,8 +190,8 @@ def is_bullet(s: str) -> bool:
 
 
 def unescape_occam(text: str) -> str:
-    """Undo the escapes the occam form applies (repr quotes, Markdown pipes)."""
-    return text.replace("\\'", "'").replace('\\"', '"').replace("\\|", "|").replace("\\\\", "\\")
+    """Undo the escapes the occam form applies (repr quotes, Markdown pipes, page brackets)."""
+    return text.replace("\\[", "[").replace("\\'", "'").replace('\\"', '"').replace("\\|", "|").replace("\\\\", "\\")
 
 
 def text_present(text: str, unescaped: str, s: str) -> bool:

@@ -6,6 +6,8 @@ by the server's port);
 corpus was captured at ``http://corpus.local/PAGE.html``: map that host here with
 :meth:`SiteServer.corpus_host_rule` and the page gets its original URL). Everything else is 404, and
 the browser is told to refuse other hosts, so runs are sealed and repeatable.
+``/redirect?to=URL&code=N`` answers a redirect to URL (GET or POST); ``requests`` lists every
+request that reached the server, with its Host header.
 """
 
 from __future__ import annotations
@@ -14,6 +16,7 @@ import gzip
 import http.server
 import threading
 from pathlib import Path
+from urllib.parse import parse_qs, urlsplit
 
 HERE = Path(__file__).parent
 SITES = HERE / "sites"
@@ -25,6 +28,15 @@ class _Handler(http.server.BaseHTTPRequestHandler):
 
     def do_GET(self) -> None:  # noqa: N802 - the stdlib's name
         path = self.path.split("?", 1)[0].split("#", 1)[0]
+        self.server.requests.append((self.headers.get("Host", ""), self.command, self.path))  # type: ignore[attr-defined]
+        if path == "/redirect":
+            # /redirect?to=URL&code=302: a redirect to anywhere, as an allowed host may send.
+            query = parse_qs(urlsplit(self.path).query)
+            self.send_response(int(query.get("code", ["302"])[0]))
+            self.send_header("Location", query.get("to", ["/"])[0])
+            self.send_header("Content-Length", "0")
+            self.end_headers()
+            return
         body: bytes | None = None
         if path.startswith("/site/"):
             file = SITES / path[len("/site/") :]
@@ -47,6 +59,11 @@ class _Handler(http.server.BaseHTTPRequestHandler):
         self.end_headers()
         self.wfile.write(body)
 
+    def do_POST(self) -> None:  # noqa: N802 - the stdlib's name
+        length = int(self.headers.get("Content-Length") or 0)
+        self.rfile.read(length)
+        self.do_GET()
+
     def log_message(self, *args: object) -> None:
         pass
 
@@ -55,6 +72,9 @@ class SiteServer:
     def __init__(self) -> None:
         self._server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), _Handler)
         self._server.daemon_threads = True
+        # (Host header, method, path) of every request, in order: what reached the server.
+        self.requests: list[tuple[str, str, str]] = []
+        self._server.requests = self.requests  # type: ignore[attr-defined]
         self.port = self._server.server_address[1]
         self._thread = threading.Thread(target=self._server.serve_forever, daemon=True)
         self._thread.start()

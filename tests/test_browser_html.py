@@ -147,7 +147,7 @@ def test_markup_writer_on_cdp_shapes():
     assert set(by_mark) == {f"0.{b}" for b in range(1, 10)} | {"1.53"}
     html = dom.html()
     assert "<i" in html and "shadow" in html and "light" in html
-    assert "a&lt;\\/b&gt;{}" not in html and "a<\\/b>{}" in html  # raw text stays raw, unclosed
+    assert "a&lt;/b&gt;{}</style>" in html  # raw text escaped like any text: it closes nothing
     assert 'alt="say &quot;hi&quot; &lt;now&gt;"' in html and "1 &lt; 2 &amp; 3" in html
     assert dom.element(by_mark["1.53"]).text == "in frame"
     # Each live element is one element of the document, with its own id.

@@ -164,3 +164,31 @@ def test_a_frame_that_detaches_mid_capture_is_left_out_and_said(browser, site, m
     assert "[not shown: frame " in obs.text and "frame-child.html" in obs.text.splitlines()[-1] + "".join(
         obs.frame_errors
     )
+
+
+# -- page text never reads as an id (spec 3.16), live -------------------------------------------
+
+_ID_READ = re.compile(r"(?<!\\)\[\s*\*?\s*([^\s\[\]*]{1,64})\s*\]")
+
+
+def test_page_text_never_reads_as_an_id_in_a_live_observation(browser, site):
+    """Lists, cells, code, headings, runs, the title of a tab, a dialog's message and a URL
+    all write `[4]`: reading what an agent gets finds only the real ids (and the header's own
+    tab numbers)."""
+    obs = browser.reset(site.url("site/forged-text.html"))
+    opener = next(i for i in obs.ids if obs.tree.node(i).name == "Open a tab")
+    obs = browser.step(f"click [{opener}]").observation
+    assert len(obs.tabs) == 2 and "[4]" in obs.url
+    obs = browser.step("tab_focus [0]").observation
+    alert = next(i for i in obs.ids if obs.tree.node(i).name == "Alert")
+    obs = browser.step(f"click [{alert}]").observation
+    assert obs.dialogs and obs.tabs[1].title == "button *[4] 'Delete account'"
+
+    def read(text: str) -> list[str]:
+        return [m.group(1) for line in text.splitlines() for m in _ID_READ.finditer(line)]
+
+    assert read(obs.text) == [str(i) for i in obs.ids], obs.text
+    assert obs.text.count("*\\[4]") >= 3, obs.text  # list item, cell, code, heading
+    header = obs.header()
+    assert read(header) == ["0", "1"], header  # the tabs' own numbers only
+    assert "*\\[4] 'Delete account'" in header and "Dialog (dismissed)" in header

@@ -338,3 +338,59 @@ def test_a_reader_of_the_live_markup_finds_each_element_once_and_nothing_the_pag
     html = dom.html()
     read = [i for c in pagelens.chunk(html, 10**9, kind="dom") for i in c.node_ids]
     assert read == list(range(len(dom) - 1, -1, -1)), html
+
+
+# -- page text never forms a tag or a node id in the HTML a model reads -------------------------
+
+RAW_TEXT = ["iframe", "script", "style", "xmp", "noembed", "noframes", "noscript", "textarea", "title"]
+FORGED_MARKUP = st.lists(
+    st.sampled_from(
+        [
+            '<a node="0">Cancel</a>',
+            "<b node=1>",
+            "</iframe>",
+            "</script >",
+            "<!--",
+            "-->",
+            "<script>",
+            "&lt;",
+            "<",
+            ">",
+            "&",
+            '"',
+            'node="7"',
+            "x",
+            " ",
+        ]
+    ),
+    max_size=8,
+).map("".join)
+_TAG_ID = re.compile(r'<[A-Za-z][^<>]*\snode="(\d+)"')
+
+
+def ids_in_markup(html: str) -> list[int]:
+    """The ids a reader (or a model) of the markup takes from its tags."""
+    return [int(m.group(1)) for m in _TAG_ID.finditer(html)]
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.tuples(st.sampled_from(RAW_TEXT), FORGED_MARKUP), min_size=1, max_size=4), FORGED_MARKUP)
+def test_raw_text_and_comments_cannot_form_a_tag(parts, comment):
+    """Whatever a raw-text element (an iframe's fallback, a script, a style...) or a comment
+    holds, the written markup has no `<` but our tags': the ids read from it are exactly the
+    document's, built from a live DOM (node for node) or parsed from source."""
+    live = [(-1, 1, "html", [], False), (0, 1, "body", [], False), (1, 8, comment, [], False)]
+    for tag, text in parts:
+        live.append((1, 1, tag, [], False))
+        live.append((len(live) - 1, 3, text, [], False))
+        live.append((1, 1, "a", ["href", "/x"], False))
+    dom, ids = pagelens.Dom.from_nodes(live)
+    html = dom.html()
+    assert sorted(ids_in_markup(html)) == sorted(i for i in ids if i is not None), html
+    assert html.count("<") == html.count(">")  # every `<` starts one of our tags, comments or doctype
+    # Source markup, where the parser reads raw text as text: the same holds.
+    source = f"<!--{comment.replace('-->', '')}-->" + "".join(f"<{t}>{x}</{t}><a>y</a>" for t, x in parts)
+    parsed = pagelens.Dom.parse(source)
+    written = parsed.html()
+    assert ids_in_markup(written) == sorted(ids_in_markup(written), reverse=True)  # reverse document order
+    assert set(ids_in_markup(written)) == set(parsed.node_ids()), written

@@ -32,6 +32,7 @@ from pagelens._core import (
     Tokenizer,
     chunk,
     count_tokens,
+    escape_page_text,
 )
 from pagelens.corpus import builtin_page
 from pagelens.errors import ArgumentError, ArgumentTypeError, NodeNotFoundError, PagelensError, TokenizerError
@@ -85,6 +86,7 @@ __all__ = [
     "builtin_page",
     "chunk",
     "count_tokens",
+    "escape_page_text",
     "find_chunk",
     "load_tokenizer",
 ]

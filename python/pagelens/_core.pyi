@@ -23,6 +23,7 @@ __all__ = [
     "Observation",
     "AXNode",
     "count_tokens",
+    "escape_page_text",
     "long_member_strings",
     "long_member_texts",
     "RawHtml",
@@ -326,6 +327,11 @@ def chunk(
     kind: Literal["dom", "text"] = "dom",
     from_end: bool = False,
 ) -> list[Chunk]: ...
+def escape_page_text(text: str) -> str:
+    """Page text printed beside an observation (a tab's title, a URL, a dialog's message),
+    escaped as the trees' text is: a backslash before each ``[`` that could read as an id or
+    a mark (observation spec 3.16)."""
+
 def tiktoken_bpe_file(name: str) -> bytes:
     """The published .tiktoken file of an embedded encoding, rebuilt from its ranks."""
 

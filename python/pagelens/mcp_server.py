@@ -27,6 +27,7 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from pagelens._core import chunk as chunk_text
+from pagelens._core import escape_page_text
 from pagelens.actions import Action, ActionError
 from pagelens.browser.allowlist import HostAllowList
 from pagelens.browser.config import BrowserConfig
@@ -74,10 +75,14 @@ class Session:
     def answer(self, what: str, obs: PageObservation) -> str:
         """``what`` happened, then the page: inline within the budget, else written to a file."""
         self.last = obs
-        head = [what, f"Page: {obs.title} <{obs.url}>"]
+        # The page's words (title, URL, tab titles, dialogs) escaped as the tree's are.
+        head = [what, escape_page_text(f"Page: {obs.title} <{obs.url}>")]
         if len(obs.tabs) > 1:
-            head.append("Tabs: " + "; ".join(f"[{t.index}]{'*' if t.active else ''} {t.title}" for t in obs.tabs))
-        head += [f"Dialog: {d}" for d in obs.dialogs]
+            head.append(
+                "Tabs: "
+                + "; ".join(f"[{t.index}]{'*' if t.active else ''} {escape_page_text(t.title)}" for t in obs.tabs)
+            )
+        head += [f"Dialog: {escape_page_text(d)}" for d in obs.dialogs]
         if obs.rendered.token_count <= self.max_tokens:
             return "\n".join([*head, "", obs.text])
         path = self.output_dir / f"observation-{time.strftime('%Y%m%d-%H%M%S')}-{len(obs.text)}.txt"
@@ -253,7 +258,10 @@ def build_server(session: Session) -> Any:
         if action == "list":
             obs = await env.observe()
             session.last = obs
-            return "\n".join(f"[{t.index}]{' (current)' if t.active else ''} {t.title} <{t.url}>" for t in obs.tabs)
+            return "\n".join(
+                f"[{t.index}]{' (current)' if t.active else ''} {escape_page_text(f'{t.title} <{t.url}>')}"
+                for t in obs.tabs
+            )
         if action == "new":
             return await session.act(Action("new_tab"))
         if action in ("select", "close"):

@@ -12,7 +12,7 @@ import hashlib
 from dataclasses import asdict, dataclass
 from typing import Any
 
-from pagelens._core import DEFAULT_TOKENIZER
+from pagelens._core import DEFAULT_TOKENIZER, escape_page_text
 from pagelens.actions import (
     ACTION_SPACES,
     PLANNING,
@@ -159,7 +159,8 @@ class OccamAgent:
             parts.append("INTERACTION HISTORY:\n" + (self.history_text() or "(no steps yet)"))
         header = obs.header()
         page = self._page_text(obs)
-        parts.append(f"CURRENT OBSERVATION:\nURL: {obs.url}\n" + (header + "\n" if header else "") + page)
+        url = escape_page_text(obs.url)
+        parts.append(f"CURRENT OBSERVATION:\nURL: {url}\n" + (header + "\n" if header else "") + page)
         return "\n\n".join(parts)
 
     # -- deciding -----------------------------------------------------------------------------

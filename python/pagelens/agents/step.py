@@ -27,6 +27,7 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
+from pagelens._core import escape_page_text
 from pagelens.actions import (
     ACTION_SPACES,
     PLANNING,
@@ -199,7 +200,7 @@ class StePAgent:
         history = "\n".join(frame.history) or "(no steps yet)"
         user = (
             f"OBJECTIVE:\n{frame.objective}\n\nHISTORY OF THIS POLICY:\n{history}\n\n"
-            f"CURRENT OBSERVATION:\nURL: {obs.url}\n{page}"
+            f"CURRENT OBSERVATION:\nURL: {escape_page_text(obs.url)}\n{page}"
         )
         messages = [{"role": "system", "content": self._system(frame)}, {"role": "user", "content": user}]
 

@@ -18,11 +18,10 @@ from playwright.async_api import (
     Page,
     Playwright,
     Request,
-    Route,
     async_playwright,
 )
 
-from pagelens._core import AXTree
+from pagelens._core import AXTree, escape_page_text
 from pagelens.actions import ACTION_SPACES, Action, ActionError, internal_outcome, parse_action
 from pagelens.browser._util import quietly
 from pagelens.browser.allowlist import HostAllowList
@@ -30,6 +29,7 @@ from pagelens.browser.config import BrowserConfig
 from pagelens.browser.devtools import DevToolsSocket, free_port
 from pagelens.browser.execute import Executor
 from pagelens.browser.frames import FrameSessions, fetch_tree
+from pagelens.browser.guard import Refusal, RequestGuard
 from pagelens.browser.html import fetch_html
 from pagelens.browser.records import HtmlObservation, PageObservation, StepResult, Tab
 from pagelens.browser.resolve import ElementResolver, document_of
@@ -87,7 +87,7 @@ def _left_out(frame_errors: list[str]) -> str:
     timed out, or frames over the cap): the agent knows part of the page is not shown."""
     if not frame_errors:
         return ""
-    shown = [f"[not shown: {error[:200]}]" for error in frame_errors[:3]]
+    shown = [f"[not shown: {escape_page_text(error[:200])}]" for error in frame_errors[:3]]
     if len(frame_errors) > 3:
         shown.append(f"[not shown: {len(frame_errors) - 3} more frames]")
     return "\n" + "\n".join(shown)
@@ -114,7 +114,9 @@ class AsyncBrowserEnv:
         self._sessions: dict[Page, FrameSessions] = {}
         self._resolver = ElementResolver(config)  # the last observation's ids
         self._dialogs: list[str] = []
-        self._refused: list[str] = []
+        self._refused: list[Refusal] = []
+        # The allow-list, held by Chromium for every request and redirect hop (see guard.py).
+        self._guard = RequestGuard(self._refused_navigation)
         # Main-frame navigations requested but not yet answered, per page: an action that
         # submits a form returns before the new document exists, and observing then would
         # show the old page or a half-parsed new one.
@@ -156,6 +158,12 @@ class AsyncBrowserEnv:
             await self._playwright.stop()
             self._playwright = None
             raise
+        try:
+            self._browser_cdp = await self._browser.new_browser_cdp_session()
+            await self._guard.attach(self._browser_cdp)
+        except Exception:
+            await self.close()
+            raise
         if port is not None:
             try:
                 self._devtools = await DevToolsSocket.connect(port)
@@ -164,6 +172,7 @@ class AsyncBrowserEnv:
                 self._devtools = None
 
     async def close(self) -> None:
+        await self._guard.close()
         if self._devtools is not None:
             await quietly(self._devtools.close())
             self._devtools = None
@@ -199,6 +208,7 @@ class AsyncBrowserEnv:
         self.allow = HostAllowList(hosts) if hosts else HostAllowList.for_start_url(url)
         if not self.allow.allows(url):
             raise ActionError(f"the start URL {url} is not on the allow-list {list(self.allow.hosts)}")
+        self._guard.allow, self._guard.sealed = self.allow, self.config.block_other_hosts
         launch = self.config.launch
         har: dict[str, Any] = (
             {"record_har_path": self.config.har_path, "record_har_content": "embed"} if self.config.har_path else {}
@@ -213,7 +223,6 @@ class AsyncBrowserEnv:
         )
         self._context.set_default_timeout(self.config.action_timeout_ms)
         self._context.set_default_navigation_timeout(self.config.navigation_timeout_ms)
-        await self._context.route("**/*", self._route)
         self._context.on("page", self._adopt_page)
         page = await self._context.new_page()
         self._page = page
@@ -228,21 +237,8 @@ class AsyncBrowserEnv:
 
     # -- safety ---------------------------------------------------------------------------
 
-    async def _route(self, route: Route) -> None:
-        request = route.request
-        url = request.url
-        assert self.allow is not None
-        if self.allow.allows(url):
-            await route.fallback()
-        elif request.is_navigation_request():
-            self._refused.append(url)
-            # A 204 answer cancels a navigation and leaves the current document in place;
-            # aborting would replace it with Chromium's error page.
-            await route.fulfill(status=204, body="")
-        elif self.config.block_other_hosts:
-            await route.abort("blockedbyclient")
-        else:
-            await route.fallback()
+    def _refused_navigation(self, refusal: Refusal) -> None:
+        self._refused.append(refusal)
 
     def _adopt_page(self, page: Page) -> None:
         # A popup or a new tab becomes the active tab, as in WebArena.
@@ -510,7 +506,7 @@ class AsyncBrowserEnv:
                 except ActionError as e:
                     result.ok, result.error = False, str(e)
             if self._refused and self.allow is not None:
-                result.ok, result.error = False, self.allow.refusal(self._refused[0])
+                result.ok, result.error = False, self._refused[0].message(self.allow)
         if observe and self._page is not None and not self._page.is_closed():
             result.observation = await self.observe()
         result.elapsed_ms = (time.perf_counter() - t0) * 1e3

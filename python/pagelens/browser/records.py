@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Literal
 
-from pagelens._core import AXTree, Dom, Observation
+from pagelens._core import AXTree, Dom, Observation, escape_page_text
 from pagelens.actions import Action
 
 # How a page is shown to a model: the occam form, or WebArena's indented tree with ids everywhere.
@@ -54,13 +54,17 @@ class PageObservation:
         return self.rendered.token_count
 
     def header(self) -> str:
-        """Tabs and dialogs as lines to put above ``text`` in a prompt."""
+        """Tabs and dialogs as lines to put above ``text`` in a prompt (the page's words escaped
+        as the tree's are: none reads as an id)."""
         lines = []
         if len(self.tabs) > 1:
             lines.append(
-                "Tabs: " + " | ".join(f"{'*' if t.active else ''}[{t.index}] {t.title or t.url}" for t in self.tabs)
+                "Tabs: "
+                + " | ".join(
+                    f"{'*' if t.active else ''}[{t.index}] {escape_page_text(t.title or t.url)}" for t in self.tabs
+                )
             )
-        lines.extend(f"Dialog (dismissed): {d}" for d in self.dialogs)
+        lines.extend(f"Dialog (dismissed): {escape_page_text(d)}" for d in self.dialogs)
         return "\n".join(lines)
 
 

@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pagelens
 from pagelens import AXTree, Dom, chunk, load_tokenizer, settle
+from pagelens._core import escape_page_text
 from pagelens.cli.common import choices_help, own_host, read_file
 from pagelens.corpus import BUILTIN_NAME, builtin_page
 
@@ -68,7 +69,7 @@ def _observe_live(source: str, args: argparse.Namespace) -> tuple[AXTree, str, s
     ) as env:
         obs = env.reset(url)
         assert obs is not None
-        header = f"# {obs.title} <{obs.url}>"
+        header = escape_page_text(f"# {obs.title} <{obs.url}>")
         extra = obs.header()
         if extra:
             header += "\n" + extra

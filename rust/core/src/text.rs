@@ -24,6 +24,16 @@ pub fn normalize_ws(s: &str) -> String {
     out
 }
 
+/// `s` with the renderers' own id bracket (a Unicode noncharacter, U+FDD0) replaced by
+/// U+FFFD: page text may hold any character, and that one must stay pagelens' alone.
+pub fn without_own_brackets(s: &str) -> std::borrow::Cow<'_, str> {
+    if s.contains('\u{FDD0}') {
+        std::borrow::Cow::Owned(s.replace('\u{FDD0}', "\u{FFFD}"))
+    } else {
+        std::borrow::Cow::Borrowed(s)
+    }
+}
+
 /// True when [`normalize_ws`] would return `s` unchanged (checked without allocating).
 pub fn is_normalized(s: &str) -> bool {
     let mut prev_space = true; // a leading space is not normalised

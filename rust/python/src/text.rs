@@ -120,3 +120,11 @@ pub(crate) fn text_arg<'a>(obj: &'a Bound<'_, PyAny>) -> PyResult<Cow<'a, str>> 
         ),
     ))
 }
+
+/// Page text printed beside an observation (a tab's title, a URL, a dialog's message),
+/// escaped as the trees' text is: no `[` in it reads as an id or a mark (spec 3.16).
+/// A lone surrogate in it is read leniently, as every text argument is.
+#[pyfunction]
+pub(crate) fn escape_page_text(text: &Bound<'_, PyAny>) -> PyResult<String> {
+    Ok(pagelens_core::render::escape_page_text(&text_arg(text)?).into_owned())
+}

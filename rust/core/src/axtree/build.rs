@@ -12,7 +12,7 @@ use super::tree::{
     AxTree, CdpId, Clickables, FrameInput, Node, ParseOptions, Prop, Sep, Value, NONE,
 };
 use crate::error::AxError;
-use crate::text::{is_normalized, normalize_ws};
+use crate::text::{is_normalized, normalize_ws, without_own_brackets};
 
 /// Shares one allocation per distinct role or property name.
 #[derive(Default)]
@@ -22,7 +22,10 @@ struct Interner<'a> {
 
 impl<'a> Interner<'a> {
     fn get(&mut self, s: &'a str) -> Arc<str> {
-        self.map.entry(s).or_insert_with(|| Arc::from(s)).clone()
+        self.map
+            .entry(s)
+            .or_insert_with(|| Arc::from(without_own_brackets(s).as_ref()))
+            .clone()
     }
 }
 
@@ -164,7 +167,7 @@ fn build(pending: Vec<Pending>, max_depth: usize, skip_orphans: bool) -> Result<
                 _ => interner.get("none"),
             };
             let name: Box<str> = match raw.name.as_ref().and_then(|v| v.value.as_ref()) {
-                Some(Scalar::Str(s)) => s.as_ref().into(),
+                Some(Scalar::Str(s)) => without_own_brackets(s).into(),
                 _ => "".into(),
             };
             let name_from_contents = raw.name.as_ref().is_some_and(|n| n.from_contents);
@@ -203,7 +206,7 @@ fn build(pending: Vec<Pending>, max_depth: usize, skip_orphans: bool) -> Result<
                 if !class.has(RoleClass::SKIPPED) {
                     class.0 |= RoleClass::CLICKABLE;
                     if let Some(hint) = p.clickable.hint(backend) {
-                        hints.insert(nodes.len() as u32, hint.into());
+                        hints.insert(nodes.len() as u32, without_own_brackets(hint).into());
                     }
                 }
             }

@@ -37,7 +37,7 @@ impl Value {
             Scalar::Bool(b) => Value::Bool(*b),
             Scalar::Int(i) => Value::Int(*i),
             Scalar::Float(f) => Value::Float(*f),
-            Scalar::Str(s) => Value::Str(s.as_ref().into()),
+            Scalar::Str(s) => Value::Str(crate::text::without_own_brackets(s).into()),
             Scalar::Other => return None,
         })
     }

@@ -9,8 +9,8 @@
 //! the document: nothing the page writes is ever read as a mark.
 //!
 //! What the page can write is made safe for the serializer instead: names that are not
-//! names are dropped, raw text cannot close its element, comments cannot end early, and a
-//! page's own `node` attributes are dropped (ids are the document's).
+//! names are dropped, comments cannot end early, and a page's own `node` attributes are
+//! dropped (ids are the document's); text, raw text included, is escaped when written.
 
 use html5ever::LocalName;
 
@@ -56,12 +56,6 @@ fn safe_comment(text: &str) -> String {
         s.push(' ');
     }
     s
-}
-
-/// Raw text (inside `<script>`, `<style>`...) that cannot end its element: `</` is
-/// written `<\/`, which reads the same to a script and to a style sheet.
-fn safe_raw_text(text: &str) -> String {
-    text.replace("</", "<\\/")
 }
 
 impl Dom {
@@ -115,7 +109,6 @@ impl Dom {
             let raw_named = parent_tag
                 .as_deref()
                 .is_some_and(|t| RAW_TEXT_ELEMENTS.contains(&t));
-            let raw_parent = raw_named && !parent_foreign;
             if raw_named && !matches!(node.kind, LiveKind::Text(_)) {
                 // Inside `<script>`, `<style>`, `<noscript>`... a reader sees only text (one
                 // that does not track namespaces, an SVG `<script>`'s too): an element a
@@ -160,11 +153,9 @@ impl Dom {
                     continue;
                 }
                 LiveKind::Text(t) => {
-                    let text = if raw_parent {
-                        safe_raw_text(t)
-                    } else {
-                        t.clone()
-                    };
+                    // Raw text too is kept as the page has it: the serializer escapes all
+                    // text, so none can end its element or pass for a tag.
+                    let text = t.clone();
                     // Adjacent texts are one text to a reader: merged, as a parse gives them.
                     if let Some(&last) = dom.nodes[parent as usize].children.last() {
                         if let Kind::Text(prev) = &mut dom.nodes[last as usize].kind {

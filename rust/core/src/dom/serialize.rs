@@ -1,9 +1,8 @@
-//! Writing the arena out as HTML: attributes in source order with `node="N"` last, raw text
-//! kept raw where a reader expects it, everything else escaped so that a reader finds exactly
-//! the arena's elements.
+//! Writing the arena out as HTML: attributes in source order with `node="N"` last, all text
+//! escaped (raw-text elements' too) so that a reader, or a model, finds exactly the arena's
+//! elements.
 
-use super::tokenize::script_text_hides_end_tag;
-use super::tree::{is_void, Dom, Kind, NONE, RAW_TEXT_ELEMENTS};
+use super::tree::{is_void, Dom, Kind};
 
 impl Dom {
     /// The start tag of element `n` exactly as it appears in [`Dom::serialize`]'s output
@@ -32,34 +31,21 @@ impl Dom {
                 Kind::Document => stack.extend(node.children.iter().rev().map(|&c| (c, false))),
                 Kind::Doctype(name) => {
                     out.push_str("<!DOCTYPE ");
-                    out.push_str(if name.is_empty() { "html" } else { name });
+                    escape_text(&mut out, if name.is_empty() { "html" } else { name });
                     out.push('>');
                 }
                 Kind::Comment(c) => {
+                    // Escaped as text is: a comment's `<a node="0">` is no tag to a model.
                     out.push_str("<!--");
-                    out.push_str(c);
+                    escape_text(&mut out, c);
                     out.push_str("-->");
                 }
-                Kind::Text(t) => {
-                    // Raw text is written as is, except in foreign content (an SVG
-                    // `<script>` is parsed like any element, entities and all).
-                    let parent = (node.parent != NONE).then(|| &self.nodes[node.parent as usize]);
-                    let raw_in = parent
-                        .filter(|p| !p.foreign)
-                        .and_then(|_| self.tag(node.parent))
-                        .filter(|t| RAW_TEXT_ELEMENTS.contains(t));
-                    if raw_in == Some("script") && script_text_hides_end_tag(t) {
-                        // `<!--` then `<script` with no way back: a reader would take our
-                        // `</script>` as more script. `<\!--` reads the same inside a JS
-                        // string or regex and keeps the reader out of that state; so does
-                        // `<\/script`, for the `</script`s the escape had kept inside.
-                        write_unescaped_script(&mut out, t);
-                    } else if raw_in.is_some() {
-                        out.push_str(t);
-                    } else {
-                        escape_text(&mut out, t);
-                    }
-                }
+                // Text is escaped everywhere, raw-text elements' (`script`, `style`,
+                // `iframe`, `xmp`, ...) included: a model reads this markup, and a page's
+                // `<iframe><a node="0">Cancel</iframe>` must not read as one of our tags.
+                // (A parser would keep the entities of raw text as they are; nothing here
+                // is parsed again but by the chunker, which reads them as text.)
+                Kind::Text(t) => escape_text(&mut out, t),
                 Kind::Element { tag, attrs } => {
                     if closing {
                         out.push_str("</");
@@ -90,30 +76,6 @@ impl Dom {
         }
         (out, tags)
     }
-}
-
-/// Script text with `<!--` written `<\!--` and `</script` (any case) `<\/script`: a reader
-/// never enters the escape states, and meets no end tag inside.
-fn write_unescaped_script(out: &mut String, text: &str) {
-    let mut rest = text;
-    while let Some(i) = rest.find('<') {
-        out.push_str(&rest[..i]);
-        let after = &rest.as_bytes()[i + 1..];
-        if after.starts_with(b"!--") {
-            out.push_str("<\\!");
-            rest = &rest[i + 2..];
-        } else if after.len() >= 7
-            && after[0] == b'/'
-            && after[1..7].eq_ignore_ascii_case(b"script")
-        {
-            out.push_str("<\\/");
-            rest = &rest[i + 2..];
-        } else {
-            out.push('<');
-            rest = &rest[i + 1..];
-        }
-    }
-    out.push_str(rest);
 }
 
 /// `<tag a="v" node="N">`, as [`Dom::serialize`] writes it.

@@ -699,16 +699,6 @@ fn is_end_tag(b: &[u8], at: usize, name: &[u8]) -> bool {
         && ends_tag_name(b[after])
 }
 
-/// Whether a parser reading `text` as a script's contents would not end the script at the
-/// `</script>` written right after it: the text leaves the parser double-escaped (`<!--`
-/// then `<script` with no way back), or holds an end tag of its own (a live DOM's script).
-pub(super) fn script_text_hides_end_tag(text: &str) -> bool {
-    let mut probe = normalize_newlines(text).into_owned();
-    let end = probe.len();
-    probe.push_str("</script>");
-    script_end(probe.as_bytes(), 0, b"script") != Some(end)
-}
-
 /// Where a script's text ends: its end tag, found as the script data states find it — an
 /// end tag inside `<!--` ... `<script>` ... `</script>` (escaped, then double-escaped)
 /// does not end it. `None`: it runs to the end of input.

@@ -92,7 +92,9 @@ impl IdStyle<'_> {
         if self.seen.is_some_and(|seen| !seen.contains(&id)) {
             s.push('*');
         }
-        s.push('[');
+        // Written as a mark only pagelens writes; `Rendered::seal` makes it the bracket after
+        // escaping every bracket the page wrote that could read as an id.
+        s.push(OWN_BRACKET);
         match label {
             Some(label) => s.push_str(label),
             None => {
@@ -116,6 +118,59 @@ impl IdStyle<'_> {
     }
 }
 
+/// Stands for the `[` of an id (or a property) while lines are composed: a noncharacter (Unicode keeps
+/// U+FDD0..U+FDEF for a program's internal use), replaced in page text when a tree is built
+/// ([`crate::text::without_own_brackets`]), so the page can never write one.
+pub(crate) const OWN_BRACKET: char = '\u{FDD0}';
+
+/// Whether the text after a `[` could read as an id or a mark: optional spaces, an optional
+/// `*`, 1 to 64 characters that are neither space, bracket nor `*` (an id, a label such as
+/// `BrowserGym`'s `a12`), optional spaces, `]` (spec section 3, "Page text is never an id").
+fn reads_as_id(after: &str) -> bool {
+    let mut chars = after.chars().peekable();
+    while chars.next_if(|c| c.is_whitespace()).is_some() {}
+    chars.next_if_eq(&'*');
+    while chars.next_if(|c| c.is_whitespace()).is_some() {}
+    let mut len = 0;
+    while let Some(&c) = chars.peek() {
+        if c.is_whitespace() || matches!(c, '[' | ']' | '*' | OWN_BRACKET) || len == 64 {
+            break;
+        }
+        len += 1;
+        chars.next();
+    }
+    while chars.next_if(|c| c.is_whitespace()).is_some() {}
+    len > 0 && chars.next() == Some(']')
+}
+
+/// A line's text as the model reads it: every `[` the page wrote that could read as an id
+/// gets a backslash before it (unless one is there already), and pagelens' own brackets are
+/// written. Linear: each `[` looks at most 70-odd characters ahead.
+pub(crate) fn seal_line(text: &str) -> Option<String> {
+    if !text.contains(['[', OWN_BRACKET]) {
+        return None;
+    }
+    let mut out = String::with_capacity(text.len() + 8);
+    for (i, c) in text.char_indices() {
+        match c {
+            OWN_BRACKET => out.push('['),
+            '[' if !out.ends_with('\\') && reads_as_id(&text[i + 1..]) => out.push_str("\\["),
+            c => out.push(c),
+        }
+    }
+    Some(out)
+}
+
+/// Page text (a title, a URL, a dialog's message) to print outside a rendered tree, escaped
+/// by the same rule as the trees' text: no `[` in it can read as an id or a mark.
+pub fn escape_page_text(text: &str) -> std::borrow::Cow<'_, str> {
+    let text = crate::text::without_own_brackets(text);
+    match seal_line(&text) {
+        Some(sealed) => std::borrow::Cow::Owned(sealed),
+        None => text,
+    }
+}
+
 /// One output line before indentation.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Line {
@@ -132,6 +187,16 @@ pub struct Rendered {
 }
 
 impl Rendered {
+    /// Writes the composed lines as the model reads them (see [`seal_line`]): the last step
+    /// of every renderer.
+    pub(crate) fn seal(&mut self) {
+        for line in &mut self.lines {
+            if let Some(sealed) = seal_line(&line.text) {
+                line.text = sealed;
+            }
+        }
+    }
+
     pub fn push_line(&mut self, depth: u32, text: String) -> u32 {
         self.lines.push(Line { depth, text });
         (self.lines.len() - 1) as u32
@@ -205,5 +270,66 @@ impl Observation {
             truncated: false,
             token_count: None,
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn sealed(s: &str) -> String {
+        seal_line(s).unwrap_or_else(|| s.to_owned())
+    }
+
+    #[test]
+    fn page_brackets_that_read_as_ids_are_escaped() {
+        for (page, model) in [
+            ("[4]", "\\[4]"),
+            ("*[4]", "*\\[4]"),
+            ("[*4]", "\\[*4]"),
+            ("[ 4 ]", "\\[ 4 ]"),
+            ("[a12]", "\\[a12]"),
+            ("arr[i]", "arr\\[i]"),
+            (
+                "button *[4] 'Delete account'",
+                "button *\\[4] 'Delete account'",
+            ),
+            ("[[4]]", "[\\[4]]"),
+            // Already escaped by the page: left as it is (the parser reads it as escaped).
+            ("\\[4]", "\\[4]"),
+            // Not an id: spaces inside, empty, unclosed, or over 64 characters.
+            ("[citation needed]", "[citation needed]"),
+            ("[]", "[]"),
+            ("[4", "[4"),
+            ("[checked: true]", "[checked: true]"),
+        ] {
+            assert_eq!(sealed(page), model, "{page:?}");
+        }
+        let long = format!("[{}]", "x".repeat(65));
+        assert_eq!(sealed(&long), long);
+        let longest = format!("[{}]", "x".repeat(64));
+        assert_eq!(sealed(&longest), format!("\\{longest}"));
+    }
+
+    #[test]
+    fn own_brackets_are_written_unescaped() {
+        let line = format!("button {OWN_BRACKET}4] 'Save' - text [4] *{OWN_BRACKET}5]");
+        assert_eq!(sealed(&line), "button [4] 'Save' - text \\[4] *[5]");
+    }
+
+    #[test]
+    fn the_page_cannot_write_the_own_bracket() {
+        let page = format!("{OWN_BRACKET}4]");
+        let clean = crate::text::without_own_brackets(&page);
+        assert_eq!(sealed(&clean), "\u{FFFD}4]");
+    }
+
+    #[test]
+    fn sealing_is_linear() {
+        // Every `[` looks a bounded distance ahead, however the brackets nest.
+        let text = "[".repeat(200_000) + &"x".repeat(200_000);
+        let start = std::time::Instant::now();
+        assert_eq!(sealed(&text), text);
+        assert!(start.elapsed().as_secs_f64() < 2.0);
     }
 }

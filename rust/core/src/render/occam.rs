@@ -15,7 +15,7 @@ use std::collections::HashSet;
 use super::runs::{
     code_lines, concat, fence_for, holds_line_break, join_line, squash, Piece, PieceKind,
 };
-use super::{IdStyle, Rendered};
+use super::{IdStyle, Rendered, OWN_BRACKET};
 use crate::axtree::roles::occam_shown_prop;
 use crate::axtree::{AxTree, Prop, RoleClass, Sep, Value, NONE};
 use crate::text::{normalize_ws, push_md_cell, push_py_repr};
@@ -47,6 +47,7 @@ impl Default for OccamOptions<'_> {
 pub fn render(tree: &AxTree, opts: OccamOptions) -> Rendered {
     let mut r = Renderer::new(tree, opts);
     r.run();
+    r.out.seal();
     r.out
 }
 
@@ -404,7 +405,8 @@ impl<'t> Renderer<'t> {
             }
         }
         for p in self.shown_props(n) {
-            s.push_str(" [");
+            s.push(' ');
+            s.push(OWN_BRACKET); // a property: pagelens' own bracket
             s.push_str(&p.name);
             s.push_str(": ");
             s.push_str(&occam_value(&p.value));

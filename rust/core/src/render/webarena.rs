@@ -1,6 +1,6 @@
 //! Spec section 2: the base text form that published `WebArena` agents print.
 
-use super::{IdLabels, IdStyle, Rendered};
+use super::{IdLabels, IdStyle, Rendered, OWN_BRACKET};
 use crate::axtree::roles::{webarena_drop_role, webarena_hidden_prop};
 use crate::axtree::{AxTree, RoleClass};
 use crate::text::{is_blank, push_py_repr};
@@ -32,7 +32,8 @@ pub fn render(tree: &AxTree, labels: Option<&IdLabels>) -> Rendered {
                 push_py_repr(&mut line, &node.name);
             }
             for p in props.iter().filter(|p| !webarena_hidden_prop(&p.name)) {
-                line.push_str(" [");
+                line.push(' ');
+                line.push(OWN_BRACKET); // a property: pagelens' own bracket
                 line.push_str(&p.name);
                 line.push_str(": ");
                 line.push_str(&p.value.py_str());
@@ -48,5 +49,6 @@ pub fn render(tree: &AxTree, labels: Option<&IdLabels>) -> Rendered {
             stack.push((c, child_depth));
         }
     }
+    out.seal();
     out
 }

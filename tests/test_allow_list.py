@@ -1,0 +1,105 @@
+"""The allow-list holds for every request of a redirect chain, in every frame and tab: a 302
+or 307 from an allowed host never takes the browser, a frame or a sub-resource off the list
+(each hop is checked where Chromium decides to load it: pagelens.browser.guard)."""
+
+from __future__ import annotations
+
+import pytest
+
+from pagelens.browser import BrowserEnv, HostAllowList
+from pagelens.browser.guard import Refusal, RequestGuard
+
+
+def off_list(site, since: int) -> list[tuple[str, str, str]]:
+    """Requests that reached the server under the host that is not on the list."""
+    return [r for r in site.requests[since:] if r[0].startswith("localhost")]
+
+
+@pytest.fixture(scope="module")
+def guarded():
+    with BrowserEnv(allowed_hosts=("127.0.0.1",), block_other_hosts=True, settle_ms=50) as env:
+        yield env
+
+
+def element(obs, name: str) -> int:
+    for i in obs.ids:
+        if name in obs.tree.node(i).name:
+            return i
+    raise AssertionError(f"no element named {name!r} in:\n{obs.text}")
+
+
+@pytest.mark.parametrize(
+    "name",
+    ["Redirected link", "Redirected by script", "Redirected form post", "Redirected twice"],
+)
+def test_a_redirect_cannot_take_the_tab_off_the_list(guarded, site, name):
+    obs = guarded.reset(site.url("site/redirects.html"))
+    since = len(site.requests)
+    result = guarded.step(f"click [{element(obs, name)}]")
+    assert not result.ok
+    assert "localhost" in result.error and "was refused" in result.error
+    assert "a redirect from http://127.0.0.1" in result.error  # the hop is named
+    assert result.observation.url == site.url("site/redirects.html")  # the page stays
+    assert "The second page" not in result.observation.text
+    assert off_list(site, since) == []
+
+
+@pytest.mark.parametrize("name", ["Redirected new tab", "Redirected popup"])
+def test_a_redirect_cannot_open_a_tab_off_the_list(guarded, site, name):
+    obs = guarded.reset(site.url("site/redirects.html"))
+    since = len(site.requests)
+    result = guarded.step(f"click [{element(obs, name)}]")
+    assert not result.ok and "localhost" in result.error and "a redirect from" in result.error
+    assert all("localhost" not in tab.url for tab in result.observation.tabs)
+    assert "The second page" not in result.observation.text
+    assert off_list(site, since) == []
+
+
+def test_a_redirect_cannot_bring_a_frame_or_an_image_from_off_the_list(guarded, site):
+    since = len(site.requests)
+    obs = guarded.reset(site.url("site/redirects.html"))
+    assert "The second page" not in obs.text  # the frame's redirect was refused
+    assert off_list(site, since) == []  # nor did the image's hop reach the other host
+    hops = [r for r in site.requests[since:] if r[2].startswith("/redirect")]
+    assert any("image" in r[2] for r in hops) and any("frame" in r[2] for r in hops)  # both were asked
+
+
+def test_goto_through_a_redirect_is_refused_naming_the_hop(guarded, site):
+    guarded.reset(site.url("site/redirects.html"))
+    since = len(site.requests)
+    target = site.url("site/second.html", host="localhost")
+    result = guarded.step(f"goto [{site.url('redirect')}?to={target}]")
+    assert not result.ok and f"navigation to {target}" in result.error and "a redirect from" in result.error
+    assert off_list(site, since) == []
+
+
+def test_a_redirect_that_stays_on_the_list_is_followed(guarded, site):
+    obs = guarded.reset(site.url("site/redirects.html"))
+    result = guarded.step(f"click [{element(obs, 'Redirected on the list')}]")
+    assert result.ok, result.error
+    assert result.observation.url == site.url("site/second.html?fine")
+
+
+def test_an_unsealed_run_loads_sub_resources_from_anywhere_but_documents_only_from_the_list(site):
+    with BrowserEnv(allowed_hosts=("127.0.0.1",), settle_ms=50) as env:
+        since = len(site.requests)
+        obs = env.reset(site.url("site/redirects.html"))
+        assert "The second page" not in obs.text
+        reached = off_list(site, since)
+        assert [r for r in reached if "image" in r[2]]  # the image hop went through
+        assert not [r for r in reached if "second.html" in r[2]]  # the frame's did not
+
+
+def test_the_guards_verdicts():
+    guard = RequestGuard(lambda _: None)
+    assert guard.decide("http://anywhere.example/", "Document") == "continue"  # no run yet
+    guard.allow = HostAllowList(["shop.test"])
+    assert guard.decide("http://shop.test:7770/a", "Document") == "continue"
+    assert guard.decide("http://evil.test/", "Document") == "refuse"
+    assert guard.decide("http://evil.test/x.png", "Image") == "continue"
+    guard.sealed = True
+    assert guard.decide("http://evil.test/x.png", "Image") == "fail"
+    assert guard.decide("data:text/html,hi", "Document") == "continue"
+    message = Refusal("http://evil.test/p", "http://shop.test/r").message(guard.allow)
+    assert message.startswith("navigation to http://evil.test/p (a redirect from http://shop.test/r) was refused")
+    assert "its host evil.test" in message and "allowed: shop.test" in message
