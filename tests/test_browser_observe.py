@@ -192,3 +192,14 @@ def test_page_text_never_reads_as_an_id_in_a_live_observation(browser, site):
     header = obs.header()
     assert read(header) == ["0", "1"], header  # the tabs' own numbers only
     assert "*\\[4] 'Delete account'" in header and "Dialog (dismissed)" in header
+
+
+def test_a_lone_surrogate_blinds_nothing(browser, site):
+    """A script that writes half an emoji (`'😀'.slice(1)`) into a text, a name and the title:
+    both observations read the page, the odd character as U+FFFD."""
+    obs = browser.reset(site.url("site/lone-surrogate.html"))
+    assert "odd \ufffd text" in obs.text and "button" in obs.text and "Save\ufffd" in obs.text
+    save = next(i for i in obs.ids if obs.tree.node(i).role == "button")
+    assert browser.step(f"click [{save}]").ok
+    html = browser.observe_html()
+    assert "odd \ufffd text" in html.dom.html()

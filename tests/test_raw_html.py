@@ -12,7 +12,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import pagelens
-from pagelens import ArgumentTypeError, Dom, RawHtml, Tokenizer, count_tokens
+from pagelens import ArgumentTypeError, AXTree, Dom, RawHtml, Tokenizer, count_tokens, escape_page_text
 from pagelens._core import long_member_texts
 from pagelens.datasets import PrepConfig, read_workflows, run_local
 from pagelens.datasets.transform import Transformer
@@ -87,10 +87,10 @@ def test_prep_examples_from_held_pages_are_those_from_str_pages(tmp_path):
 
 def test_a_lone_surrogate_is_read_as_a_replacement_character(tmp_path):
     # JSON's "\ud800" decodes to a str no UTF-8 holds: the parser, the tokenizers and prep read
-    # its UTF-8 leniently (U+FFFD for each byte of a surrogate's) instead of failing the run.
+    # it leniently (one U+FFFD for each lone surrogate, as the core's JSON readers count it)
+    # instead of failing the run.
     text = "a\ud800b \udfff"
-    replaced = text.encode("utf-8", "surrogatepass").decode("utf-8", "replace")
-    assert replaced == "a\ufffd\ufffd\ufffdb \ufffd\ufffd\ufffd"
+    replaced = "a\ufffdb \ufffd"
     for name in ("gpt2", "cl100k_base", "o200k_base"):
         assert Tokenizer(name).count(text) == Tokenizer(name).count(replaced) == count_tokens(text, name)
     assert Dom.parse(text).html() == Dom.parse(replaced).html()
@@ -108,3 +108,16 @@ def test_a_lone_surrogate_is_read_as_a_replacement_character(tmp_path):
     (tmp_path / "in" / "s.jsonl").write_text(json.dumps(record) + "\n")
     summary = run_local([str(tmp_path / "in")], str(tmp_path / "out"), PrepConfig(), fmt="jsonl")
     assert summary["examples_out"] == 1 and summary["rejected"] == 0
+
+
+def test_a_lone_surrogate_reads_the_same_whichever_way_it_comes():
+    """A page's `'😀'.slice(1)`: in CDP's JSON (escaped), in a str payload, in a dict payload,
+    in a live DOM's nodes, and in a page escaping function: one U+FFFD each, never an error."""
+    node = {"nodeId": "1", "role": {"value": "StaticText"}, "name": {"value": "x\ud83d y"}, "backendDOMNodeId": 1}
+    escaped = json.dumps({"nodes": [node]})
+    assert "\\ud83d" in escaped
+    for payload in (escaped.encode(), escaped, {"nodes": [node]}, json.dumps({"nodes": [node]}, ensure_ascii=False)):
+        assert AXTree.from_cdp(payload).render("webarena").text == "StaticText [1] 'x\ufffd y'"
+    dom, ids = Dom.from_nodes([(-1, 1, "p", ["title", "a\udc00"], False), (0, 3, "b\ud800c", [], False)])
+    assert dom.html() == '<p title="a\ufffd" node="0">b\ufffdc</p>' and ids == [0, None]
+    assert escape_page_text("[4]\ud800") == "\\[4]\ufffd"

@@ -9,6 +9,76 @@
 //! the line valid or invalid exactly as before, and its value's checks ("a non-empty string")
 //! answer as before.
 
+/// `json` with every escaped lone surrogate (`\ud800` with no low half after it, or a low half
+/// with no high one before it) written `\ufffd` instead, so that a reader that cannot hold
+/// one (Rust's text) reads the rest: a page's `'😀'.slice(1)` must not make the whole
+/// accessibility tree unreadable. Same length, so byte offsets keep; borrowed when there is
+/// none. Only escapes count: a backslash escaped itself (`\\ud800`) starts no escape. Linear.
+#[must_use]
+pub fn without_lone_surrogates(json: &[u8]) -> std::borrow::Cow<'_, [u8]> {
+    if !memchr::memmem::find_iter(json, b"\\u").any(|i| surrogate_at(json, i + 2).is_some()) {
+        return std::borrow::Cow::Borrowed(json);
+    }
+    let mut out = json.to_vec();
+    // Walk escapes from the start (a backslash's meaning depends on those before it).
+    let mut i = 0;
+    let mut pending_high: Option<usize> = None; // where an escaped high surrogate starts
+    while let Some(at) = memchr::memchr(b'\\', &json[i..]).map(|k| i + k) {
+        let next = json.get(at + 1).copied();
+        if next == Some(b'u') {
+            match surrogate_at(json, at + 2) {
+                Some(true) => {
+                    if let Some(h) = pending_high.take() {
+                        out[h..h + 6].copy_from_slice(b"\\ufffd");
+                    }
+                    pending_high = Some(at);
+                }
+                Some(false) => {
+                    // A low half: paired only when it directly follows a high one.
+                    match pending_high.take() {
+                        Some(h) if h + 6 == at => {}
+                        Some(h) => {
+                            out[h..h + 6].copy_from_slice(b"\\ufffd");
+                            out[at..at + 6].copy_from_slice(b"\\ufffd");
+                        }
+                        None => out[at..at + 6].copy_from_slice(b"\\ufffd"),
+                    }
+                }
+                None => {
+                    if let Some(h) = pending_high.take() {
+                        out[h..h + 6].copy_from_slice(b"\\ufffd");
+                    }
+                }
+            }
+            i = at + 6.min(json.len() - at);
+        } else {
+            // Any other escape (`\\` included) is two bytes; a high half waits no longer.
+            if let Some(h) = pending_high.take() {
+                out[h..h + 6].copy_from_slice(b"\\ufffd");
+            }
+            i = at + 2;
+        }
+        if i >= json.len() {
+            break;
+        }
+    }
+    if let Some(h) = pending_high {
+        out[h..h + 6].copy_from_slice(b"\\ufffd");
+    }
+    std::borrow::Cow::Owned(out)
+}
+
+/// Whether the four bytes at `at` are the hex digits of a surrogate: Some(true) for a high
+/// (first) half, Some(false) for a low one, None otherwise.
+fn surrogate_at(json: &[u8], at: usize) -> Option<bool> {
+    let unit = hex_unit(json.get(at..at + 4)?)?;
+    match unit {
+        0xD800..=0xDBFF => Some(true),
+        0xDC00..=0xDFFF => Some(false),
+        _ => None,
+    }
+}
+
 /// Byte ranges (quotes included) of the string values of object members in `line` whose
 /// contents are at least `min_len` bytes, in order. A line that is not UTF-8 has none (its
 /// decoder rejects it whole). Linear in the line, no recursion.
@@ -232,6 +302,39 @@ fn utf16_escape(line: &[u8], i: usize, unit: u32, out: &mut Vec<u8>) -> usize {
 
 #[cfg(test)]
 mod tests {
+
+    #[test]
+    fn lone_surrogate_escapes_become_replacement_characters() {
+        use super::without_lone_surrogates;
+        let lenient = |s: &str| {
+            String::from_utf8(without_lone_surrogates(s.as_bytes()).into_owned()).unwrap()
+        };
+        for (json, want) in [
+            (r#"["a\ud800b"]"#, r#"["a\ufffdb"]"#),
+            (r#"["\udfff"]"#, r#"["\ufffd"]"#),
+            (r#"["\ud83d\ude00"]"#, r#"["\ud83d\ude00"]"#), // a pair is one character
+            (r#"["\ud83d\ud83d\ude00"]"#, r#"["\ufffd\ud83d\ude00"]"#),
+            (r#"["\ud83dx\ude00"]"#, r#"["\ufffdx\ufffd"]"#),
+            (r#"["\ud83d\n"]"#, r#"["\ufffd\n"]"#),
+            (r#"["\\ud800"]"#, r#"["\\ud800"]"#), // an escaped backslash, then text
+            (r#"["\\\ud800"]"#, r#"["\\\ufffd"]"#),
+            (r#"["\ud800"#, r#"["\ufffd"#),
+            (r#"["\ud8"]"#, r#"["\ud8"]"#), // not an escape JSON allows: left to the reader
+        ] {
+            assert_eq!(lenient(json), want, "{json}");
+        }
+        // Every result is read by serde_json, with one U+FFFD per lone surrogate.
+        let v: Vec<String> = serde_json::from_slice(&without_lone_surrogates(
+            br#"["\ud800\udc00\udc00", "\ud800"]"#,
+        ))
+        .unwrap();
+        assert_eq!(v, ["\u{10000}\u{FFFD}", "\u{FFFD}"]);
+        assert!(matches!(
+            without_lone_surrogates(br#"["plain \u0041"]"#),
+            std::borrow::Cow::Borrowed(_)
+        ));
+    }
+
     use super::{decode_string, long_member_strings, long_member_texts};
 
     fn spans(line: &str, min: usize) -> Vec<&str> {

@@ -174,9 +174,20 @@ pub fn live_nodes(obj: &Bound<'_, PyAny>) -> PyResult<Vec<pagelens_core::dom::Li
     })?;
     for (i, item) in items.enumerate() {
         let item = item?;
-        let (parent, node_type, text, attrs, foreign): (i64, i64, String, Vec<String>, bool) = item
-            .extract()
-            .map_err(|_| bad(i, "not a tuple of int, int, str, list[str], bool"))?;
+        let shape = || bad(i, "not a tuple of int, int, str, list[str], bool");
+        let (parent, node_type, text, attrs, foreign): (
+            i64,
+            i64,
+            Bound<'_, PyAny>,
+            Vec<Bound<'_, PyAny>>,
+            bool,
+        ) = item.extract().map_err(|_| shape())?;
+        // A page's text may hold lone surrogates: read leniently, as every text is.
+        let text = crate::text::lenient_string(&text).ok_or_else(shape)?;
+        let attrs = attrs
+            .iter()
+            .map(|a| crate::text::lenient_string(a).ok_or_else(shape))
+            .collect::<PyResult<Vec<String>>>()?;
         let parent = if parent < 0 {
             None
         } else {

@@ -22,12 +22,8 @@ pub(crate) fn payload_bytes(obj: &Bound<'_, PyAny>) -> PyResult<Vec<u8>> {
         return Ok(b);
     }
     if let Ok(s) = obj.cast::<PyString>() {
-        return s.to_str().map(|s| s.as_bytes().to_vec()).map_err(|e| {
-            err(
-                ErrorKind::AxTree,
-                format!("payload string is not valid UTF-8: {e}"),
-            )
-        });
+        // A lone surrogate (a page's `'😀'.slice(1)`) is read as U+FFFD, never a lost page.
+        return Ok(crate::text::lenient_str(s)?.as_bytes().to_vec());
     }
     if obj.cast::<PyDict>().is_ok() || obj.cast::<PyList>().is_ok() || obj.cast::<PyTuple>().is_ok()
     {

@@ -99,18 +99,15 @@ pub(crate) fn long_member_texts(
 }
 
 /// A text argument, a `str` or a [`PyRawHtml`], read in place: a `str`'s UTF-8 is the one
-/// Python keeps with it. A `str` holding a lone surrogate (JSON's `"\ud800"` decodes to one)
-/// is read as its UTF-8 read leniently (U+FFFD for each byte of the surrogate's), as
-/// `Dom.parse` reads it: refusing it made one such page stop a whole prep run.
+/// Python keeps with it. A `str` holding a lone surrogate (JSON's `"\ud800"` decodes to one;
+/// a page's `'😀'.slice(1)` makes one) is read leniently, as [`lenient_str`] says: refusing
+/// it made one such page stop a whole prep run.
 pub(crate) fn text_arg<'a>(obj: &'a Bound<'_, PyAny>) -> PyResult<Cow<'a, str>> {
     if let Ok(raw) = obj.cast::<PyRawHtml>() {
         return Ok(Cow::Borrowed(raw.get().text.as_str()));
     }
     if let Ok(s) = obj.cast::<PyString>() {
-        return Ok(match s.to_str() {
-            Ok(text) => Cow::Borrowed(text),
-            Err(_) => Cow::Owned(s.to_string_lossy().into_owned()),
-        });
+        return lenient_str(s);
     }
     Err(err(
         ErrorKind::ArgumentType,
@@ -119,6 +116,28 @@ pub(crate) fn text_arg<'a>(obj: &'a Bound<'_, PyAny>) -> PyResult<Cow<'a, str>> 
             obj.get_type().name()?
         ),
     ))
+}
+
+/// A `str`'s text, with each lone surrogate read as one U+FFFD: the count a JSON reader of
+/// the same text (`"\ud800"`) gets, so that a page's text reads the same whichever way it
+/// came (the core's JSON readers do likewise, `json::without_lone_surrogates`).
+pub(crate) fn lenient_str<'a>(s: &'a Bound<'_, PyString>) -> PyResult<Cow<'a, str>> {
+    if let Ok(text) = s.to_str() {
+        return Ok(Cow::Borrowed(text));
+    }
+    let units = s.call_method1("encode", ("utf-16-le", "surrogatepass"))?;
+    let bytes: &[u8] = units.cast::<pyo3::types::PyBytes>()?.as_bytes();
+    let units: Vec<u16> = bytes
+        .chunks_exact(2)
+        .map(|b| u16::from_le_bytes([b[0], b[1]]))
+        .collect();
+    Ok(Cow::Owned(String::from_utf16_lossy(&units)))
+}
+
+/// [`lenient_str`] of any `str` object (None: not a `str`).
+pub(crate) fn lenient_string(obj: &Bound<'_, PyAny>) -> Option<String> {
+    let s = obj.cast::<PyString>().ok()?;
+    lenient_str(s).ok().map(Cow::into_owned)
 }
 
 /// Page text printed beside an observation (a tab's title, a URL, a dialog's message),

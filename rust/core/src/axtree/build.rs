@@ -12,6 +12,7 @@ use super::tree::{
     AxTree, CdpId, Clickables, FrameInput, Node, ParseOptions, Prop, Sep, Value, NONE,
 };
 use crate::error::AxError;
+use crate::json::without_lone_surrogates;
 use crate::text::{is_normalized, normalize_ws, without_own_brackets};
 
 /// Shares one allocation per distinct role or property name.
@@ -96,10 +97,17 @@ impl AxTree {
         frames: &[FrameInput],
         opts: ParseOptions,
     ) -> Result<AxTree, AxError> {
-        let mut pending = vec![Pending::new(main, main_clickable, None, None)?];
-        for f in frames {
+        // A page's lone surrogate (`'😀'.slice(1)`) reaches the JSON as an escape no Rust text
+        // holds: read as U+FFFD, never a reason to lose the page.
+        let main = without_lone_surrogates(main);
+        let payloads: Vec<_> = frames
+            .iter()
+            .map(|f| without_lone_surrogates(f.payload))
+            .collect();
+        let mut pending = vec![Pending::new(&main, main_clickable, None, None)?];
+        for (f, payload) in frames.iter().zip(&payloads) {
             pending.push(Pending::new(
-                f.payload,
+                payload,
                 f.clickable,
                 Some(f.owner_backend_id),
                 f.frame_id.clone(),
