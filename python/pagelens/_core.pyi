@@ -24,6 +24,7 @@ __all__ = [
     "AXNode",
     "count_tokens",
     "escape_page_text",
+    "find_lines",
     "long_member_strings",
     "long_member_texts",
     "RawHtml",
@@ -331,6 +332,11 @@ def escape_page_text(text: str) -> str:
     """Page text printed beside an observation (a tab's title, a URL, a dialog's message),
     escaped as the trees' text is: a backslash before each ``[`` that could read as an id or
     a mark (observation spec 3.16)."""
+
+def find_lines(text: str | RawHtml, pattern: str | RawHtml, regex: bool = False) -> list[int]:
+    """Indices of the lines of ``text`` that contain ``pattern`` (case-insensitively), or match
+    it as a regular expression with ``regex``: linear in the text whatever the pattern (no
+    look-around or back-references). A bad or too large pattern is an ``ArgumentError``."""
 
 def tiktoken_bpe_file(name: str) -> bytes:
     """The published .tiktoken file of an embedded encoding, rebuilt from its ranks."""

@@ -15,8 +15,8 @@ Register it in a client (e.g. a ``mcpServers`` entry)::
 
 from __future__ import annotations
 
+import asyncio
 import functools
-import re
 import tempfile
 import time
 from collections.abc import AsyncIterator
@@ -27,7 +27,7 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from pagelens._core import chunk as chunk_text
-from pagelens._core import escape_page_text
+from pagelens._core import escape_page_text, find_lines
 from pagelens.actions import Action, ActionError
 from pagelens.browser.allowlist import HostAllowList
 from pagelens.browser.config import BrowserConfig
@@ -202,16 +202,17 @@ def build_server(session: Session) -> Any:
         env = session.page_env()
         obs = await env.observe()
         session.last = obs
+        # A linear-time engine, off the event loop: no pattern can stall the server.
         try:
-            matcher = re.compile(pattern if regex else re.escape(pattern), re.I)
-        except re.error as e:
-            raise ToolError(f"not a regular expression: {pattern!r} ({e})") from None
+            hits = set(await asyncio.to_thread(find_lines, obs.text, pattern, regex))
+        except PagelensError as e:
+            raise ToolError(str(e)) from None
         found: list[str] = []
         ancestors: list[tuple[int, str]] = []
-        for line in obs.text.splitlines():
+        for i, line in enumerate(obs.text.split("\n")):
             depth = len(line) - len(line.lstrip("\t"))
             ancestors = [(d, text) for d, text in ancestors if d < depth]
-            if matcher.search(line):
+            if i in hits:
                 path = " > ".join(text.strip()[:60] for _, text in ancestors)
                 found.append(f"{line.strip()}" + (f"    (in: {path})" if path else ""))
             ancestors.append((depth, line))

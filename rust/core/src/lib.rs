@@ -16,6 +16,7 @@ pub mod dom;
 pub mod error;
 pub mod json;
 pub mod render;
+pub mod search;
 pub mod snapshot;
 pub mod text;
 pub mod tokenizer;

@@ -28,7 +28,7 @@ mod tokenizer;
 use axtree::{snapshot_clickables, PyAxNode, PyAxTree, PyObservation};
 use chunks::{chunk, PyChunk};
 use dom::{PyDom, PyElement};
-use text::{escape_page_text, long_member_texts, PyRawHtml};
+use text::{escape_page_text, find_lines, long_member_texts, PyRawHtml};
 use tokenizer::{count_tokens, tiktoken_bpe_file, PyTokenizer};
 
 // The core allocates and frees a tree's nodes, strings and token buffers per page, from
@@ -53,6 +53,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<PyAxNode>()?;
     m.add_function(wrap_pyfunction!(count_tokens, m)?)?;
     m.add_function(wrap_pyfunction!(escape_page_text, m)?)?;
+    m.add_function(wrap_pyfunction!(find_lines, m)?)?;
     m.add_function(wrap_pyfunction!(json::long_member_strings, m)?)?;
     m.add_function(wrap_pyfunction!(long_member_texts, m)?)?;
     m.add("DEFAULT_MAX_DEPTH", DEFAULT_MAX_DEPTH)?;

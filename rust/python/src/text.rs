@@ -147,3 +147,20 @@ pub(crate) fn lenient_string(obj: &Bound<'_, PyAny>) -> Option<String> {
 pub(crate) fn escape_page_text(text: &Bound<'_, PyAny>) -> PyResult<String> {
     Ok(pagelens_core::render::escape_page_text(&text_arg(text)?).into_owned())
 }
+
+/// Indices of the lines of `text` that contain `pattern` (case-insensitively), or match it
+/// as a regular expression with `regex`: linear in the text whatever the pattern (a finite
+/// automaton: no look-around or back-references). A bad pattern is an `ArgumentError`.
+#[pyfunction]
+#[pyo3(signature = (text, pattern, regex=false))]
+pub(crate) fn find_lines(
+    py: Python<'_>,
+    text: &Bound<'_, PyAny>,
+    pattern: &Bound<'_, PyAny>,
+    regex: bool,
+) -> PyResult<Vec<usize>> {
+    let text = text_arg(text)?;
+    let pattern = text_arg(pattern)?;
+    py.detach(|| pagelens_core::search::matching_lines(&text, &pattern, regex))
+        .map_err(crate::errors::py_err)
+}
