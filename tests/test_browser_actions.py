@@ -389,3 +389,43 @@ def test_new_marks_can_be_switched_off(site):
         assert "Rename" in menu.text and not _NEW.search(menu.text)
     finally:
         env.close()
+
+
+def test_ids_are_drawn_on_the_picture_never_into_the_page(browser, site):
+    """`screenshot(with_ids=True)` outlines and labels the elements on the image's pixels: a
+    page that watches its DOM sees nothing added (so it can neither rewrite the labels nor keep
+    them to be read as its own text), and the outline is where the element is."""
+    import io
+
+    from PIL import Image
+
+    obs = browser.reset(site.url("site/watcher.html"))
+    save = find(obs, "button", "Save")
+    plain = Image.open(io.BytesIO(browser.screenshot())).convert("RGB")
+    labelled = Image.open(io.BytesIO(browser.screenshot(with_ids=True))).convert("RGB")
+    assert labelled.size == plain.size
+    # The button's box is at (40, 40), 200 x 60 CSS pixels: its edges are red now.
+    scale = plain.size[0] / browser.aenv.page.viewport_size["width"]
+    red = (0xE0, 0, 0)
+    assert labelled.getpixel((int(140 * scale), int(99 * scale))) == red  # bottom edge
+    assert labelled.getpixel((int(239 * scale), int(70 * scale))) == red  # right edge
+    assert labelled.getpixel((int(140 * scale), int(150 * scale))) == plain.getpixel(
+        (int(140 * scale), int(150 * scale))
+    )
+    after = browser.observe()
+    assert has_text(after, "nodes added: 0") and "FORGED" not in after.text
+    assert after.ids == obs.ids and save in after.ids
+
+
+def test_the_blocking_front_has_every_public_method_of_the_async_one():
+    """The sync environment cannot lag the async one: each public coroutine method of
+    AsyncBrowserEnv has a method of the same name on BrowserEnv."""
+    import inspect
+
+    from pagelens.browser import AsyncBrowserEnv, BrowserEnv
+
+    asynchronous = {
+        name for name, f in inspect.getmembers(AsyncBrowserEnv, inspect.iscoroutinefunction) if not name.startswith("_")
+    }
+    missing = {name for name in asynchronous if not callable(getattr(BrowserEnv, name, None))}
+    assert not missing - {"start"}, missing  # start: the blocking front starts on first use

@@ -25,6 +25,7 @@ __all__ = [
     "count_tokens",
     "escape_page_text",
     "find_lines",
+    "draw_ids",
     "long_member_strings",
     "long_member_texts",
     "RawHtml",
@@ -337,6 +338,11 @@ def find_lines(text: str | RawHtml, pattern: str | RawHtml, regex: bool = False)
     """Indices of the lines of ``text`` that contain ``pattern`` (case-insensitively), or match
     it as a regular expression with ``regex``: linear in the text whatever the pattern (no
     look-around or back-references). A bad or too large pattern is an ``ArgumentError``."""
+
+def draw_ids(png: bytes, boxes: Sequence[tuple[int, float, float, float, float]], scale: float = 1.0) -> bytes:
+    """``png`` with each ``(id, x, y, width, height)`` box (CSS pixels) outlined and its id
+    written on it, drawn on the pixels (never into the page); ``scale``: image pixels per CSS
+    pixel. An ``ArgumentError`` for bytes that are not an RGB(A) PNG."""
 
 def tiktoken_bpe_file(name: str) -> bytes:
     """The published .tiktoken file of an embedded encoding, rebuilt from its ranks."""

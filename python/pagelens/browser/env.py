@@ -21,7 +21,7 @@ from playwright.async_api import (
     async_playwright,
 )
 
-from pagelens._core import AXTree, escape_page_text
+from pagelens._core import AXTree, draw_ids, escape_page_text
 from pagelens.actions import ACTION_SPACES, Action, ActionError, internal_outcome, parse_action
 from pagelens.browser._util import quietly
 from pagelens.browser.allowlist import HostAllowList
@@ -47,29 +47,10 @@ _LOADED_NEXT_FRAME = """new Promise(done => {
 
 T = TypeVar("T")
 
-# The id overlay of `screenshot(with_ids=True)`: boxes in viewport pixels; returns the key the
-# host element is found by again, to remove it.
-_DRAW_IDS = """boxes => {
-  const key = 'pagelens-ids-' + Math.random().toString(36).slice(2);
-  const host = document.createElement('div');
-  host.setAttribute('data-pagelens', key);
-  host.style.cssText = 'position:fixed;left:0;top:0;width:0;height:0;z-index:2147483647;pointer-events:none';
-  const root = host.attachShadow({mode: 'closed'});
-  for (const [id, x, y, w, h] of boxes) {
-    const box = document.createElement('div');
-    box.style.cssText = `position:fixed;left:${x}px;top:${y}px;width:${w}px;height:${h}px;` +
-      'outline:2px solid #e00;box-sizing:border-box';
-    const label = document.createElement('span');
-    label.textContent = String(id);
-    label.style.cssText = 'position:absolute;left:0;top:0;background:#e00;color:#fff;' +
-      'font:bold 11px/13px monospace;padding:0 2px';
-    box.appendChild(label);
-    root.appendChild(box);
-  }
-  document.documentElement.appendChild(host);
-  return key;
-}"""
-_REMOVE_IDS = "key => document.querySelectorAll(`[data-pagelens='${key}']`).forEach(e => e.remove())"
+
+def _png_width(png: bytes) -> int:
+    """A PNG's width in pixels (its IHDR chunk), 0 when it is not one."""
+    return int.from_bytes(png[16:20], "big") if png[:8] == b"\x89PNG\r\n\x1a\n" else 0
 
 
 class BrowserStateError(PagelensError, RuntimeError):
@@ -421,19 +402,19 @@ class AsyncBrowserEnv:
 
     async def screenshot(self, with_ids: bool = False) -> bytes:
         """A PNG of the active tab's viewport; ``with_ids`` outlines the last observation's
-        elements (those of the main frame) and writes each one's id on it, from an overlay that
-        exists only while the picture is taken (in a closed shadow root: the page's styles do
-        not reach it)."""
+        elements (those of the main frame) and writes each one's id on it, on the picture's
+        pixels (the page never holds any of it)."""
         page = self.page
         timeout = self.config.action_timeout_ms
         if not with_ids:
             return await page.screenshot(timeout=timeout)
         boxes = await self._resolver.boxes()
-        key = await page.evaluate(_DRAW_IDS, [list(b) for b in boxes])
-        try:
-            return await page.screenshot(timeout=timeout)
-        finally:
-            await quietly(page.evaluate(_REMOVE_IDS, key))
+        image = await page.screenshot(timeout=timeout)
+        # Drawn on the picture's pixels: nothing is put into the page, whose scripts could
+        # read or rewrite an overlay (and keep it, to be read as page text later).
+        viewport = page.viewport_size
+        scale = _png_width(image) / viewport["width"] if viewport and viewport["width"] else 1.0
+        return await asyncio.to_thread(draw_ids, image, boxes, scale)
 
     async def observe_html(self) -> HtmlObservation:
         """The active tab as HTML: every frame's document, one ``DOM.getDocument`` per

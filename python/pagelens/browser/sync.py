@@ -49,6 +49,12 @@ class BrowserEnv:
     def step(self, action: Action | str, observe: bool = True) -> StepResult:
         return self._run(self.aenv.step(action, observe=observe))
 
+    def screenshot(self, with_ids: bool = False) -> bytes:
+        return self._run(self.aenv.screenshot(with_ids=with_ids))
+
+    def navigate(self, url: str) -> None:
+        self._run(self.aenv.navigate(url))
+
     def run(self, coro_fn: Any, *args: Any) -> Any:
         """Run ``await coro_fn(async_env, *args)`` on the environment's loop (for Playwright
         calls the environment does not wrap)."""

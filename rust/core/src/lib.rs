@@ -10,6 +10,7 @@
 //! The behaviour is specified in `docs/spec/observation.md` and `docs/spec/dom.md`; every pass is iterative and
 //! at worst O(n log n), so hostile trees cannot overflow the stack or stall.
 
+pub mod annotate;
 pub mod axtree;
 pub mod chunk;
 pub mod dom;

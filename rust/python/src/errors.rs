@@ -12,6 +12,7 @@ use pyo3::types::{PyDict, PyTuple, PyType};
 use pagelens_core::chunk::ChunkError;
 use pagelens_core::dom::DomError;
 use pagelens_core::render::UnknownMode;
+use pagelens_core::annotate::ImageError;
 use pagelens_core::search::PatternError;
 use pagelens_core::{AxError, TokenizerError};
 
@@ -107,6 +108,9 @@ impl CoreError for ChunkError {
     const KIND: ErrorKind = ErrorKind::Argument;
 }
 impl CoreError for UnknownMode {
+    const KIND: ErrorKind = ErrorKind::Argument;
+}
+impl CoreError for ImageError {
     const KIND: ErrorKind = ErrorKind::Argument;
 }
 impl CoreError for PatternError {

@@ -4,7 +4,7 @@
 //! (parsing, rendering, token counting) runs with the interpreter detached.
 
 //!
-//! One module per exposed class (`axtree`, `dom`, `tokenizer`, `chunks`, `text`; `json`'s one function), argument conversion in
+//! One module per exposed class (`axtree`, `dom`, `tokenizer`, `chunks`, `text`; `json`'s and `image`'s one function), argument conversion in
 //! `args` and `payload`, and every error mapped in `errors`.
 
 use pyo3::prelude::*;
@@ -20,6 +20,7 @@ mod axtree;
 mod chunks;
 mod dom;
 mod errors;
+mod image;
 mod json;
 mod payload;
 mod text;
@@ -28,6 +29,7 @@ mod tokenizer;
 use axtree::{snapshot_clickables, PyAxNode, PyAxTree, PyObservation};
 use chunks::{chunk, PyChunk};
 use dom::{PyDom, PyElement};
+use image::draw_ids;
 use text::{escape_page_text, find_lines, long_member_texts, PyRawHtml};
 use tokenizer::{count_tokens, tiktoken_bpe_file, PyTokenizer};
 
@@ -54,6 +56,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(count_tokens, m)?)?;
     m.add_function(wrap_pyfunction!(escape_page_text, m)?)?;
     m.add_function(wrap_pyfunction!(find_lines, m)?)?;
+    m.add_function(wrap_pyfunction!(draw_ids, m)?)?;
     m.add_function(wrap_pyfunction!(json::long_member_strings, m)?)?;
     m.add_function(wrap_pyfunction!(long_member_texts, m)?)?;
     m.add("DEFAULT_MAX_DEPTH", DEFAULT_MAX_DEPTH)?;
