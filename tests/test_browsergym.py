@@ -9,6 +9,8 @@ import os
 import re
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from miniwob_policy import next_action
 from pagelens.actions import ActionError
@@ -220,3 +222,72 @@ def test_a_malformed_observation_is_refused_with_what_is_missing():
     for bad in ({}, {"axtree_object": None}, {"axtree_object": {"nodes": 3}}, "text"):
         with pytest.raises(PagelensError, match="axtree_object|observation is a dict"):
             occam_text(bad)  # type: ignore[arg-type]
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    st.lists(
+        st.sampled_from(["1000000000000000000", "100000000000000001", "[a1]", "a12", "7", " ", "x", "[b3]"]), max_size=8
+    )
+)
+def test_typed_text_is_never_altered(pieces):
+    """A letter bid stands in as a large number while pagelens' parser reads the action; the
+    text the model typed is never changed by putting the bids back, whatever numbers it holds."""
+    text = "".join(pieces).strip()
+    if not text or text.startswith("[") or text.endswith("]"):
+        return
+    assert to_action(f"type [a1] [{text}] [0]") == f"fill('a1', {text!r})"
+
+
+JSONISH = st.recursive(
+    st.one_of(st.none(), st.booleans(), st.integers(-5, 5), st.text(max_size=4), st.floats(allow_nan=True)),
+    lambda inner: st.one_of(st.lists(inner, max_size=3), st.dictionaries(st.text(max_size=6), inner, max_size=3)),
+    max_leaves=8,
+)
+
+
+@st.composite
+def odd_observations(draw) -> object:
+    """BrowserGym observations with any field of any shape: the real ones' keys, odd values."""
+    node = st.fixed_dictionaries(
+        {},
+        optional={
+            "nodeId": st.one_of(st.text(max_size=2), st.integers(0, 4), JSONISH),
+            "parentId": st.one_of(st.text(max_size=2), JSONISH),
+            "childIds": st.one_of(st.lists(st.text(max_size=2), max_size=3), JSONISH),
+            "role": st.one_of(
+                st.fixed_dictionaries({"value": st.sampled_from(["option", "MenuListPopup", "combobox"])}), JSONISH
+            ),
+            "name": st.one_of(st.fixed_dictionaries({"value": JSONISH}), JSONISH),
+            "browsergym_id": st.one_of(st.text(max_size=3), JSONISH),
+            "backendDOMNodeId": JSONISH,
+            "properties": JSONISH,
+        },
+    )
+    nodes = st.lists(st.one_of(node, JSONISH), max_size=5)
+    return draw(
+        st.one_of(
+            JSONISH,
+            st.fixed_dictionaries(
+                {"axtree_object": st.one_of(st.fixed_dictionaries({"nodes": nodes}), JSONISH)},
+                optional={"dom_object": JSONISH, "extra_element_properties": JSONISH},
+            ),
+        )
+    )
+
+
+@settings(max_examples=400, deadline=None)
+@given(odd_observations(), st.sampled_from(["click [a1]", "click [1]", "type [2] [x] [0]"]))
+def test_odd_observations_are_refused_with_a_pagelens_error(obs, action):
+    """Whatever shape an observation's fields have, the bridge reads it or raises one
+    PagelensError naming what is wrong: never a TypeError or AttributeError from inside."""
+    from pagelens.errors import PagelensError
+
+    try:
+        occam_text(obs)  # type: ignore[arg-type]
+    except PagelensError:
+        pass
+    try:
+        to_action(action, obs)  # type: ignore[arg-type]
+    except PagelensError:
+        pass

@@ -45,16 +45,7 @@ def bid_tree(obs: Mapping[str, Any]) -> tuple[AXTree, dict[int, str]]:
     unique within a frame, so every node is given a new one here. Elements that respond to
     clicks come from ``dom_object`` (its ``isClickable``, with hints from the DOM) or, without
     it, from ``extra_element_properties``."""
-    if not isinstance(obs, Mapping):
-        raise ArgumentTypeError(f"a BrowserGym observation is a dict, not {type(obs).__name__}")
-    axtree = obs.get("axtree_object")
-    if not isinstance(axtree, Mapping) or not isinstance(axtree.get("nodes"), Sequence):
-        raise ArgumentError(
-            "the observation has no axtree_object with nodes: BrowserGym's env gives it unless "
-            "its observation space was narrowed"
-        )
-    nodes = [dict(n) for n in axtree["nodes"] if isinstance(n, Mapping)]
-    renumbered = _renumber(nodes)
+    renumbered = _renumber(_checked_nodes(obs))
     labels: dict[int, str] = {}
     backend_of_bid: dict[str, int] = {}
     for new_id, node in enumerate(renumbered, start=1):
@@ -204,9 +195,14 @@ def _parse(text: str) -> tuple[Any, str]:
     if not isinstance(text, str):
         raise ActionError(f"an action is text, not {type(text).__name__}")
     stand_ins: dict[int, str] = {}
+    # Stand-ins are numbers the text does not hold, so that putting the bids back changes
+    # nothing the model typed (`[Order 1000000000000000000 units]` stays as it is).
+    base = _SENTINEL
+    while any(str(base + k) in text for k in range(len(_LETTER_BID.findall(text)) + 1)):
+        base += 7_919_000_000_000_000
 
     def stand_in(m: re.Match[str]) -> str:
-        number = _SENTINEL + len(stand_ins)
+        number = base + len(stand_ins)
         stand_ins[number] = m.group(3)
         return f"{m.group(1)}[{m.group(2)}{number}{m.group(4)}]"
 
@@ -219,6 +215,43 @@ def _parse(text: str) -> tuple[Any, str]:
     if action.target is None:
         return action, ""
     return action, stand_ins.get(action.target, str(action.target))
+
+
+def _checked_nodes(obs: Any) -> list[dict[str, Any]]:
+    """The observation's AX nodes, each checked for the fields the bridge reads: one
+    PagelensError naming the node and the field, never a TypeError from deep inside."""
+    if not isinstance(obs, Mapping):
+        raise ArgumentTypeError(f"a BrowserGym observation is a dict, not {type(obs).__name__}")
+    axtree = obs.get("axtree_object")
+    raw = axtree.get("nodes") if isinstance(axtree, Mapping) else None
+    if not isinstance(raw, Sequence) or isinstance(raw, (str, bytes)):
+        raise ArgumentError(
+            "the observation has no axtree_object with nodes: BrowserGym's env gives it unless "
+            "its observation space was narrowed"
+        )
+    nodes = []
+    for i, node in enumerate(raw):
+        if not isinstance(node, Mapping):
+            raise ArgumentError(f"axtree_object node {i} is a {type(node).__name__}, not an object")
+        kids = node.get("childIds")
+        if kids is not None and (isinstance(kids, (str, bytes)) or not isinstance(kids, Sequence)):
+            raise ArgumentError(f"axtree_object node {i}: childIds is a {type(kids).__name__}, not a list of ids")
+        for field in ("role", "name", "value"):
+            value = node.get(field)
+            if value is not None and not isinstance(value, Mapping):
+                raise ArgumentError(
+                    f"axtree_object node {i}: {field} is a {type(value).__name__}, not an object with a value"
+                )
+        for field in ("nodeId", "parentId", "browsergym_id"):
+            value = node.get(field)
+            if value is not None and not isinstance(value, (str, int)):
+                raise ArgumentError(f"axtree_object node {i}: {field} is a {type(value).__name__}, not a str")
+        nodes.append(dict(node))
+    for field in ("dom_object", "extra_element_properties"):
+        value = obs.get(field)
+        if value is not None and not isinstance(value, Mapping):
+            raise ArgumentError(f"the observation's {field} is a {type(value).__name__}, not an object")
+    return nodes
 
 
 def _renumber(nodes: list[dict[str, Any]]) -> list[dict[str, Any]]:
@@ -286,11 +319,7 @@ def _clickables(obs: Mapping[str, Any], backend_of_bid: Mapping[str, int]) -> di
 def _native_select_of(obs: Mapping[str, Any], bid: str) -> tuple[str, str] | None:
     """(the drop-down's bid, the option's text) when ``bid`` is an option of a native
     ``<select>`` popup (Chromium: combobox > MenuListPopup > option)."""
-    axtree = obs.get("axtree_object")
-    raw = axtree.get("nodes") if isinstance(axtree, Mapping) else None
-    if not isinstance(raw, Sequence):
-        return None
-    nodes = _renumber([dict(n) for n in raw if isinstance(n, Mapping)])
+    nodes = _renumber(_checked_nodes(obs))
     by_id = {n["nodeId"]: n for n in nodes}
     option = next((n for n in nodes if str(n.get("browsergym_id")) == bid), None)
     if option is None or _role(option) not in ("option", "MenuListOption"):
@@ -301,8 +330,8 @@ def _native_select_of(obs: Mapping[str, Any], bid: str) -> tuple[str, str] | Non
     select = by_id.get(str(popup.get("parentId")))
     if select is None or not select.get("browsergym_id"):
         return None
-    name = (option.get("name") or {}).get("value", "")
-    return str(select["browsergym_id"]), str(name)
+    name = (option.get("name") or {}).get("value")
+    return str(select["browsergym_id"]), name if isinstance(name, str) else ""
 
 
 def _role(node: Mapping[str, Any]) -> str:
