@@ -72,9 +72,12 @@ def test_duplicate_ids():
     assert len(tree) == 2
 
 
-def test_invalid_utf8_str_payload():
-    with pytest.raises(AXTreeError, match="UTF-8"):
-        pagelens.AXTree.from_cdp('{"nodes": [{"nodeId": "1", "name": {"value": "\udcff"}}]}')
+def test_a_lone_surrogate_in_a_str_payload_is_read_leniently():
+    # A page's lone surrogate must not make the page unreadable: one U+FFFD for it.
+    tree = pagelens.AXTree.from_cdp(
+        '{"nodes": [{"nodeId": "1", "role": {"value": "button"}, "name": {"value": "\udcff"}, "backendDOMNodeId": 1}]}'
+    )
+    assert tree.render().text == "button [1] '\ufffd'"
 
 
 def test_wrong_payload_type():

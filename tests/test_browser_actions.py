@@ -429,3 +429,28 @@ def test_the_blocking_front_has_every_public_method_of_the_async_one():
     }
     missing = {name for name in asynchronous if not callable(getattr(BrowserEnv, name, None))}
     assert not missing - {"start"}, missing  # start: the blocking front starts on first use
+
+
+def test_navigation_errors_say_why(site):
+    """A refused port and a server that never answers: the agent is told which, with
+    Chromium's code, from a step and from a reset alike."""
+    import socket
+
+    from pagelens.actions import ActionError
+    from pagelens.browser import BrowserEnv
+    from pagelens.browser.devtools import free_port
+
+    closed = free_port()
+    with BrowserEnv(allowed_hosts=("127.0.0.1",), navigation_timeout_ms=1500, settle_ms=0) as env:
+        env.reset(site.url("site/second.html"))
+        refused = env.step(f"goto [http://127.0.0.1:{closed}/]")
+        assert not refused.ok and "the connection was refused" in refused.error, refused.error
+        assert "ERR_CONNECTION_REFUSED" in refused.error
+        assert refused.observation.url == site.url("site/second.html")  # not Chromium's error page
+        with socket.socket() as silent:  # accepts, never answers
+            silent.bind(("127.0.0.1", 0))
+            silent.listen()
+            hung = env.step(f"goto [http://127.0.0.1:{silent.getsockname()[1]}/]")
+        assert not hung.ok and "did not finish loading within 1.5 s" in hung.error, hung.error
+        with pytest.raises(ActionError, match="the connection was refused"):
+            env.reset(f"http://127.0.0.1:{closed}/")

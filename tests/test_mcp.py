@@ -114,6 +114,12 @@ def test_the_tools_over_stdio(site, tmp_path):
             assert red_pixels(labelled.content[0].data) > 20 * red_pixels(image.content[0].data) + 500
             error, again = await call(s, "browser_observe")
             assert not error and again == shot
+            from pagelens.browser.devtools import free_port  # a port nothing listens on
+
+            error, text = await call(s, "browser_navigate", url=f"http://127.0.0.1:{free_port()}/")
+            assert error and "the connection was refused" in text and "(net::ERR_CONNECTION_REFUSED)" in text
+            error, back = await call(s, "browser_observe")
+            assert not error and "/site/form.html" in back  # still on the page it was on
             error, html = await call(s, "browser_html")
             assert not error and html.startswith("chunk 0 of ") and 'node="' in html
             # A link to a host that is not allowed: refused, named.

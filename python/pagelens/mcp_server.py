@@ -28,7 +28,7 @@ from urllib.parse import urlsplit
 
 from pagelens._core import chunk as chunk_text
 from pagelens._core import escape_page_text, find_lines
-from pagelens.actions import Action, ActionError
+from pagelens.actions import Action
 from pagelens.browser.allowlist import HostAllowList
 from pagelens.browser.config import BrowserConfig
 from pagelens.browser.env import AsyncBrowserEnv
@@ -310,8 +310,10 @@ def build_server(session: Session) -> Any:
     return server
 
 
-def serve(http: str | None, allow_hosts: tuple[str, ...], output_dir: str | None, max_tokens: int | None) -> None:
-    """Runs the server over stdio, or over streamable HTTP at ``HOST:PORT``."""
+def serve(
+    http: tuple[str, int] | None, allow_hosts: tuple[str, ...], output_dir: str | None, max_tokens: int | None
+) -> None:
+    """Runs the server over stdio, or over streamable HTTP at ``(host, port)``."""
     session = Session(allowed=allow_hosts, max_tokens=max_tokens or MAX_TOKENS)
     if output_dir:
         session.output_dir = Path(output_dir)
@@ -320,7 +322,5 @@ def serve(http: str | None, allow_hosts: tuple[str, ...], output_dir: str | None
     if http is None:
         server.run("stdio")
         return
-    host, _, port = http.rpartition(":")
-    if not port.isdigit():
-        raise ActionError(f"--http is HOST:PORT, not {http!r}")
-    server.run("streamable-http", host=host or "127.0.0.1", port=int(port))
+    host, port = http
+    server.run("streamable-http", host=host, port=port)

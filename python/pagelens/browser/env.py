@@ -27,7 +27,7 @@ from pagelens.browser._util import quietly
 from pagelens.browser.allowlist import HostAllowList
 from pagelens.browser.config import BrowserConfig
 from pagelens.browser.devtools import DevToolsSocket, free_port
-from pagelens.browser.execute import Executor
+from pagelens.browser.execute import Executor, goto
 from pagelens.browser.frames import FrameSessions, fetch_tree
 from pagelens.browser.guard import Refusal, RequestGuard
 from pagelens.browser.html import fetch_html
@@ -212,7 +212,12 @@ class AsyncBrowserEnv:
             self._context_id = (await session.send("Target.getTargetInfo"))["targetInfo"]["browserContextId"]
         finally:
             await quietly(session.detach())
-        await self._unless_crashed(page, page.goto(url, wait_until="load", timeout=self.config.navigation_timeout_ms))
+        try:
+            await self._unless_crashed(page, goto(page, url, self.config.navigation_timeout_ms))
+        except ActionError:
+            if self._refused:  # a redirect off the list: say that, not "cancelled"
+                raise ActionError(self._refused[0].message(self.allow)) from None
+            raise
         await self._settle()
         return await self.observe() if observe else None
 

@@ -96,6 +96,81 @@ def normalize_keys(keys: str) -> str:
     return "+".join(_KEY_NAMES.get(p.lower(), p) for p in parts)
 
 
+# Chromium's network errors, as a person would say why a page did not open.
+_CAUSES = (
+    ("ERR_CONNECTION_REFUSED", "the connection was refused (nothing listens at that host and port)"),
+    ("ERR_NAME_NOT_RESOLVED", "the host name does not resolve"),
+    ("ERR_NAME_RESOLUTION_FAILED", "the host name does not resolve"),
+    ("ERR_ADDRESS_UNREACHABLE", "the address is unreachable"),
+    ("ERR_CONNECTION_TIMED_OUT", "the connection timed out"),
+    ("ERR_CONNECTION_RESET", "the connection was reset"),
+    ("ERR_CONNECTION_CLOSED", "the server closed the connection"),
+    ("ERR_EMPTY_RESPONSE", "the server answered nothing"),
+    ("ERR_CERT_", "the server's TLS certificate is not trusted"),
+    ("ERR_SSL_", "the TLS handshake failed"),
+    ("ERR_INTERNET_DISCONNECTED", "there is no network"),
+    ("ERR_TOO_MANY_REDIRECTS", "it redirects in a loop"),
+    ("ERR_ABORTED", "the navigation was cancelled (a download, an empty answer, or another navigation)"),
+    ("ERR_BLOCKED_BY_CLIENT", "it was blocked (a host off the allow-list)"),
+    ("ERR_FILE_NOT_FOUND", "there is no such file"),
+    ("ERR_INVALID_URL", "it is not a valid URL"),
+)
+
+
+def navigation_failure(url: str, error: Exception, timeout_ms: float) -> ActionError:
+    """Why opening ``url`` failed, said plainly, with Chromium's own code."""
+    if isinstance(error, PlaywrightTimeout):
+        return ActionError(f"{url} did not finish loading within {timeout_ms / 1000:g} s")
+    message = str(error)
+    for code, cause in _CAUSES:
+        if code in message:
+            at = message.find("net::")
+            name = message[at:].split()[0] if at >= 0 else code
+            return ActionError(f"{url} cannot be opened: {cause} ({name})")
+    first = message.strip().splitlines()[0] if message.strip() else type(error).__name__
+    return ActionError(f"{url} cannot be opened: {first}")
+
+
+async def goto(page: Page, url: str, timeout_ms: float) -> None:
+    """``page.goto`` whose failure is an ActionError saying why, leaving the tab on the page it
+    was on."""
+    loop = asyncio.get_running_loop()
+    error_page: asyncio.Future[None] = loop.create_future()
+
+    def committed(frame: Any) -> None:
+        if frame == page.main_frame and frame.url.startswith("chrome-error://") and not error_page.done():
+            error_page.set_result(None)
+
+    page.on("framenavigated", committed)
+    try:
+        await page.goto(url, wait_until="load", timeout=timeout_ms)
+    except PlaywrightError as e:
+        if isinstance(e, PlaywrightTimeout):
+            # The request is still pending: stop it, so that the tab shows (and an observation
+            # reads) the document it had, not one that never arrives.
+            try:
+                session = await page.context.new_cdp_session(page)
+                try:
+                    await asyncio.wait_for(session.send("Page.stopLoading"), 5)
+                finally:
+                    await session.detach()
+            except (PlaywrightError, asyncio.TimeoutError):
+                pass
+        elif "net::" in str(e) and "ERR_ABORTED" not in str(e):
+            # Chromium commits its error page into the tab's history right after: back to the
+            # page the agent was on.
+            try:
+                await asyncio.wait_for(asyncio.shield(error_page), 10)
+                # (Asked before the error page has loaded, Chromium answers "not attached".)
+                await page.wait_for_load_state("load", timeout=timeout_ms)
+                await page.go_back(wait_until="load", timeout=timeout_ms)
+            except (PlaywrightError, asyncio.TimeoutError):
+                pass
+        raise navigation_failure(url, e, timeout_ms) from None
+    finally:
+        page.remove_listener("framenavigated", committed)
+
+
 class Executor:
     """Carries out page actions; internal ones (the table's ``internal``) never reach it."""
 
@@ -212,7 +287,7 @@ class Executor:
         allow = self.tabs.allow
         if allow is not None and not allow.allows(url):
             raise ActionError(allow.refusal(url))
-        await self.tabs.page.goto(url, wait_until="load", timeout=self.config.navigation_timeout_ms)
+        await goto(self.tabs.page, url, self.config.navigation_timeout_ms)
 
     async def _go_home(self, action: Action) -> None:
         home = self.config.home_url or self.tabs.start_url

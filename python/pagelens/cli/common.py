@@ -6,11 +6,44 @@ from __future__ import annotations
 import argparse
 import dataclasses
 import gzip
+import ipaddress
 import zlib
 from pathlib import Path
 from typing import Any
 
 from pagelens.errors import ArgumentError
+
+
+def positive_int(text: str) -> int:
+    """An argparse type: a whole number of at least 1 (a budget, a count of workers)."""
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"{value} is not at least 1")
+    return value
+
+
+def host_port(text: str) -> tuple[str, int]:
+    """An argparse type: ``HOST:PORT``, ``[IPv6]:PORT`` or ``:PORT`` (loopback), the port
+    1 to 65535. An IPv6 address is written in brackets (``[::1]:8931``)."""
+    host, sep, port = text.rpartition(":")
+    if not sep or not port.isascii() or not port.isdigit():
+        raise argparse.ArgumentTypeError(f"{text!r} is not HOST:PORT (e.g. 127.0.0.1:8931 or [::1]:8931)")
+    number = int(port)
+    if not 1 <= number <= 65535:
+        raise argparse.ArgumentTypeError(f"port {number} is not between 1 and 65535")
+    if host.startswith("[") and host.endswith("]"):
+        try:
+            host = str(ipaddress.IPv6Address(host[1:-1]))
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"{host} is not an IPv6 address") from None
+    elif ":" in host:
+        raise argparse.ArgumentTypeError(f"write an IPv6 address in brackets: [{host}]:{port}")
+    elif any(c.isspace() or c in "/?#@[]" for c in host):
+        raise argparse.ArgumentTypeError(f"{host!r} is not a host name or address")
+    return host or "127.0.0.1", number
 
 
 def read_file(path: Path) -> bytes:

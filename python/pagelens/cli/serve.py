@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import argparse
 
+from pagelens.cli.common import host_port, positive_int
+
 
 def _mcp(args: argparse.Namespace) -> int:
     from pagelens.extras import require
@@ -25,7 +27,10 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         '{"command": "pagelens", "args": ["mcp"]}.',
     )
     mcp.add_argument(
-        "--http", metavar="HOST:PORT", help="serve streamable HTTP here instead of stdio (e.g. 127.0.0.1:8931)"
+        "--http",
+        metavar="HOST:PORT",
+        type=host_port,
+        help="serve streamable HTTP here instead of stdio (e.g. 127.0.0.1:8931, [::1]:8931)",
     )
     mcp.add_argument(
         "--allow-host",
@@ -38,7 +43,7 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     )
     mcp.add_argument(
         "--max-tokens",
-        type=int,
+        type=positive_int,
         help="observations up to this many tokens are answered inline, longer ones written to a file "
         "(default: pagelens.mcp_server.MAX_TOKENS, 6,000)",
     )
