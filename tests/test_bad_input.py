@@ -288,3 +288,37 @@ def test_a_log_torn_inside_a_character_keeps_every_whole_record(tmp_path):
     line = {"id": "a", "benchmark": "miniwob", "task": "t", "seed": 0, "agent": "occam", "success": True}
     results.write_bytes(json.dumps(line).encode() + b"\n" + cut)
     assert [r["id"] for r in read_results(results.parent)] == ["a"]
+
+
+def test_a_byte_order_mark_loses_no_record(tmp_path):
+    """A UTF-8 BOM (an editor's) at the start of a JSON-lines or JSON file is no part of its
+    first record: trajectories are scored, study results counted, prep records read."""
+    from pagelens._io import BOM, parse_json, read_json_lines
+    from pagelens.agents.trajectory import read_trajectory
+    from pagelens.datasets import read_workflows
+    from pagelens.evaluation import load_outcome
+    from pagelens.studies import read_results
+
+    run = {"type": "run", "task": "t", "task_id": 7, "url": "http://a.test/", "agent": "occam"}
+    step = {"type": "step", "step": 0, "url": "http://a.test/", "action": "stop [42]", "answer": "42"}
+    step |= {"final_url": "http://a.test/", "result": {"ok": True, "error": None}, "observation": "x"}
+    path = tmp_path / "trajectory.jsonl"
+    path.write_bytes(BOM + (json.dumps(run) + "\n" + json.dumps(step) + "\n").encode())
+    assert [r["type"] for r in read_trajectory(path)] == ["run", "step"]
+    assert load_outcome(path).answer == "42"
+    assert read_json_lines(path).bad_lines == []
+    assert parse_json(BOM + b'{"a": 1}', "x") == {"a": 1} == parse_json('\ufeff{"a": 1}', "x")
+    results = tmp_path / "study" / "results.jsonl"
+    results.parent.mkdir()
+    line = {"id": "a", "benchmark": "miniwob", "task": "t", "seed": 0, "agent": "occam", "success": True}
+    results.write_bytes(BOM + json.dumps(line).encode() + b"\n")
+    assert [r["id"] for r in read_results(results.parent)] == ["a"]
+    record = {"workflow_id": "w", "step": 0, "objective": "o", "url": "https://a.test/", "html": "<a>go</a>"}
+    record |= {"action": "click", "target_selector": "a", "description": "Click go"}
+    for name, data in (
+        ("s.jsonl", BOM + json.dumps(record).encode() + b"\n"),
+        ("t.json", BOM + json.dumps([record]).encode()),
+    ):
+        for raw_html in (False, True):
+            workflows, rejects = read_workflows(name, data, raw_html=raw_html)
+            assert [w.workflow_id for w in workflows] == ["w"] and not rejects, (name, rejects)

@@ -121,3 +121,32 @@ def test_a_lone_surrogate_reads_the_same_whichever_way_it_comes():
     dom, ids = Dom.from_nodes([(-1, 1, "p", ["title", "a\udc00"], False), (0, 3, "b\ud800c", [], False)])
     assert dom.html() == '<p title="a\ufffd" node="0">b\ufffdc</p>' and ids == [0, None]
     assert escape_page_text("[4]\ud800") == "\\[4]\ufffd"
+    assert Dom.parse("<a title='\ufffd'>go</a>").select("a[title='\ud800']") != []  # a DomError never, nor Unicode
+
+
+def test_a_lone_surrogate_in_any_field_stops_no_prep_run(tmp_path):
+    """`\\ud800` in a workflow's id, objective, description, target or URL: its records are
+    read with U+FFFD there and made into examples (Parquet and JSONL alike); the good records
+    beside it are kept."""
+    odd = "x\ud800y"
+    good = {
+        "workflow_id": "good",
+        "step": 0,
+        "objective": "find it",
+        "url": "https://a.test/",
+        "html": "<p>page</p>" + "<a href='/x'>go</a>" * 200,
+        "action": "click",
+        "target_selector": "a",
+        "description": "Click go",
+    }
+    records = [good] + [good | {"workflow_id": f"w{k}", key: odd} for k, key in enumerate(good) if key != "step"]
+    records[-1]["target_selector"] = "a[title='\ud800']"
+    (tmp_path / "in").mkdir()
+    (tmp_path / "in" / "s.jsonl").write_text("".join(json.dumps(r) + "\n" for r in records))
+    for fmt in ("jsonl", "parquet"):
+        summary = run_local([str(tmp_path / "in")], str(tmp_path / f"out-{fmt}"), PrepConfig(), fmt=fmt)
+        # Those whose page, action or target no longer names the element are rejects, said so;
+        # the others (the good one, an odd id, objective, URL or description) are examples.
+        assert summary["examples_out"] == 4, summary
+        reasons = "".join(p.read_text() for p in (tmp_path / f"out-{fmt}" / "rejects").iterdir())
+        assert "Unicode" not in reasons and "Error" not in reasons, reasons

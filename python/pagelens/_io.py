@@ -10,6 +10,53 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+# A UTF-8 byte order mark, which editors on Windows put at the start of a text file: it is
+# no part of the first record, in any reader (JSON itself does not allow one).
+BOM = b"\xef\xbb\xbf"
+
+
+def without_bom(data: bytes) -> bytes:
+    return data[len(BOM) :] if data.startswith(BOM) else data
+
+
+def lenient_text(text: str) -> str:
+    """``text`` with each lone surrogate (JSON's ``"\\ud800"`` decodes to one; no UTF-8 holds
+    it) read as one U+FFFD, as the core reads it: one odd field must not stop a run."""
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return text.encode("utf-16-le", "surrogatepass").decode("utf-16-le", "replace")
+    return text
+
+
+def lenient_strings(value: Any) -> Any:
+    """``value`` (parsed JSON) with :func:`lenient_text` applied to every string in it, keys
+    included; walked with a stack (no recursion a deep document can blow)."""
+    if isinstance(value, str):
+        return lenient_text(value)
+    root = [value]
+    stack: list[Any] = [root]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, dict):
+            for key in list(item):
+                child = item[key]
+                if isinstance(key, str) and lenient_text(key) != key:
+                    del item[key]
+                    key = lenient_text(key)
+                if isinstance(child, str):
+                    item[key] = lenient_text(child)
+                else:
+                    item[key] = child
+                    stack.append(child)
+        elif isinstance(item, list):
+            for i, child in enumerate(item):
+                if isinstance(child, str):
+                    item[i] = lenient_text(child)
+                else:
+                    stack.append(child)
+    return root[0]
+
 
 def write_atomically(path: str | os.PathLike[str], data: str | bytes) -> None:
     """Write to a temporary file beside ``path``, flush it to disk, then rename it over ``path``."""
@@ -74,7 +121,7 @@ class JsonLines:
 def read_json_lines(path: str | os.PathLike[str]) -> JsonLines:
     """Reads every line as JSON (UTF-8). A line cut short, even inside a character, is reported,
     never raised; so is a line nested too deeply to read."""
-    data = Path(path).read_bytes()
+    data = without_bom(Path(path).read_bytes())
     out = JsonLines()
     lines = data.split(b"\n")
     for i, line in enumerate(lines):
@@ -119,7 +166,8 @@ def parse_json(data: bytes | str, what: str, error: type[Exception] | None = Non
 
     fail = error or InputFileError
     try:
-        return json.loads(data.decode("utf-8") if isinstance(data, bytes) else data)
+        text = without_bom(data).decode("utf-8") if isinstance(data, bytes) else data.removeprefix("\ufeff")
+        return json.loads(text)
     except UnicodeDecodeError as e:
         raise fail(f"{what} not UTF-8 text (byte {e.start})") from None
     except json.JSONDecodeError as e:

@@ -29,13 +29,14 @@ from __future__ import annotations
 import dataclasses
 import json
 import os
+import re
 import uuid
 from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
 from pagelens._core import RawHtml, long_member_strings, long_member_texts
-from pagelens._io import parse_json
+from pagelens._io import BOM, lenient_strings, parse_json
 from pagelens.datasets.operations import MIND2WEB
 from pagelens.datasets.records import (
     RecordError,
@@ -214,6 +215,10 @@ def _light_record(line: bytes, offset: int, unread: FileStamp | None, what: str)
     return record
 
 
+# A JSON escape of a surrogate (`\ud800`): only such text can decode to a lone one.
+_ESCAPED_SURROGATE = re.compile(rb"\\u[dD][89a-fA-F]")
+
+
 def _records(
     name: str, data: bytes, unread: FileStamp | None = None, raw_html: bool = False
 ) -> Iterator[tuple[str, Any]]:
@@ -232,13 +237,15 @@ def _records(
         except InputFileError as e:
             yield name, RecordError("", str(e))
             return
+        if _ESCAPED_SURROGATE.search(data):
+            doc = lenient_strings(doc)
         items = doc if isinstance(doc, list) else [doc]
         for i, item in enumerate(items):
             yield f"{name}[{i}]", item
     else:
         # Line by line, each cut out as it is read (a list of every line would hold the file
         # twice); numbered from 1, blank ones skipped, as `data.split(b"\n")` would give them.
-        next_start, i = 0, 0
+        next_start, i = (len(BOM) if data.startswith(BOM) else 0), 0
         while next_start <= len(data):
             start = next_start
             end = data.find(b"\n", start)
@@ -248,9 +255,10 @@ def _records(
                 continue
             try:
                 if unread is None and not raw_html:
-                    yield f"{name}:{i}", parse_json(line, "the line is")
+                    record = parse_json(line, "the line is")
                 else:
-                    yield f"{name}:{i}", _light_record(line, start, unread, "the line is")
+                    record = _light_record(line, start, unread, "the line is")
+                yield f"{name}:{i}", lenient_strings(record) if _ESCAPED_SURROGATE.search(line) else record
             except InputFileError as e:  # one bad line is one reject; the file's others are read
                 yield f"{name}:{i}", RecordError("", str(e))
 

@@ -157,8 +157,10 @@ impl PyDom {
     }
 
     /// Ids of the elements matching a CSS selector, in document order.
-    fn select(&self, py: Python<'_>, selector: &str) -> PyResult<Vec<u32>> {
-        let sel = Selector::parse(selector).map_err(py_err)?;
+    fn select(&self, py: Python<'_>, selector: &Bound<'_, PyAny>) -> PyResult<Vec<u32>> {
+        // A selector from a dataset may hold a lone surrogate: read leniently, as all text.
+        let selector = crate::text::text_arg(selector)?;
+        let sel = Selector::parse(&selector).map_err(py_err)?;
         let dom = &self.dom;
         Ok(py.detach(|| {
             dom.select(&sel)
@@ -170,8 +172,11 @@ impl PyDom {
 
     /// Id of the element at an absolute path such as `/html/body/div[2]/a` (1-based
     /// indices among same-tag siblings), or None when nothing is there.
-    fn find_path(&self, path: &str) -> PyResult<Option<u32>> {
-        let n = self.dom.find_path(path).map_err(py_err)?;
+    fn find_path(&self, path: &Bound<'_, PyAny>) -> PyResult<Option<u32>> {
+        let n = self
+            .dom
+            .find_path(&crate::text::text_arg(path)?)
+            .map_err(py_err)?;
         Ok(n.and_then(|n| self.dom.nodes[n as usize].id))
     }
 
