@@ -121,3 +121,50 @@ def test_a_field_of_the_wrong_type_is_named_with_its_record(tmp_path, line, fiel
     path.write_text(json.dumps({"type": "run", "task": "t"}) + "\n" + line + "\n")
     with pytest.raises(TrajectoryError, match=f"record 2: field `{field}` must be {kind}"):
         load_trajectory(path)
+
+
+def test_a_report_embeds_only_screenshots_in_the_runs_folder(tmp_path):
+    """A trajectory's `screenshot` names a file beside it; an absolute path or `../` would put
+    any PNG of the machine into the report: those are named, never embedded."""
+    import base64
+    import struct
+    import zlib
+
+    from pagelens.agents.report import write_report
+
+    def png(shade: int) -> bytes:
+        row = b"\x00" + bytes([shade, shade, shade]) * 2
+        chunk = lambda kind, data: (
+            struct.pack(">I", len(data)) + kind + data + struct.pack(">I", zlib.crc32(kind + data))
+        )  # noqa: E731
+        ihdr = struct.pack(">IIBBBBB", 2, 2, 8, 2, 0, 0, 0)
+        return (
+            b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", ihdr) + chunk(b"IDAT", zlib.compress(row * 2)) + chunk(b"IEND", b"")
+        )
+
+    run_dir = tmp_path / "run"
+    run_dir.mkdir()
+    (run_dir / "step-000.png").write_bytes(png(10))
+    secret = tmp_path / "secret.png"
+    secret.write_bytes(png(200))
+    steps = [
+        {"type": "run", "task": "t", "url": "http://a.test/", "agent": "occam"},
+        *(
+            {
+                "type": "step",
+                "step": i,
+                "url": "http://a.test/",
+                "action": "noop",
+                "result": {"ok": True, "error": None},
+                "observation": "x",
+                "screenshot": shot,
+            }
+            for i, shot in enumerate(["step-000.png", "../secret.png", str(secret), "/etc/passwd"])
+        ),
+    ]
+    trajectory = run_dir / "trajectory.jsonl"
+    trajectory.write_text("".join(json.dumps(s) + "\n" for s in steps))
+    html = write_report(trajectory, tmp_path / "report.html").read_text()
+    assert base64.b64encode(png(10)).decode() in html
+    assert base64.b64encode(png(200)).decode() not in html
+    assert html.count("is outside the run's folder") == 3

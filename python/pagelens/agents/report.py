@@ -76,6 +76,18 @@ def _screenshot(path: Path, box: list[float] | None, step: int) -> str:
     )
 
 
+def _inside(folder: Path, name: str) -> Path | None:
+    """``folder / name`` when it stays in ``folder`` (links resolved), else None: a trajectory
+    names its screenshots relative to its own folder, and a report embeds nothing else (an
+    absolute path or ``../`` would put any PNG of the machine into the page)."""
+    try:
+        base = folder.resolve()
+        path = (folder / name).resolve()
+    except (OSError, ValueError):
+        return None
+    return path if path.is_relative_to(base) and path != base else None
+
+
 def _step(s: StepRecord, index: int, count: int, folder: Path) -> str:
     cls = "ok" if s.ok else "failed"
     outcome = "done" if s.ok else f"failed: {s.failure}"
@@ -88,9 +100,11 @@ def _step(s: StepRecord, index: int, count: int, folder: Path) -> str:
         f"<div>{_e(s.title)} &lt;{_e(s.url)}&gt;</div>",
         "<div class='cols'>",
     ]
-    shot = folder / s.screenshot if s.screenshot else None
+    shot = _inside(folder, s.screenshot) if s.screenshot else None
     if shot is not None and shot.is_file():
         parts.append(f"<div>{_screenshot(shot, s.target_box, s.step)}</div>")
+    elif s.screenshot and shot is None:
+        parts.append(f"<p>(step {s.step}: the screenshot path {_e(str(s.screenshot))} is outside the run's folder)</p>")
     parts.append("<dl>")
     for name, text in s.sections.items():
         parts.append(f"<dt>{_e(name.replace('_', ' ').capitalize())}</dt><dd>{_e(text)}</dd>")
