@@ -134,9 +134,10 @@ def test_a_report_embeds_only_screenshots_in_the_runs_folder(tmp_path):
 
     def png(shade: int) -> bytes:
         row = b"\x00" + bytes([shade, shade, shade]) * 2
-        chunk = lambda kind, data: (
-            struct.pack(">I", len(data)) + kind + data + struct.pack(">I", zlib.crc32(kind + data))
-        )  # noqa: E731
+
+        def chunk(kind: bytes, data: bytes) -> bytes:
+            return struct.pack(">I", len(data)) + kind + data + struct.pack(">I", zlib.crc32(kind + data))
+
         ihdr = struct.pack(">IIBBBBB", 2, 2, 8, 2, 0, 0, 0)
         return (
             b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", ihdr) + chunk(b"IDAT", zlib.compress(row * 2)) + chunk(b"IEND", b"")
