@@ -658,8 +658,8 @@ def shop():
                 return self._json(
                     200,
                     [
-                        {"nickname": "Old", "ratings": [{"percent": 20}]},
-                        {"nickname": "Newest Reviewer", "ratings": [{"percent": 80}]},
+                        {"nickname": "Old", "ratings": [{"rating_name": "Rating", "percent": 20}]},
+                        {"nickname": "Newest Reviewer", "ratings": [{"rating_name": "Rating", "percent": 80}]},
                     ],
                 )
             if self.path.startswith("/sales/order/view/order_id/190"):
@@ -778,6 +778,15 @@ def test_odd_rest_data_makes_one_run_unscored_not_the_harness_fail():
         answers["/rest/V1/orders"] = {"items": [{"increment_id": "A-17"}]}
         with pytest.raises(NotScored, match="ValueError"):
             asyncio.run(_call_helper("func:shopping_get_latest_order_url()", ctx, None, task))
+        # A first rating that is not the star rating: WebArena's helper asserts, so no score.
+        stars = {"rating_name": "Rating", "percent": 80}
+        answers["/rest/V1/products/SKU1/reviews"] = [{"ratings": [{"rating_name": "Quality", "percent": 60}]}]
+        with pytest.raises(NotScored, match="not 'Rating'"):
+            asyncio.run(_call_helper("func:shopping_get_sku_latest_review_rating('SKU1')", ctx, None, task))
+        answers["/rest/V1/products/SKU1/reviews"] = [{"ratings": [stars]}, {"ratings": [stars | {"percent": 40}]}]
+        assert asyncio.run(_call_helper("func:shopping_get_sku_latest_review_rating('SKU1')", ctx, None, task)) == "40"
+        answers["/rest/V1/products/SKU1/reviews"] = []
+        assert asyncio.run(_call_helper("func:shopping_get_sku_latest_review_rating('SKU1')", ctx, None, task)) == ""
     finally:
         server.shutdown()
 

@@ -90,7 +90,13 @@ def shopping_get_sku_latest_review_author(ctx: HelperContext, sku: str) -> str:
 
 def shopping_get_sku_latest_review_rating(ctx: HelperContext, sku: str) -> str:
     reviews = _shopping_api(ctx, f"/rest/V1/products/{urllib.parse.quote(sku)}/reviews")
-    return str(reviews[-1]["ratings"][0]["percent"]) if reviews else ""
+    if not reviews:
+        return ""
+    # WebArena's helper asserts that the first review's first rating is the star rating.
+    name = reviews[0]["ratings"][0]["rating_name"]
+    if name != "Rating":
+        raise ValueError(f"the first review's first rating is {name!r}, not 'Rating' (WebArena's helper asserts it)")
+    return str(reviews[-1]["ratings"][0]["percent"])
 
 
 async def gitlab_get_project_memeber_role(ctx: HelperContext, page: Page, account: str) -> str:
