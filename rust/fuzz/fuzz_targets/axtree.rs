@@ -9,6 +9,42 @@ use pagelens_core::render::{fit_to_budget, IdStyle, Rendered};
 use rustc_hash::{FxHashMap, FxHashSet};
 use pagelens_core::{render, AxTree, Encoding, Mode};
 
+/// What a reader takes for ids (spec 3.16): on each line, a `[` with no backslash before it,
+/// white space, an optional `*`, white space, 1-64 characters that are not white space,
+/// brackets or `*`, white space, `]`; pagelens' properties (`[name: value]`) aside.
+fn ids_read(text: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    for line in text.split('\n') {
+        let chars: Vec<char> = line.chars().collect();
+        for (i, &c) in chars.iter().enumerate() {
+            if c != '[' || (i > 0 && chars[i - 1] == '\\') {
+                continue;
+            }
+            let mut j = i + 1;
+            let skip = |j: &mut usize| {
+                while *j < chars.len() && chars[*j].is_whitespace() {
+                    *j += 1;
+                }
+            };
+            skip(&mut j);
+            if j < chars.len() && chars[j] == '*' {
+                j += 1;
+            }
+            skip(&mut j);
+            let start = j;
+            while j < chars.len() && j - start < 64 && !chars[j].is_whitespace() && !matches!(chars[j], '[' | ']' | '*') {
+                j += 1;
+            }
+            let content: String = chars[start..j].iter().collect();
+            skip(&mut j);
+            if !content.is_empty() && j < chars.len() && chars[j] == ']' && !content.ends_with(':') {
+                out.push(content);
+            }
+        }
+    }
+    out
+}
+
 fuzz_target!(|data: &[u8]| {
     let Ok(tree) = AxTree::parse(data) else { return };
     let occam = OccamOptions::default();
@@ -26,6 +62,13 @@ fuzz_target!(|data: &[u8]| {
         for id in &obs.ids {
             assert!(tree.index_of(*id).is_some(), "shown id {id} is not in the tree");
         }
+        // Page text never reads as an id or a mark: a reader finds exactly the ids, in order.
+        let read = ids_read(&obs.text);
+        let want: Vec<String> = obs.ids.iter().map(i64::to_string).collect();
+        assert_eq!(read, want, "{}", obs.text);
+        let relabelled = ids_read(&restyled.text);
+        let want: Vec<String> = restyled.ids.iter().map(|id| format!("L{id}")).collect();
+        assert_eq!(relabelled, want, "{}", restyled.text);
     }
     let ids: Vec<i64> = data.iter().take(4).map(|&b| i64::from(b)).collect();
     let p = pivotal(&tree, &ids, Some(50));

@@ -7,9 +7,16 @@
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use pagelens_core::json::{decode_string, long_member_strings, long_member_texts};
+use pagelens_core::json::{decode_string, long_member_strings, long_member_texts, without_lone_surrogates};
 
 fuzz_target!(|data: &[u8]| {
+    // Lone surrogate escapes become U+FFFD, nothing else changes: same length, and what
+    // serde_json read before it reads the same after (pairs and escaped backslashes kept).
+    let lenient = without_lone_surrogates(data);
+    assert_eq!(lenient.len(), data.len());
+    if let Ok(before) = serde_json::from_slice::<serde_json::Value>(data) {
+        assert_eq!(serde_json::from_slice::<serde_json::Value>(&lenient).ok(), Some(before));
+    }
     let min = usize::from(data.first().copied().unwrap_or(0) % 8);
     let spans = long_member_strings(data, min);
     let texts = long_member_texts(data, min);
