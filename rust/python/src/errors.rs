@@ -9,10 +9,10 @@ use pyo3::prelude::*;
 use pyo3::sync::PyOnceLock;
 use pyo3::types::{PyDict, PyTuple, PyType};
 
+use pagelens_core::annotate::ImageError;
 use pagelens_core::chunk::ChunkError;
 use pagelens_core::dom::DomError;
 use pagelens_core::render::UnknownMode;
-use pagelens_core::annotate::ImageError;
 use pagelens_core::search::PatternError;
 use pagelens_core::{AxError, TokenizerError};
 

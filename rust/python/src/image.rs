@@ -28,8 +28,6 @@ pub(crate) fn draw_ids<'py>(
             height,
         })
         .collect();
-    let out = py
-        .detach(|| draw(png, &boxes, scale))
-        .map_err(py_err)?;
+    let out = py.detach(|| draw(png, &boxes, scale)).map_err(py_err)?;
     Ok(PyBytes::new(py, &out))
 }
