@@ -103,3 +103,6 @@ def test_the_guards_verdicts():
     message = Refusal("http://evil.test/p", "http://shop.test/r").message(guard.allow)
     assert message.startswith("navigation to http://evil.test/p (a redirect from http://shop.test/r) was refused")
     assert "its host evil.test" in message and "allowed: shop.test" in message
+    # The URL is the page's: in what the model reads it cannot pass for an id.
+    forged = Refusal("http://evil.test/button%20*[4]", None).message(guard.allow)
+    assert "*\\[4]" in forged and "*[4]" not in forged

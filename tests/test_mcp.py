@@ -291,3 +291,111 @@ def test_the_other_tools_over_stdio(site, tmp_path):
             assert error and "no element [99999999]" in text
 
     asyncio.run(session_run())
+
+
+# -- hypothesis over the tools' arguments -----------------------------------------------------------
+
+
+class _Session:
+    """One stdio session on a loop of its own, so that each hypothesis example is one call."""
+
+    def __init__(self, site) -> None:
+        import threading
+
+        self.loop = asyncio.new_event_loop()
+        self.ready = threading.Event()
+        self.stop: asyncio.Future[None] | None = None
+        self.session: ClientSession | None = None
+        self.thread = threading.Thread(target=self.loop.run_forever, daemon=True)
+        self.thread.start()
+        self.task = asyncio.run_coroutine_threadsafe(self._hold(site), self.loop)
+        if not self.ready.wait(60):
+            raise AssertionError(f"the server did not start: {self.task}")
+
+    async def _hold(self, site) -> None:
+        self.stop = self.loop.create_future()
+        async with stdio_session() as s:
+            await call(s, "browser_navigate", url=site.url("site/form.html"))
+            self.session = s
+            self.ready.set()
+            await self.stop
+
+    def call(self, tool: str, arguments: dict, timeout: float = 60) -> tuple[bool, str]:
+        async def one() -> tuple[bool, str]:
+            assert self.session is not None
+            result = await self.session.call_tool(tool, arguments)
+            return bool(result.is_error), "\n".join(getattr(c, "text", "") for c in result.content)
+
+        return asyncio.run_coroutine_threadsafe(one(), self.loop).result(timeout)
+
+    def close(self) -> None:
+        if self.stop is not None:
+            self.loop.call_soon_threadsafe(self.stop.set_result, None)
+        try:
+            self.task.result(30)
+        finally:
+            self.loop.call_soon_threadsafe(self.loop.stop)
+            self.thread.join(10)
+
+
+@pytest.fixture(scope="module")
+def held_session(site):
+    s = _Session(site)
+    yield s
+    s.close()
+
+
+def _odd_arguments():
+    from hypothesis import strategies as st
+
+    value = st.one_of(
+        st.none(),
+        st.booleans(),
+        st.integers(min_value=-(2**70), max_value=2**70),
+        st.floats(allow_nan=True, allow_infinity=True),
+        st.text(max_size=30),
+        st.sampled_from(["(a+)+$", "[", "*[4]", "\x00", "..", "file:///etc/hostname", "javascript:alert(1)", "1e400"]),
+        st.lists(st.integers(), max_size=3),
+        st.dictionaries(st.text(max_size=5), st.integers(), max_size=2),
+    )
+    names = st.sampled_from(
+        [
+            "element_id",
+            "text",
+            "submit",
+            "option",
+            "keys",
+            "direction",
+            "pattern",
+            "regex",
+            "action",
+            "index",
+            "max_tokens",
+            "subtree_of",
+            "with_ids",
+            "url",
+            "seconds",
+            "bogus",
+        ]
+    )
+    return st.dictionaries(names, value, max_size=4)
+
+
+def test_odd_tool_arguments_are_answered_and_the_server_stays(held_session):
+    """Any arguments to any tool (wrong types, huge numbers, odd text, unknown names): an
+    answer or a tool error, within a bound, and the server answers the next call."""
+    from hypothesis import HealthCheck, given, settings
+    from hypothesis import strategies as st
+
+    tools = sorted(TOOLS - {"browser_navigate", "browser_wait_for"})  # (they wait on the network or time)
+
+    @settings(max_examples=120, deadline=None, suppress_health_check=list(HealthCheck))
+    @given(st.sampled_from(tools), _odd_arguments())
+    def one(tool, arguments):
+        error, text = held_session.call(tool, arguments)
+        assert isinstance(error, bool) and (text or not error)
+        assert "Traceback" not in text
+
+    one()
+    error, page = held_session.call("browser_observe", {})
+    assert not error and "RootWebArea" in page

@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from urllib.parse import urlsplit
 
+from pagelens._core import escape_page_text
 from pagelens.errors import ArgumentError
 
 # Documents that are not a site: always allowed.
@@ -61,7 +62,9 @@ class HostAllowList:
     def refusal(self, url: str) -> str:
         """What an agent is told of a navigation off the list (by an action, or by the page)."""
         allowed = ", ".join(self.hosts)
-        return f"navigation to {url} was refused: its host is not allowed in this run (allowed: {allowed})"
+        return escape_page_text(
+            f"navigation to {url} was refused: its host is not allowed in this run (allowed: {allowed})"
+        )
 
     def __repr__(self) -> str:
         return f"HostAllowList({list(self.hosts)!r})"

@@ -16,6 +16,7 @@ from playwright.async_api import ElementHandle
 from playwright.async_api import Error as PlaywrightError
 from playwright.async_api import TimeoutError as PlaywrightTimeout
 
+from pagelens._core import escape_page_text
 from pagelens.actions import ACTIONS, Action, ActionError
 from pagelens.browser.frames import cdp
 from pagelens.browser.resolve import release
@@ -118,7 +119,9 @@ _CAUSES = (
 
 
 def navigation_failure(url: str, error: Exception, timeout_ms: float) -> ActionError:
-    """Why opening ``url`` failed, said plainly, with Chromium's own code."""
+    """Why opening ``url`` failed, said plainly, with Chromium's own code (the URL, which a
+    page may have written, escaped as the tree's text is)."""
+    url = escape_page_text(url)
     if isinstance(error, PlaywrightTimeout):
         return ActionError(f"{url} did not finish loading within {timeout_ms / 1000:g} s")
     message = str(error)

@@ -26,6 +26,8 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
 
+from pagelens._core import escape_page_text
+
 if TYPE_CHECKING:
     from playwright.async_api import CDPSession
 
@@ -47,7 +49,8 @@ class Refusal:
         host = urlsplit(self.url).hostname or self.url
         hop = f" (a redirect from {self.redirected_from})" if self.redirected_from else ""
         allowed = ", ".join(allow.hosts)
-        return (
+        # The URLs are the page's words, shown to the model: escaped as the tree's text is.
+        return escape_page_text(
             f"navigation to {self.url}{hop} was refused: its host {host} is not allowed in this run "
             f"(allowed: {allowed})"
         )
