@@ -106,6 +106,7 @@ def webarena_kept(nodes: list[dict]) -> list[Kept]:
                 and p["value"]["value"] is not None
                 and not isinstance(p["value"]["value"], (dict, list))
                 and p["name"] not in HIDDEN_PROPS
+                and re.fullmatch(r"[A-Za-z0-9_-]{1,64}", p["name"])
             ]
             blank = not name.strip()
             dropped = (blank and not props and role in DROP_WHEN_BLANK) or (blank and role == "listitem")

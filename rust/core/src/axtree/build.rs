@@ -15,6 +15,14 @@ use crate::error::AxError;
 use crate::json::without_lone_surrogates;
 use crate::text::{is_normalized, normalize_ws, without_own_brackets};
 
+/// A property name that can print in brackets: 1 to 64 ASCII letters, digits, `-` or `_`.
+fn is_property_name(name: &str) -> bool {
+    (1..=64).contains(&name.len())
+        && name
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b == b'-' || b == b'_')
+}
+
 /// Shares one allocation per distinct role or property name.
 #[derive(Default)]
 struct Interner<'a> {
@@ -182,6 +190,12 @@ fn build(pending: Vec<Pending>, max_depth: usize, skip_orphans: bool) -> Result<
             let norm_name = (!is_normalized(&name)).then(|| normalize_ws(&name).into_boxed_str());
             let p0 = props.len() as u32;
             for rp in raw.properties.iter().flatten() {
+                // A property prints as `[name: value]` right after pagelens' own bracket: a
+                // name that is not a word (`focusabl]`) would let the payload close it and
+                // pass for an id. Chromium's names are words; anything else is skipped.
+                if !is_property_name(&rp.name) {
+                    continue;
+                }
                 if let Some(v) = rp.value.as_ref().and_then(|v| v.value.as_ref()) {
                     if let Some(value) = Value::from_scalar(v) {
                         props.push(Prop {

@@ -273,9 +273,10 @@ mod tests {
         ];
         let (dom, ids) = Dom::from_nodes(&nodes).unwrap();
         let html = dom.serialize().0;
+        // The comment's text is escaped too: its `<a node="0">` is no tag to a reader.
         assert_eq!(
             html,
-            "<!-- ><a node=\"0\">- -><b>--><em title=\"t\" node=\"0\"></em>"
+            "<!-- &gt;&lt;a node=\"0\"&gt;- -&gt;&lt;b&gt;--><em title=\"t\" node=\"0\"></em>"
         );
         assert_eq!(ids, vec![None, None, None, Some(0)]);
         assert!(Dom::from_nodes(&[el(Some(0), "p", &[])]).is_err());

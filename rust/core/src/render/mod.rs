@@ -325,6 +325,22 @@ mod tests {
     }
 
     #[test]
+    fn a_property_name_cannot_close_pagelens_bracket() {
+        // Found by the `axtree` fuzz target: a payload's property named `focusabl]` printed
+        // `[focusabl]: True]`, an id to a reader. Such names are skipped.
+        let payload =
+            br#"{"nodes": [{"nodeId": "2", "role": {"value": "button"}, "name": {"value": "OK"},
+            "backendDOMNodeId": 2, "properties": [{"name": "focusabl]", "value": {"value": true}},
+            {"name": "checked", "value": {"value": "true"}}]}]}"#;
+        let tree = crate::AxTree::parse(payload).unwrap();
+        for mode in [crate::Mode::Occam, crate::Mode::WebArena] {
+            let text = crate::render(&tree, mode, occam::OccamOptions::default(), None).text;
+            assert!(!text.contains("focusabl"), "{text}");
+            assert!(text.contains("[checked: "), "{text}");
+        }
+    }
+
+    #[test]
     fn sealing_is_linear() {
         // Every `[` looks a bounded distance ahead, however the brackets nest.
         let text = "[".repeat(200_000) + &"x".repeat(200_000);
