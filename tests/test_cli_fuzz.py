@@ -16,7 +16,24 @@ from hypothesis import strategies as st
 from pagelens.cli import build_parser, main
 
 ODD_VALUES = st.sampled_from(
-    ["", "0", "-1", "1", "3", "99999999999999999999", "nan", "inf", "1e9", "x", "é", "\ufeff", "-", "--", "gpt2", "a" * 300]
+    [
+        "",
+        "0",
+        "-1",
+        "1",
+        "3",
+        "99999999999999999999",
+        "nan",
+        "inf",
+        "1e9",
+        "x",
+        "é",
+        "\ufeff",
+        "-",
+        "--",
+        "gpt2",
+        "a" * 300,
+    ]
 )
 
 
@@ -43,13 +60,17 @@ def files(tmp_path_factory) -> dict[str, str]:
     (root / "bom.jsonl").write_bytes(b"\xef\xbb\xbf" + json.dumps({"type": "run", "task": "t"}).encode() + b"\n")
     (root / "deep.json").write_text("[" * 5000 + "]" * 5000)
     (root / "steps.jsonl").write_text(
-        json.dumps({"workflow_id": "w", "step": 0, "objective": "o", "url": "https://a.test/", "html": "<a>go</a>"} | {"action": "click", "target_selector": "a", "description": "d"})
+        json.dumps(
+            {"workflow_id": "w", "step": 0, "objective": "o", "url": "https://a.test/", "html": "<a>go</a>"}
+            | {"action": "click", "target_selector": "a", "description": "d"}
+        )
         + "\n"
     )
     (root / "folder").mkdir()
-    return {name: str(root / name) for name in ("page.html", "empty.html", "binary.bin", "bom.jsonl", "deep.json", "steps.jsonl", "folder")} | {
-        "missing": str(root / "missing.txt")
-    }
+    return {
+        name: str(root / name)
+        for name in ("page.html", "empty.html", "binary.bin", "bom.jsonl", "deep.json", "steps.jsonl", "folder")
+    } | {"missing": str(root / "missing.txt")}
 
 
 def run_cli(argv: list[str], cwd: Path) -> tuple[int, str]:
