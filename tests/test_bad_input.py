@@ -322,3 +322,16 @@ def test_a_byte_order_mark_loses_no_record(tmp_path):
         for raw_html in (False, True):
             workflows, rejects = read_workflows(name, data, raw_html=raw_html)
             assert [w.workflow_id for w in workflows] == ["w"] and not rejects, (name, rejects)
+
+
+def test_a_lone_surrogate_in_what_a_run_records_is_written_as_a_replacement(tmp_path):
+    """A page's title or a model's text may hold a lone surrogate: logs and files written with
+    it hold U+FFFD in its place (valid UTF-8), never a UnicodeEncodeError that stops the run."""
+    from pagelens._io import JsonlLog, read_json_lines, write_atomically
+
+    log = JsonlLog(tmp_path / "t.jsonl")
+    log.append({"title": "Odd \ud83d", "k\udc00": 1})
+    log.append({"title": "fine"})
+    assert read_json_lines(tmp_path / "t.jsonl").records == [{"title": "Odd \ufffd", "k\ufffd": 1}, {"title": "fine"}]
+    write_atomically(tmp_path / "s.json", '{"a": "\ud800"}')
+    assert (tmp_path / "s.json").read_text("utf-8") == '{"a": "\ufffd"}'

@@ -64,7 +64,7 @@ def write_atomically(path: str | os.PathLike[str], data: str | bytes) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
     tmp = path.with_name(f".{path.name}.{os.getpid()}.{threading.get_ident()}.tmp")  # see remove_unfinished_writes
     with open(tmp, "wb") as f:
-        f.write(data.encode() if isinstance(data, str) else data)
+        f.write(lenient_text(data).encode() if isinstance(data, str) else data)
         f.flush()
         os.fsync(f.fileno())
     os.replace(tmp, path)
@@ -90,7 +90,11 @@ class JsonlLog:
         self._lock = threading.Lock()
 
     def append(self, record: Any) -> None:
-        line = (json.dumps(record, ensure_ascii=False, default=str) + "\n").encode("utf-8")
+        text = json.dumps(record, ensure_ascii=False, default=str) + "\n"
+        try:
+            line = text.encode("utf-8")
+        except UnicodeEncodeError:  # a lone surrogate (a page's title, a model's text): U+FFFD
+            line = lenient_text(text).encode("utf-8")
         with self._lock, open(self.path, "ab") as f:
             f.write(line)
             f.flush()
