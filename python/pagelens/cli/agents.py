@@ -109,7 +109,7 @@ def _run(args: argparse.Namespace) -> int:
 def _report(args: argparse.Namespace) -> int:
     from pagelens.agents import write_report
 
-    out = write_report(args.trajectory, args.output or Path(args.trajectory).with_name("report.html"))
+    out = write_report(args.trajectory, args.output or Path(args.trajectory).parent / "report.html")
     print(out)
     return 0
 

@@ -36,7 +36,7 @@ from pathlib import Path
 from typing import Any
 
 from pagelens._core import RawHtml, long_member_strings, long_member_texts
-from pagelens._io import BOM, lenient_strings, parse_json
+from pagelens._io import BOM, lenient_strings, lenient_text, parse_json
 from pagelens.datasets.operations import MIND2WEB
 from pagelens.datasets.records import (
     RecordError,
@@ -141,13 +141,13 @@ def read_unread(workflows: Sequence[Workflow]) -> list[Workflow]:
             held = RawHtml.from_json(raw)
             if held is not None:
                 return held
-            try:  # a page with an escaped lone surrogate, which only a str can hold
+            try:  # a page with an escaped lone surrogate: read as U+FFFD, as a full read reads it
                 value = json.loads(raw.decode("utf-8"))
             except ValueError:
                 value = None
             if not isinstance(value, str):
                 raise InputFileError(f"{stamp.path}: bytes {text.start}-{text.end} are not the page read before")
-            return value
+            return lenient_text(value)
 
         return [
             Workflow(

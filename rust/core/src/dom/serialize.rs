@@ -49,7 +49,7 @@ impl Dom {
                 Kind::Element { tag, attrs } => {
                     if closing {
                         out.push_str("</");
-                        out.push_str(tag);
+                        push_name(&mut out, tag);
                         out.push('>');
                         continue;
                     }
@@ -81,10 +81,10 @@ impl Dom {
 /// `<tag a="v" node="N">`, as [`Dom::serialize`] writes it.
 fn write_start_tag(out: &mut String, tag: &str, attrs: &[(String, String)], id: Option<u32>) {
     out.push('<');
-    out.push_str(tag);
+    push_name(out, tag);
     for (a, v) in attrs {
         out.push(' ');
-        out.push_str(a);
+        push_name(out, a);
         out.push_str("=\"");
         escape_attr(out, v);
         out.push('"');
@@ -95,6 +95,22 @@ fn write_start_tag(out: &mut String, tag: &str, attrs: &[(String, String)], id: 
         out.push('"');
     }
     out.push('>');
+}
+
+/// A tag or attribute name as written: a parser takes any character but white space, `/` and
+/// `>` into one, so a page can name an element `a\u{a0}node="0"` (a no-break space, not HTML
+/// white space) and have it read as one of our ids. Each character that is not a letter, a
+/// digit, `-`, `_`, `:` or `.` is written `_`.
+fn push_name(out: &mut String, name: &str) {
+    for c in name.chars() {
+        out.push(
+            if c.is_alphanumeric() || matches!(c, '-' | '_' | ':' | '.') {
+                c
+            } else {
+                '_'
+            },
+        );
+    }
 }
 
 fn escape_text(out: &mut String, t: &str) {

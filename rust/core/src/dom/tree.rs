@@ -287,6 +287,23 @@ mod tests {
             }
             assert!(again.serialize().0.contains("<b node="), "{html}");
         }
+        // A name a parser accepts but no reader should take as markup: `<a\u{a0}node="0">`
+        // (a no-break space is no HTML white space) or `<node="7"<` is written with `_`.
+        let dom = Dom::parse(
+            "<p>x</p><a\u{a0}node=\"0\">y</a><b c\u{a0}node=\"0\">z</b>".as_bytes(),
+            None,
+            false,
+        );
+        let html = dom.serialize().0;
+        assert_eq!(
+            html.matches(" node=\"").count(),
+            dom.nodes.iter().filter(|n| n.id.is_some()).count(),
+            "{html}"
+        );
+        assert!(
+            html.contains("<a_node__0_ ") && html.contains(" c_node=\"0\""),
+            "{html}"
+        );
         // An SVG script's text is markup text: escaped like any other.
         let svg = Dom::parse(b"<svg><script>&lt;b&gt;</script></svg>", None, false);
         let svg_html = svg.serialize().0;
