@@ -85,6 +85,20 @@ def test_prep_examples_from_held_pages_are_those_from_str_pages(tmp_path):
     assert sum(len(examples) for examples, _ in made) >= 70
 
 
+def click_record(workflow_id: str, page_head: str) -> dict:
+    """A prep record: one click on a link of a page that begins with ``page_head``."""
+    return {
+        "workflow_id": workflow_id,
+        "step": 0,
+        "objective": "find it",
+        "url": "https://a.test/",
+        "html": page_head + "<a href='/x'>go</a>" * 200,
+        "action": "click",
+        "target_selector": "a",
+        "description": "Click go",
+    }
+
+
 def test_a_lone_surrogate_is_read_as_a_replacement_character(tmp_path):
     # JSON's "\ud800" decodes to a str no UTF-8 holds: the parser, the tokenizers and prep read
     # it leniently (one U+FFFD for each lone surrogate, as the core's JSON readers count it)
@@ -94,16 +108,7 @@ def test_a_lone_surrogate_is_read_as_a_replacement_character(tmp_path):
     for name in ("gpt2", "cl100k_base", "o200k_base"):
         assert Tokenizer(name).count(text) == Tokenizer(name).count(replaced) == count_tokens(text, name)
     assert Dom.parse(text).html() == Dom.parse(replaced).html()
-    record = {
-        "workflow_id": "w",
-        "step": 0,
-        "objective": "find it",
-        "url": "https://a.test/",
-        "html": "<p>odd \ud800 page</p>" + "<a href='/x'>go</a>" * 200,
-        "action": "click",
-        "target_selector": "a",
-        "description": "Click go",
-    }
+    record = click_record("w", "<p>odd \ud800 page</p>")
     (tmp_path / "in").mkdir()
     (tmp_path / "in" / "s.jsonl").write_text(json.dumps(record) + "\n")
     summary = run_local([str(tmp_path / "in")], str(tmp_path / "out"), PrepConfig(), fmt="jsonl")
@@ -129,16 +134,7 @@ def test_a_lone_surrogate_in_any_field_stops_no_prep_run(tmp_path):
     read with U+FFFD there and made into examples (Parquet and JSONL alike); the good records
     beside it are kept."""
     odd = "x\ud800y"
-    good = {
-        "workflow_id": "good",
-        "step": 0,
-        "objective": "find it",
-        "url": "https://a.test/",
-        "html": "<p>page</p>" + "<a href='/x'>go</a>" * 200,
-        "action": "click",
-        "target_selector": "a",
-        "description": "Click go",
-    }
+    good = click_record("good", "<p>page</p>")
     records = [good] + [good | {"workflow_id": f"w{k}", key: odd} for k, key in enumerate(good) if key != "step"]
     records[-1]["target_selector"] = "a[title='\ud800']"
     (tmp_path / "in").mkdir()

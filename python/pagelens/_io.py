@@ -29,6 +29,14 @@ def lenient_text(text: str) -> str:
     return text
 
 
+def utf8(text: str) -> bytes:
+    """``text`` as UTF-8, a lone surrogate (a page's title, a model's text) as U+FFFD."""
+    try:
+        return text.encode("utf-8")
+    except UnicodeEncodeError:
+        return lenient_text(text).encode("utf-8")
+
+
 def lenient_strings(value: Any) -> Any:
     """``value`` (parsed JSON) with :func:`lenient_text` applied to every string in it, keys
     included; walked with a stack (no recursion a deep document can blow)."""
@@ -64,7 +72,7 @@ def write_atomically(path: str | os.PathLike[str], data: str | bytes) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
     tmp = path.with_name(f".{path.name}.{os.getpid()}.{threading.get_ident()}.tmp")  # see remove_unfinished_writes
     with open(tmp, "wb") as f:
-        f.write(lenient_text(data).encode() if isinstance(data, str) else data)
+        f.write(utf8(data) if isinstance(data, str) else data)
         f.flush()
         os.fsync(f.fileno())
     os.replace(tmp, path)
@@ -90,11 +98,7 @@ class JsonlLog:
         self._lock = threading.Lock()
 
     def append(self, record: Any) -> None:
-        text = json.dumps(record, ensure_ascii=False, default=str) + "\n"
-        try:
-            line = text.encode("utf-8")
-        except UnicodeEncodeError:  # a lone surrogate (a page's title, a model's text): U+FFFD
-            line = lenient_text(text).encode("utf-8")
+        line = utf8(json.dumps(record, ensure_ascii=False, default=str) + "\n")
         with self._lock, open(self.path, "ab") as f:
             f.write(line)
             f.flush()

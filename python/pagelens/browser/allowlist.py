@@ -59,11 +59,15 @@ class HostAllowList:
                 return True
         return False
 
-    def refusal(self, url: str) -> str:
-        """What an agent is told of a navigation off the list (by an action, or by the page)."""
+    def refusal(self, url: str, redirected_from: str | None = None) -> str:
+        """What an agent is told of a navigation off the list (by an action, by the page, or
+        by a redirect hop from ``redirected_from``). The URLs are the page's words, shown to the
+        model: escaped as the tree's text is."""
+        host = urlsplit(url).hostname or url
+        hop = f" (a redirect from {redirected_from})" if redirected_from else ""
         allowed = ", ".join(self.hosts)
         return escape_page_text(
-            f"navigation to {url} was refused: its host is not allowed in this run (allowed: {allowed})"
+            f"navigation to {url}{hop} was refused: its host {host} is not allowed in this run (allowed: {allowed})"
         )
 
     def __repr__(self) -> str:

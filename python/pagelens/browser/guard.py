@@ -24,17 +24,15 @@ import asyncio
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
-from urllib.parse import urlsplit
-
-from pagelens._core import escape_page_text
 
 if TYPE_CHECKING:
     from playwright.async_api import CDPSession
 
     from pagelens.browser.allowlist import HostAllowList
 
-# Requests whose chain is still open: the URL each paused request asked for, so that a hop can
-# name where it was redirected from. Bounded: an entry leaves when its hop is answered.
+# Requests whose chain may still go on: the URL each continued request asked for, so that a hop
+# can name where it was redirected from. An entry leaves when its hop is paused; the map is
+# emptied when it reaches this size (a request that is not redirected leaves none).
 _MAX_OPEN = 4096
 
 
@@ -46,14 +44,7 @@ class Refusal:
     redirected_from: str | None = None
 
     def message(self, allow: HostAllowList) -> str:
-        host = urlsplit(self.url).hostname or self.url
-        hop = f" (a redirect from {self.redirected_from})" if self.redirected_from else ""
-        allowed = ", ".join(allow.hosts)
-        # The URLs are the page's words, shown to the model: escaped as the tree's text is.
-        return escape_page_text(
-            f"navigation to {self.url}{hop} was refused: its host {host} is not allowed in this run "
-            f"(allowed: {allowed})"
-        )
+        return allow.refusal(self.url, self.redirected_from)
 
 
 class RequestGuard:
@@ -99,8 +90,9 @@ class RequestGuard:
         verdict = self.decide(url, str(event.get("resourceType", "")))
         try:
             if verdict == "continue":
-                if len(self._urls) < _MAX_OPEN:
-                    self._urls[request_id] = url
+                if len(self._urls) >= _MAX_OPEN:  # a chain's last hop is never paused again
+                    self._urls.clear()
+                self._urls[request_id] = url
                 await session.send("Fetch.continueRequest", {"requestId": request_id})
             elif verdict == "refuse":
                 self._on_refused(Refusal(url, previous))
@@ -112,12 +104,6 @@ class RequestGuard:
                 await session.send("Fetch.failRequest", {"requestId": request_id, "errorReason": "BlockedByClient"})
         except Exception:
             pass  # the request's frame or tab went away meanwhile: nothing is left to answer
-        finally:
-            if verdict != "continue":
-                self._urls.pop(request_id, None)
-            # A chain's last hop is never paused again: forget old entries past the bound.
-            if len(self._urls) >= _MAX_OPEN:
-                self._urls.clear()
 
     async def close(self) -> None:
         for task in list(self._tasks):
