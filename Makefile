@@ -101,11 +101,11 @@ bench: setup
 # Fuzz the core (nightly toolchain, `cargo install cargo-fuzz`): every target, FUZZ_SECONDS each,
 # two at a time; new inputs go to target/fuzz-corpus, findings to rust/fuzz/artifacts.
 FUZZ_SECONDS ?= 1800
-FUZZ_TARGETS := axtree axtree_clickable live_dom dom tokenizer chunk json
+FUZZ_TARGETS := axtree axtree_clickable capture_rows live_dom dom tokenizer chunk json
 fuzz:
 	cd rust && cargo +nightly fuzz build -O --fuzz-dir fuzz
 	for t in $(FUZZ_TARGETS); do mkdir -p target/fuzz-corpus/$$t; done
 	printf '%s\n' $(FUZZ_TARGETS) | xargs -P 2 -I{} sh -c 'cd rust && cargo +nightly fuzz run -O --fuzz-dir fuzz {} \
-	  ../target/fuzz-corpus/{} fuzz/seeds/$$( case {} in axtree*) echo axtree;; json) echo json;; *) echo html;; esac ) -- -max_total_time=$(FUZZ_SECONDS) -max_len=65536 -timeout=30 \
+	  ../target/fuzz-corpus/{} fuzz/seeds/$$( case {} in axtree*|capture_rows) echo axtree;; json) echo json;; *) echo html;; esac ) -- -max_total_time=$(FUZZ_SECONDS) -max_len=65536 -timeout=30 \
 	  -rss_limit_mb=4096 -print_final_stats=1 > ../target/fuzz-{}.log 2>&1 && echo "{}: no finding" || \
 	  { echo "{}: FINDING, see target/fuzz-{}.log"; exit 1; }'

@@ -78,3 +78,12 @@ def browser():
     env = BrowserEnv(allowed_hosts=("127.0.0.1", "localhost"), block_other_hosts=True, settle_ms=50)
     yield env
     env.close()
+
+
+@pytest.fixture
+def ax_source(browser):
+    """The module's browser reading Chromium's accessibility tree (``source="ax"``) for one
+    test: what is asserted there is that source's own machinery (its DOM snapshot, its frames)."""
+    browser.config.source = "ax"
+    yield browser
+    browser.config.source = "dom"

@@ -190,6 +190,16 @@ class AXTree:
         """Element ids of the nodes marked clickable."""
     @property
     def orphan_frames(self) -> list[tuple[int, str | None]]: ...
+    @property
+    def unread_frames(self) -> list[int]:
+        """pagelens' own capture: ids of the ``<iframe>`` elements whose document it could not
+        read (another origin); empty for a tree from CDP."""
+    @property
+    def closed_shadow_hosts(self) -> list[int]:
+        """pagelens' own capture: ids of the elements that hold a closed shadow root."""
+    @property
+    def capture_truncated(self) -> bool:
+        """pagelens' own capture stopped at its node limit."""
     def __len__(self) -> int: ...
     def __contains__(self, id: int, /) -> bool: ...
 

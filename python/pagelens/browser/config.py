@@ -4,13 +4,22 @@ element resolver (kept apart from all three so that none imports another for it)
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Literal, get_args
 
 from pagelens import settle
 from pagelens._core import DEFAULT_TOKENIZER
 from pagelens.browser.frames import MAX_FRAMES
 from pagelens.browser.launch import LaunchOptions
 from pagelens.browser.records import RenderMode
+
+ObservationSource = Literal["dom", "ax"]
+# Where observations come from, the default first (the CLI's --source choices).
+OBSERVATION_SOURCES: tuple[str, ...] = get_args(ObservationSource)
+SOURCE_HELP = (
+    "where observations come from: dom, pagelens' own capture run in the page (fast; an element keeps "
+    "its id across observations), or ax, Chromium's accessibility tree (its exact reading, slower on "
+    "large pages)"
+)
 
 
 @dataclass
@@ -19,6 +28,11 @@ class BrowserConfig:
 
     launch: LaunchOptions = field(default_factory=LaunchOptions)
     mode: RenderMode = "occam"
+    # Where observations come from: "dom", pagelens' own capture run in the page (fast; ids
+    # stay with their element across observations), or "ax", Chromium's accessibility tree
+    # (its exact reading, slower on large pages). A page the capture cannot read falls back
+    # to "ax" and its observation says so.
+    source: ObservationSource = "dom"
     max_tokens: int | None = None
     tokenizer: str = DEFAULT_TOKENIZER
     show_urls: bool = False

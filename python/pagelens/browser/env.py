@@ -20,15 +20,17 @@ from playwright.async_api import (
     Request,
     async_playwright,
 )
+from playwright.async_api import Error as PlaywrightError
 
 from pagelens._core import AXTree, draw_ids, escape_page_text
 from pagelens.actions import ACTION_SPACES, Action, ActionError, internal_outcome, parse_action
 from pagelens.browser._util import quietly
 from pagelens.browser.allowlist import HostAllowList
+from pagelens.browser.capture import InPageCapture, capture_page
 from pagelens.browser.config import BrowserConfig
 from pagelens.browser.devtools import DevToolsSocket, free_port
 from pagelens.browser.execute import Executor, goto
-from pagelens.browser.frames import FrameSessions, fetch_tree
+from pagelens.browser.frames import Capture, FrameSessions, fetch_tree
 from pagelens.browser.guard import Refusal, RequestGuard
 from pagelens.browser.html import fetch_html
 from pagelens.browser.records import HtmlObservation, PageObservation, StepResult, Tab
@@ -93,7 +95,9 @@ class AsyncBrowserEnv:
         self._context: BrowserContext | None = None
         self._page: Page | None = None
         self._sessions: dict[Page, FrameSessions] = {}
-        self._resolver = ElementResolver(config)  # the last observation's ids
+        # pagelens' own capture (its isolated world and hook), and the last observation's ids.
+        self._capture = InPageCapture()
+        self._resolver = ElementResolver(config, self._capture)
         self._dialogs: list[str] = []
         self._refused: list[Refusal] = []
         # The allow-list, held by Chromium for every request and redirect hop (see guard.py).
@@ -205,6 +209,9 @@ class AsyncBrowserEnv:
         self._context.set_default_timeout(self.config.action_timeout_ms)
         self._context.set_default_navigation_timeout(self.config.navigation_timeout_ms)
         self._context.on("page", self._adopt_page)
+        # Before any page script: the hook that tells the capture which elements scripts made
+        # clickable (the only piece of pagelens in the page's own world).
+        await self._context.add_init_script(self._capture.hook_script())
         page = await self._context.new_page()
         self._page = page
         session = await self._context.new_cdp_session(page)
@@ -336,18 +343,7 @@ class AsyncBrowserEnv:
         tabs_task = asyncio.ensure_future(self._tabs())  # small calls, alongside the tree
         document_task = asyncio.ensure_future(document_of(page))
         try:
-            capture = await self._unless_crashed(
-                page,
-                fetch_tree(
-                    self.sessions_for(page),
-                    include_frames=cfg.include_frames,
-                    timeout=cfg.cdp_timeout_s,
-                    devtools=self._devtools,
-                    clickables=cfg.clickables,
-                    snapshot_timeout=cfg.snapshot_timeout_s,
-                    max_frames=cfg.max_frames,
-                ),
-            )
+            capture = await self._unless_crashed(page, self._capture_tree(page))
         except BaseException:
             tabs_task.cancel()
             document_task.cancel()
@@ -391,8 +387,47 @@ class AsyncBrowserEnv:
             },
             screenshot=screenshot,
         )
-        self._resolver.observed(obs, frames, document)
+        self._resolver.observed(obs, frames, document, capture.source)
         return obs
+
+    async def _capture_tree(self, page: Page) -> Capture:
+        """The page's tree from the configured source; a page pagelens' own capture cannot
+        read (an error, a closed shadow root it cannot see into) is read from Chromium's
+        accessibility tree, and the observation notes why."""
+        cfg = self.config
+        sessions = self.sessions_for(page)
+        reason = None
+        if cfg.source == "dom":
+            try:
+                capture = await capture_page(
+                    self._capture,
+                    sessions,
+                    include_frames=cfg.include_frames,
+                    timeout=cfg.cdp_timeout_s,
+                    devtools=self._devtools,
+                    max_frames=cfg.max_frames,
+                    clickables=cfg.clickables,
+                    # Links' addresses only where the text shows them.
+                    urls=cfg.mode == "webarena" or cfg.show_urls,
+                )
+            except (PagelensError, PlaywrightError, asyncio.TimeoutError, ValueError) as e:
+                reason = f"pagelens' capture failed ({type(e).__name__}: {str(e)[:200]})"
+            else:
+                if not capture.tree.closed_shadow_hosts:
+                    return capture
+                reason = f"{len(capture.tree.closed_shadow_hosts)} closed shadow roots a page script cannot read"
+        capture = await fetch_tree(
+            sessions,
+            include_frames=cfg.include_frames,
+            timeout=cfg.cdp_timeout_s,
+            devtools=self._devtools,
+            clickables=cfg.clickables,
+            snapshot_timeout=cfg.snapshot_timeout_s,
+            max_frames=cfg.max_frames,
+        )
+        if reason is not None:
+            capture.notes.append(f"read from Chromium's accessibility tree: {reason}")
+        return capture
 
     def _seen_ids(self, page: Page, document: float | None, tree: AXTree) -> list[int] | None:
         """The ids of this tab's previous observation when it was of the same document (None:

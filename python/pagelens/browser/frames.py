@@ -162,6 +162,9 @@ class Capture:
     # Each stage in ms: the main frame's AX tree, listing the frames, the child frames' trees
     # (the longest), the DOM snapshot (the longest), parsing and merging them in the core.
     timings_ms: dict[str, float] = field(default_factory=dict)
+    # Where the tree came from: "ax" (Chromium's accessibility tree, ids are its node ids) or
+    # "dom" (pagelens' own capture, ids are the page-side registry's).
+    source: str = "ax"
 
 
 # Frames read per observation, the main frame included.

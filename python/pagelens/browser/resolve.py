@@ -11,6 +11,7 @@ was observed, the executor asks it for elements.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import secrets
 from typing import TYPE_CHECKING, Any
 
@@ -19,6 +20,7 @@ from playwright.async_api import Error as PlaywrightError
 
 from pagelens.actions import ActionError
 from pagelens.browser._util import quietly
+from pagelens.browser.capture import InPageCapture, frame_owner, registry_boxes, registry_element
 from pagelens.browser.frames import FrameRecord, cdp
 
 if TYPE_CHECKING:
@@ -52,8 +54,10 @@ async def document_of(page: Page) -> float | None:
 class ElementResolver:
     """The last observation's ids and frames, and the live elements they name."""
 
-    def __init__(self, config: BrowserConfig) -> None:
+    def __init__(self, config: BrowserConfig, capture: InPageCapture | None = None) -> None:
         self.config = config  # read at each call: a run may change its timeouts
+        self._capture = capture
+        self._source = "ax"  # the last observation's: "dom" ids name the page-side registry's nodes
         self._key = "__pagelens_" + secrets.token_hex(8)
         self._frames: dict[str, FrameRecord] = {}
         self._ax: PageObservation | None = None
@@ -67,12 +71,13 @@ class ElementResolver:
         observation: PageObservation | HtmlObservation,
         frames: dict[str, FrameRecord],
         document: float | None = None,
+        source: str = "ax",
     ) -> None:
         """The observation whose ids actions now name (an AX or an HTML one), its frames, and the
         document it was of (see :func:`document_of`)."""
         from pagelens.browser.records import HtmlObservation  # a dataclass module, no cycle
 
-        self._frames, self._document = frames, document
+        self._frames, self._document, self._source = frames, document, source
         if isinstance(observation, HtmlObservation):
             self._ax, self._html = None, observation
         else:
@@ -121,6 +126,9 @@ class ElementResolver:
         main = next((r for r in self._frames.values() if r.parent_id is None), None)
         if main is None:
             return []
+        if self._source == "dom" and self._capture is not None:
+            shown = [i for i in obs.ids[:limit] if obs.tree.node(i).frame_id is None]
+            return await registry_boxes(self._capture, main, shown, self.config.cdp_timeout_s)
         wanted = []
         for element_id in obs.ids[:limit]:
             node = obs.tree.node(element_id)
@@ -154,6 +162,14 @@ class ElementResolver:
                     f"now shows another document ({page.url}): read the new observation and use its ids"
                 )
         record = self.frame_record(frame_id)
+        if self._source == "dom" and self._ax is not None and self._capture is not None:
+            # The id is the page-side registry's: it names the live node, whose backend id
+            # and frame CDP gives for it now.
+            found = await registry_element(self._capture, record, backend_id, self.config.cdp_timeout_s)
+            if found is None:
+                raise ActionError(f"element [{element_id}] ({described}) is no longer on the page")
+            backend_id, element_frame = found
+            record = self.frame_record(element_frame)
         frame = await self._playwright_frame(page, record)
         handle = await self._handle(record.session, backend_id, frame)
         if handle is None:
@@ -190,6 +206,9 @@ class ElementResolver:
         if record.parent_id is None:
             return page.main_frame
         parent = self.frame_record(record.parent_id)
+        if record.owner_backend_id is None and record.owner_session is not None:
+            with contextlib.suppress(PlaywrightError, asyncio.TimeoutError):
+                await frame_owner(record, self.config.cdp_timeout_s)  # the capture reads frames without it
         if parent.frame_id != record.parent_id or record.owner_backend_id is None or record.owner_session is None:
             raise ActionError("the element's frame is no longer on the page")
         parent_frame = await self._playwright_frame(page, parent)

@@ -9,6 +9,7 @@ from pathlib import Path
 import pagelens
 from pagelens import AXTree, Dom, chunk, load_tokenizer, settle
 from pagelens._core import escape_page_text
+from pagelens.browser.config import OBSERVATION_SOURCES, SOURCE_HELP
 from pagelens.cli.common import choices_help, own_host, read_file
 from pagelens.corpus import BUILTIN_NAME, builtin_page
 
@@ -63,6 +64,7 @@ def _observe_live(source: str, args: argparse.Namespace) -> tuple[AXTree, str, s
     with BrowserEnv(
         mode=args.mode,
         include_frames=not args.no_frames,
+        source=args.source,
         settle_ms=args.wait_ms,
         allowed_hosts=(*allowed, *own_host(url)) if allowed else None,
         navigation_timeout_ms=args.timeout * 1000,
@@ -150,6 +152,7 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     )
     live.add_argument("--timeout", type=float, default=30, help="seconds to wait for the page to load")
     live.add_argument("--no-frames", action="store_true", help="leave iframes' content out")
+    live.add_argument("--source", choices=OBSERVATION_SOURCES, default=OBSERVATION_SOURCES[0], help=SOURCE_HELP)
     live.add_argument("--no-header", dest="header", action="store_false", help="omit the title/URL line")
     observe.set_defaults(func=_observe)
 

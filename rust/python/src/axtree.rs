@@ -334,6 +334,24 @@ impl PyAxTree {
         self.tree.orphan_frames.clone()
     }
 
+    /// pagelens' own capture: ids of the `<iframe>`s whose document it could not read.
+    #[getter]
+    fn unread_frames(&self) -> Vec<i64> {
+        self.tree.capture_notes.unread_frames.clone()
+    }
+
+    /// pagelens' own capture: ids of the elements that hold a closed shadow root.
+    #[getter]
+    fn closed_shadow_hosts(&self) -> Vec<i64> {
+        self.tree.capture_notes.closed.clone()
+    }
+
+    /// pagelens' own capture stopped at its node limit.
+    #[getter]
+    fn capture_truncated(&self) -> bool {
+        self.tree.capture_notes.truncated
+    }
+
     fn __len__(&self) -> usize {
         self.tree.len()
     }

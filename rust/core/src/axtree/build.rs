@@ -6,7 +6,7 @@ use std::sync::Arc;
 
 use rustc_hash::{FxHashMap, FxHashSet};
 
-use super::parse::{parse_payload, IdRef, RawNode, Scalar};
+use super::parse::{parse_payload, CaptureNotes, IdRef, RawNode, Scalar};
 use super::roles::RoleClass;
 use super::tree::{
     AxTree, CdpId, Clickables, FrameInput, Node, ParseOptions, Prop, Sep, Value, NONE,
@@ -40,6 +40,7 @@ impl<'a> Interner<'a> {
 
 struct Pending<'a> {
     raw: Vec<RawNode<'a>>,
+    notes: CaptureNotes,
     owner: Option<i64>,
     frame_id: Option<String>,
     clickable: Clickables,
@@ -57,6 +58,7 @@ impl<'a> Pending<'a> {
         clickable.extend_entries(&parsed.clickable);
         Ok(Pending {
             raw: parsed.nodes,
+            notes: parsed.notes,
             owner,
             frame_id,
             clickable,
@@ -139,7 +141,11 @@ fn build(pending: Vec<Pending>, max_depth: usize, skip_orphans: bool) -> Result<
     let mut hints: FxHashMap<u32, Box<str>> = FxHashMap::default();
 
     let mut orphan_frames: Vec<(i64, Option<String>)> = Vec::new();
+    let mut notes = CaptureNotes::default();
     for p in &pending {
+        notes.unread_frames.extend(&p.notes.unread_frames);
+        notes.closed.extend(&p.notes.closed);
+        notes.truncated |= p.notes.truncated;
         let base = nodes.len() as u32;
         // The owner is looked up before the frame's nodes join the arena, so that an orphan
         // can be skipped without undoing anything.
@@ -317,6 +323,7 @@ fn build(pending: Vec<Pending>, max_depth: usize, skip_orphans: bool) -> Result<
         orphan_frames,
         by_element_id: FxHashMap::default(),
         hints,
+        capture_notes: notes,
     };
     tree.link_structure(max_depth)?;
     tree.assign_element_ids();

@@ -3,6 +3,7 @@
 mod build;
 pub mod parse;
 pub mod roles;
+pub mod rows;
 mod tree;
 
 pub use roles::RoleClass;

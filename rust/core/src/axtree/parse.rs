@@ -257,6 +257,19 @@ impl<'de> Deserialize<'de> for ClickableEntry {
 pub struct ParsedPayload<'a> {
     pub nodes: Vec<RawNode<'a>>,
     pub clickable: Vec<ClickableEntry>,
+    /// What pagelens' own capture could not read (empty for a CDP payload).
+    pub notes: CaptureNotes,
+}
+
+/// What a capture of pagelens' own reports beside its rows.
+#[derive(Debug, Default, Clone, PartialEq)]
+pub struct CaptureNotes {
+    /// Ids of the `<iframe>`s whose document the capture could not read (another origin).
+    pub unread_frames: Vec<i64>,
+    /// Ids of elements holding a closed shadow root (a script cannot read inside one).
+    pub closed: Vec<i64>,
+    /// The capture stopped at its node limit.
+    pub truncated: bool,
 }
 
 #[derive(Deserialize)]
@@ -271,6 +284,36 @@ struct Payload<'a> {
     result: Option<Box<Payload<'a>>>,
     #[serde(borrow)]
     error: Option<CdpError<'a>>,
+    /// `Runtime.evaluate`'s answer: `{"result": {"type": "object", "value": {...}}}`.
+    #[serde(borrow)]
+    value: Option<Box<Payload<'a>>>,
+    #[serde(rename = "exceptionDetails", borrow)]
+    exception: Option<Exception<'a>>,
+    /// pagelens' own capture: the string table and the rows (see `rows`).
+    #[serde(rename = "s", borrow)]
+    strings: Option<Vec<Cow<'a, str>>>,
+    #[serde(rename = "r", borrow)]
+    rows: Option<Cow<'a, str>>,
+    #[serde(rename = "x", default)]
+    unread_frames: Vec<i64>,
+    #[serde(default)]
+    closed: Vec<i64>,
+    #[serde(default)]
+    truncated: bool,
+}
+
+#[derive(Deserialize)]
+struct Exception<'a> {
+    #[serde(borrow, default)]
+    text: Option<Cow<'a, str>>,
+    #[serde(borrow, default)]
+    exception: Option<ExceptionObject<'a>>,
+}
+
+#[derive(Deserialize)]
+struct ExceptionObject<'a> {
+    #[serde(borrow, default)]
+    description: Option<Cow<'a, str>>,
 }
 
 #[derive(Deserialize)]
@@ -287,11 +330,39 @@ impl<'a> Payload<'a> {
                 "the browser answered with an error: {message}"
             )));
         }
+        if let Some(e) = self.exception {
+            let what = e
+                .exception
+                .and_then(|x| x.description)
+                .or(e.text)
+                .unwrap_or(Cow::Borrowed("no message"));
+            let first = what
+                .lines()
+                .next()
+                .unwrap_or("")
+                .chars()
+                .take(300)
+                .collect::<String>();
+            return Err(AxError::Json(format!("the page's capture failed: {first}")));
+        }
+        if let (Some(strings), Some(rows)) = (self.strings, self.rows) {
+            let mut parsed = super::rows::read_rows(&strings, &rows)?;
+            parsed.notes = CaptureNotes {
+                unread_frames: self.unread_frames,
+                closed: self.closed,
+                truncated: self.truncated,
+            };
+            return Ok(parsed);
+        }
         let clickable = self.clickable.unwrap_or_default();
-        match (self.nodes, self.result) {
-            (Some(nodes), _) => Ok(ParsedPayload { nodes, clickable }),
-            (None, Some(result)) => result.into_parsed(),
-            (None, None) => Err(AxError::Json(
+        match (self.nodes, self.result, self.value) {
+            (Some(nodes), _, _) => Ok(ParsedPayload {
+                nodes,
+                clickable,
+                notes: CaptureNotes::default(),
+            }),
+            (None, Some(result), _) | (None, None, Some(result)) => result.into_parsed(),
+            (None, None, None) => Err(AxError::Json(
                 "the payload object has no \"nodes\" array".to_owned(),
             )),
         }
@@ -315,6 +386,7 @@ pub fn parse_payload(bytes: &[u8]) -> Result<ParsedPayload<'_>, AxError> {
             .map(|nodes| ParsedPayload {
                 nodes,
                 clickable: Vec::new(),
+                notes: CaptureNotes::default(),
             })
             .map_err(json_error),
         Some(b'{') => {

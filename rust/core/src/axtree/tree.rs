@@ -255,6 +255,8 @@ pub struct AxTree {
     pub(super) by_element_id: FxHashMap<i64, u32>,
     /// DOM hints of clickable nodes, by arena index.
     pub(super) hints: FxHashMap<u32, Box<str>>,
+    /// What pagelens' own capture could not read, over all its payloads.
+    pub capture_notes: super::parse::CaptureNotes,
 }
 
 impl AxTree {

@@ -1,0 +1,225 @@
+"""pagelens' own capture (``source="dom"``) against Chromium's accessibility tree on every corpus
+page served live, in one run: fidelity per element, and speed against Playwright MCP's snapshot.
+
+Fidelity, per page: every actionable element of Chromium's tree (an interactive role, not
+ignored, with a DOM node) is found in the capture by its DOM node (the capture's registry id
+of the same element), and its role and name compared (names with their whitespace
+normalised). Texts: the share of Chromium's distinct StaticText names (2+ characters) present
+in the capture's occam text. Ids: the share of Chromium's named actionables whose element has
+an id in the capture's occam text.
+
+Speed: ``observe()`` with each source and Playwright's ``aria_snapshot(mode="ai")`` on the same
+page, interleaved with the order rotated, medians of RUNS, on a settled page and with a
+relayout pending (a style change just made); ratios to aria's time on the same page.
+
+    python benches/report_capture.py [--runs 5] [--pages N] [--disagreements 40] > /tmp/capture.md
+
+Prints Markdown for benches/README.md (the disagreements go to stderr).
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import platform
+import statistics
+import sys
+import time
+from collections import Counter
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT / "tests"))
+sys.path.insert(0, str(ROOT / "benches"))
+
+from pagelens.browser import AsyncBrowserEnv  # noqa: E402
+from pagelens.browser.frames import cdp, fetch_tree  # noqa: E402
+from reference import INTERACTIVE, is_bullet, normalize  # noqa: E402
+from report_browser import node_counts  # noqa: E402
+from site_server import SiteServer  # noqa: E402
+
+RELAYOUT = "document.body.style.paddingLeft = (document.body.style.paddingLeft === '1px' ? '2px' : '1px')"
+_ID_OF = "function() { return typeof __pagelens === 'object' ? __pagelens.idOf(this) : null; }"
+
+
+async def registry_ids(env: AsyncBrowserEnv, backend_ids: list[int]) -> dict[int, int]:
+    """backend node id -> the capture's id of the same element (main frame)."""
+    capture = env._capture  # the bench measures the environment's own capture
+    session = await env.sessions_for(env.page).main()
+    frame_id = (await cdp(session, "Page.getFrameTree"))["frameTree"]["frame"]["id"]
+    context = await capture.world(session, frame_id, 30)
+    out = {}
+    for backend in backend_ids:
+        try:
+            obj = await cdp(session, "DOM.resolveNode", {"backendNodeId": backend, "executionContextId": context})
+            object_id = obj["object"]["objectId"]
+            reply = await cdp(
+                session,
+                "Runtime.callFunctionOn",
+                {"objectId": object_id, "functionDeclaration": _ID_OF, "returnByValue": True},
+            )
+            await cdp(session, "Runtime.releaseObject", {"objectId": object_id})
+        except Exception:
+            continue
+        value = reply.get("result", {}).get("value")
+        if isinstance(value, int):
+            out[backend] = value
+    return out
+
+
+async def fidelity(env: AsyncBrowserEnv, page: str, log: list[str]) -> dict[str, float]:
+    env.config.source = "dom"
+    obs = await env.observe()
+    ax = await fetch_tree(env.sessions_for(env.page), include_frames=False, clickables=False)
+    tree = ax.tree
+    actionable = []
+    texts = set()
+    for node_id in tree.ids():
+        node = tree.node(node_id)
+        name = normalize(node.name)
+        if node.role == "StaticText" and len(name) >= 2 and not is_bullet(name):
+            texts.add(name)
+        if node.role in INTERACTIVE and not node.ignored and node.backend_dom_node_id is not None:
+            actionable.append(node)
+    mapping = await registry_ids(env, [n.backend_dom_node_id for n in actionable])
+    ours = obs.tree
+    role_ok = name_ok = found = with_id = named = 0
+    shown = set(obs.ids)
+    for node in actionable:
+        mine_id = mapping.get(node.backend_dom_node_id)
+        mine = ours.node(mine_id) if mine_id is not None and mine_id in ours else None
+        if mine is None:
+            log.append(f"{page}: missing {node.role} {node.name[:60]!r}")
+            continue
+        found += 1
+        role_ok += mine.role == node.role
+        same_name = normalize(mine.name) == normalize(node.name)
+        name_ok += same_name
+        if mine.role != node.role or not same_name:
+            log.append(
+                f"{page}: chromium {node.role} {normalize(node.name)[:60]!r} / ours {mine.role} {normalize(mine.name)[:60]!r}"
+            )
+        if normalize(node.name):
+            named += 1
+            with_id += mine_id in shown
+    whole = normalize(obs.text.replace("\\'", "'"))
+    total = max(1, len(actionable))
+    return {
+        "actionable": len(actionable),
+        "found": found / total,
+        "role": role_ok / total,
+        "name": name_ok / total,
+        "texts": sum(t in whole for t in texts) / max(1, len(texts)),
+        "ids": with_id / max(1, named),
+    }
+
+
+async def speed(env: AsyncBrowserEnv, runs: int, relayout: bool) -> dict[str, float]:
+    async def dom() -> None:
+        env.config.source = "dom"
+        await env.observe()
+
+    async def ax() -> None:
+        env.config.source = "ax"
+        await env.observe()
+
+    async def aria() -> None:
+        await env.page.aria_snapshot(mode="ai", timeout=120_000)
+
+    candidates = {"dom": dom, "ax": ax, "aria": aria}
+    times: dict[str, list[float]] = {k: [] for k in candidates}
+    names = list(candidates)
+    for i in range(runs):
+        order = names[i % len(names) :] + names[: i % len(names)]
+        for name in order:
+            if relayout:
+                await env.page.evaluate(RELAYOUT)
+            t = time.perf_counter()
+            await candidates[name]()
+            times[name].append(time.perf_counter() - t)
+    env.config.source = "dom"
+    return {k: statistics.median(v) * 1e3 for k, v in times.items()}
+
+
+async def main_async(args: argparse.Namespace) -> None:
+    counts = node_counts()
+    pages = sorted(counts, key=counts.get)
+    if args.pages:
+        step = max(1, len(pages) // args.pages)
+        pages = pages[::step][: args.pages]
+    server = SiteServer()
+    rows = []
+    log: list[str] = []
+    try:
+        async with AsyncBrowserEnv(allowed_hosts=("127.0.0.1",), block_other_hosts=True, settle_ms=300) as env:
+            for page in pages:
+                await env.reset(server.url(f"corpus/{page}/"), observe=False)
+                await env.observe()
+                await env.page.aria_snapshot(mode="ai", timeout=120_000)  # warm
+                fid = await fidelity(env, page, log)
+                row = {"page": page, "nodes": counts[page], **fid}
+                if counts[page] > args.min_nodes:
+                    row["settled"] = await speed(env, args.runs, relayout=False)
+                    row["relayout"] = await speed(env, args.runs, relayout=True)
+                rows.append(row)
+                print(f"{page}: {json.dumps(row)}", file=sys.stderr)
+    finally:
+        server.close()
+    print_report(rows, args)
+    reasons = Counter(line.split(": ", 1)[1] for line in log)
+    print("\nDisagreements (most frequent first):", file=sys.stderr)
+    for line, n in reasons.most_common(args.disagreements):
+        print(f"{n:5d}  {line}", file=sys.stderr)
+
+
+def print_report(rows: list[dict], args: argparse.Namespace) -> None:
+    def mean(key: str) -> float:
+        weighted = [(r[key], r["actionable"]) for r in rows if r["actionable"]]
+        return sum(v * w for v, w in weighted) / max(1, sum(w for _, w in weighted))
+
+    total = sum(r["actionable"] for r in rows)
+    print(
+        f"Capture fidelity against Chromium's tree, {len(rows)} corpus pages served live, {total} actionable elements"
+    )
+    print(
+        f"({platform.machine()}, {platform.python_version()}; `python benches/report_capture.py --runs {args.runs}`)\n"
+    )
+    print("| measure | value |\n|---|---:|")
+    print(f"| actionables found (same DOM element) | {mean('found'):.2%} |")
+    print(f"| role agreement on actionables | {mean('role'):.2%} |")
+    print(f"| name agreement on actionables | {mean('name'):.2%} |")
+    print(f"| Chromium's texts present | {statistics.mean(r['texts'] for r in rows):.2%} (pages' mean) |")
+    print(f"| named actionables with an id | {mean('ids'):.2%} |")
+    timed = [r for r in rows if "settled" in r]
+    if not timed:
+        return
+    print(
+        f"\nSpeed on the {len(timed)} pages of more than {args.min_nodes} AX nodes (ratio to aria_snapshot(mode='ai'), medians of {args.runs}, interleaved):\n"
+    )
+    print(
+        "| page | AX nodes | aria ms | dom × | ax × | dom × (relayout) | ax × (relayout) |\n|---|---:|---:|---:|---:|---:|---:|"
+    )
+    for r in timed:
+        s, rl = r["settled"], r["relayout"]
+        print(
+            f"| {r['page']} | {r['nodes']} | {s['aria']:.0f} | {s['dom'] / s['aria']:.2f} | {s['ax'] / s['aria']:.2f} "
+            f"| {rl['dom'] / rl['aria']:.2f} | {rl['ax'] / rl['aria']:.2f} |"
+        )
+    for key in ("settled", "relayout"):
+        ratios = [r[key]["dom"] / r[key]["aria"] for r in timed]
+        print(f"\n{key}: dom/aria median {statistics.median(ratios):.2f}×, max {max(ratios):.2f}×", end="")
+    print()
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--runs", type=int, default=5)
+    parser.add_argument("--pages", type=int, default=0, help="spread this many pages over the size range (0: all)")
+    parser.add_argument("--min-nodes", type=int, default=2000, help="time pages of more AX nodes than this")
+    parser.add_argument("--disagreements", type=int, default=40)
+    asyncio.run(main_async(parser.parse_args()))
+
+
+if __name__ == "__main__":
+    main()

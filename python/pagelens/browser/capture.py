@@ -1,0 +1,357 @@
+"""pagelens' own capture of a page, run inside it: ``capture.js`` in an isolated world of each
+frame (``Page.createIsolatedWorld``), one ``Runtime.evaluate`` per document, answered as flat
+rows the Rust core reads directly into the same tree the accessibility-tree source gives.
+
+Nothing the page defines or patches is visible in the isolated world. The only piece in the
+page's world is ``hook.js`` (an init script): it reports which elements a script made
+clickable, and can change nothing else. Ids are the page-side registry's: one per node for as
+long as it lives, so an element keeps its id across observations; an action turns an id back
+into the live element through the same registry (:func:`registry_element`).
+
+Same-origin frames are read in their parent's pass; a frame the pass cannot read (another
+origin) is read by a pass of its own in its own world, hung under its ``<iframe>``. A page the
+capture cannot read as a whole (a closed shadow root, an error) is read from Chromium's
+accessibility tree instead, and the observation says so.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import re
+import secrets
+import time
+from dataclasses import dataclass
+from importlib.resources import files
+from typing import Any
+
+from playwright.async_api import CDPSession
+
+from pagelens._core import AXTree
+from pagelens.browser.devtools import DevToolsSocket
+from pagelens.browser.frames import Capture, FrameRecord, FrameSessions, cdp, list_frames, raw_call
+
+_CAPTURE_JS = (files("pagelens") / "data" / "capture.js").read_text(encoding="utf-8")
+_HOOK_JS = (files("pagelens") / "data" / "hook.js").read_text(encoding="utf-8")
+
+
+@dataclass
+class _Walked:
+    payload: Any
+    record: FrameRecord
+    context: int
+
+
+class InPageCapture:
+    """The capture of one environment: its isolated world's name and the secret event names
+    its hook answers to (new for every environment, so no page can know them)."""
+
+    def __init__(self) -> None:
+        token = secrets.token_hex(8)
+        self.world_name = f"pagelens-{token}"
+        self._events = {
+            "askEvent": f"pagelens-ask-{token}",
+            "markEvent": f"pagelens-mark-{token}",
+            "closedEvent": f"pagelens-closed-{token}",
+        }
+        # Above every id given so far: a new document's (or frame's) registry starts here, so
+        # that no id ever names two elements in a run (an old page's id never reaches the new).
+        self.next_id = 1
+
+    def hook_script(self) -> str:
+        """The init script for the page's world (add it to every browser context)."""
+        return (
+            _HOOK_JS.replace("__ASK__", self._events["askEvent"])
+            .replace("__MARK__", self._events["markEvent"])
+            .replace("__CLOSED__", self._events["closedEvent"])
+        )
+
+    def _options(self, max_nodes: int, clickables: bool, frames: bool, max_frames: int, urls: bool) -> str:
+        options: dict[str, Any] = {
+            "base": self.next_id,
+            **self._events,
+            "markClickable": clickables,
+            "urls": urls,
+            "maxNodes": max_nodes,
+            "frames": frames,
+            "maxFrames": max_frames,
+        }
+        return json.dumps(options)
+
+    async def world(
+        self,
+        session: CDPSession,
+        frame_id: str,
+        timeout: float,
+        sessions: FrameSessions | None = None,
+        devtools: DevToolsSocket | None = None,
+    ) -> int:
+        """The execution context of pagelens' world in a frame (made once per document;
+        asked again, Chromium answers with the same world). Over the raw socket when there is
+        one: a Playwright round trip costs more than the capture of a small page."""
+        params = {"frameId": frame_id, "worldName": self.world_name, "grantUniveralAccess": False}
+        if devtools is not None and sessions is not None:
+            reply = json.loads(await raw_call(sessions, session, "Page.createIsolatedWorld", params, timeout, devtools))
+            return int(reply["result"]["executionContextId"])
+        reply = await cdp(session, "Page.createIsolatedWorld", params, timeout)
+        return int(reply["executionContextId"])
+
+    async def walk(
+        self,
+        sessions: FrameSessions,
+        record: FrameRecord,
+        timeout: float,
+        devtools: DevToolsSocket | None,
+        max_nodes: int,
+        clickables: bool = True,
+        frames: bool = True,
+        max_frames: int = 100,
+        urls: bool = True,
+    ) -> _Walked:
+        """One pass over a frame's document (and its same-origin frames)."""
+        context = await self.world(record.session, record.frame_id, timeout, sessions, devtools)
+        options = self._options(max_nodes, clickables, frames, max_frames, urls)
+        quick = f"typeof __pagelens === 'object' ? __pagelens.capture({options}) : 0"
+        params = {"expression": quick, "contextId": context, "returnByValue": True}
+        payload = await raw_call(sessions, record.session, "Runtime.evaluate", params, timeout, devtools)
+        if _is_zero(payload):  # a new document: the script is not in its world yet
+            params["expression"] = f"{_CAPTURE_JS}\n;__pagelens.capture({options})"
+            payload = await raw_call(sessions, record.session, "Runtime.evaluate", params, timeout, devtools)
+        self.next_id = max(self.next_id, _head(payload)[1])
+        return _Walked(payload, record, context)
+
+    async def owner_id(self, parent: _Walked, record: FrameRecord, timeout: float) -> int | None:
+        """The registry id, in the parent pass's world, of a frame's ``<iframe>`` (whose
+        backend id is found first)."""
+        await frame_owner(record, timeout)
+        if record.owner_backend_id is None:
+            return None
+        resolved = await cdp(
+            parent.record.session,
+            "DOM.resolveNode",
+            {"backendNodeId": record.owner_backend_id, "executionContextId": parent.context},
+            timeout,
+        )
+        object_id = resolved["object"].get("objectId")
+        if object_id is None:
+            return None
+        try:
+            reply = await cdp(
+                parent.record.session,
+                "Runtime.callFunctionOn",
+                {
+                    "objectId": object_id,
+                    "functionDeclaration": "function() { return __pagelens.idOf(this); }",
+                    "returnByValue": True,
+                },
+                timeout,
+            )
+        finally:
+            await cdp(parent.record.session, "Runtime.releaseObject", {"objectId": object_id}, timeout)
+        value = reply.get("result", {}).get("value")
+        return int(value) if isinstance(value, int) else None
+
+
+async def frame_owner(record: FrameRecord, timeout: float) -> None:
+    """Sets the backend id of a frame's ``<iframe>`` in its parent's document (once)."""
+    if record.owner_backend_id is None and record.owner_session is not None:
+        owner = await cdp(record.owner_session, "DOM.getFrameOwner", {"frameId": record.frame_id}, timeout)
+        record.owner_backend_id = owner["backendNodeId"]
+
+
+_HEAD = re.compile(rb'"value"\s*:\s*\{\s*"x"\s*:\s*\[([0-9,\s]*)\]\s*,\s*"next"\s*:\s*([0-9]+)')
+
+
+def _head(payload: Any) -> tuple[set[int], int]:
+    """What a pass's answer says first: the ids of the ``<iframe>``s it could not read (``x``)
+    and its registry's next id (read off the first bytes of a raw answer)."""
+    if isinstance(payload, bytes):
+        m = _HEAD.search(payload, 0, 400)
+        if m is None:
+            return set(), 0
+        return {int(v) for v in m.group(1).split(b",") if v.strip()}, int(m.group(2))
+    value = payload.get("result", {}).get("value", {})
+    if not isinstance(value, dict):
+        return set(), 0
+    return {int(v) for v in value.get("x", [])}, int(value.get("next", 0))
+
+
+def _is_zero(payload: Any) -> bool:
+    if isinstance(payload, bytes):
+        return len(payload) < 400 and b'"value":0' in payload.replace(b" ", b"")
+    return bool(payload.get("result", {}).get("type") == "number" and payload["result"].get("value") == 0)
+
+
+def _as_bytes(payload: Any) -> Any:
+    """Playwright's dict as the JSON the core reads (only without the raw socket)."""
+    if isinstance(payload, bytes):
+        return payload
+    return json.dumps({"result": payload}).encode()
+
+
+async def capture_page(
+    capture: InPageCapture,
+    sessions: FrameSessions,
+    include_frames: bool = True,
+    timeout: float = 60.0,
+    max_depth: int | None = None,
+    devtools: DevToolsSocket | None = None,
+    max_frames: int = 100,
+    max_nodes: int = 1_000_000,
+    clickables: bool = True,
+    urls: bool = True,
+) -> Capture:
+    """The page as rows from pagelens' own capture, every frame included; raises
+    a :class:`~pagelens.browser.devtools.DevToolsError` (the page's exception, read by the core
+    as an :class:`~pagelens.AXTreeError`) or a CDP error when the page cannot be read this way."""
+    t0 = time.perf_counter()
+    main = await sessions.main()
+    main_frame = await sessions.target_id(main, timeout)  # a page target's id is its main frame's
+    main_record = FrameRecord(main_frame, main, None, None, None)
+    listing = asyncio.ensure_future(list_frames(sessions, main, include_frames, timeout))
+    try:
+        walked = await capture.walk(
+            sessions,
+            main_record,
+            timeout,
+            devtools,
+            max_nodes=max_nodes,
+            clickables=clickables,
+            frames=include_frames,
+            max_frames=max_frames,
+            urls=urls,
+        )
+    except BaseException:
+        listing.cancel()
+        raise
+    walk_ms = (time.perf_counter() - t0) * 1e3
+    main_root, records, _ = await listing
+    list_ms = (time.perf_counter() - t0) * 1e3 - walk_ms
+    main_record = records.get(main_root, main_record)
+    walked.record = main_record
+    errors: list[str] = []
+    frames: list[dict[str, Any]] = []
+    frame_ms = 0.0
+    children = [r for r in records.values() if r.parent_id is not None]
+    if children:
+        t1 = time.perf_counter()
+        # A page of thousands of frames (ads, widgets) is read up to a cap, in document order,
+        # as the capture's own pass does.
+        if len(children) >= max_frames:
+            errors.append(
+                f"{len(children) - (max_frames - 1)} frames left out: at most {max_frames} frames are read (max_frames)"
+            )
+            for record in children[max_frames - 1 :]:
+                del records[record.frame_id]
+            children = children[: max_frames - 1]
+        # Parents come before children (pre-order listing): each frame's pass is known by the
+        # time its children are looked at. A frame of another origin gets a pass of its own.
+        passes: dict[str, _Walked] = {main_root: walked}
+        for record in children:
+            parent = passes.get(record.parent_id or "")
+            if parent is None:
+                continue  # read in its parent's pass (same origin), or under a frame not read
+            unread = _head(parent.payload)[0]
+            if not unread:
+                continue
+            try:
+                owner_id = await capture.owner_id(parent, record, timeout)
+            except Exception as e:  # detached meanwhile
+                errors.append(f"frame {record.url or record.frame_id}: {type(e).__name__}: {e}")
+                continue
+            if owner_id is None or owner_id not in unread:
+                continue  # hidden (no node), or read in the parent's pass
+            try:
+                child = await capture.walk(
+                    sessions,
+                    record,
+                    timeout,
+                    devtools,
+                    max_nodes=max_nodes,
+                    clickables=clickables,
+                    urls=urls,
+                )
+            except Exception as e:
+                errors.append(f"frame {record.url or record.frame_id}: {type(e).__name__}: {e}")
+                continue
+            passes[record.frame_id] = child
+            frames.append({"owner": owner_id, "payload": _as_bytes(child.payload), "frame_id": record.frame_id})
+        frame_ms = (time.perf_counter() - t1) * 1e3
+    records[""] = main_record
+    t2 = time.perf_counter()
+    payload = _as_bytes(walked.payload)
+    if max_depth is None:
+        tree = await asyncio.to_thread(AXTree.from_cdp, payload, frames=frames, skip_orphan_frames=True)
+    else:
+        tree = await asyncio.to_thread(
+            AXTree.from_cdp, payload, frames=frames, skip_orphan_frames=True, max_depth=max_depth
+        )
+    parse_ms = (time.perf_counter() - t2) * 1e3
+    notes = []
+    if tree.capture_truncated:
+        notes.append(f"the page has more than {max_nodes} nodes: the rest is not shown")
+    timings = {"capture": walk_ms, "frame_list": list_ms, "frame_captures": frame_ms, "parse": parse_ms}
+    return Capture(tree, records, errors, notes, timings, source="dom")
+
+
+async def _in_world(
+    capture: InPageCapture, record: FrameRecord, expression: str, timeout: float, by_value: bool
+) -> dict[str, Any]:
+    """``expression`` evaluated in the capture's world of a frame: its ``result`` object."""
+    context = await capture.world(record.session, record.frame_id, timeout)
+    reply = await cdp(
+        record.session,
+        "Runtime.evaluate",
+        {"expression": expression, "contextId": context, "returnByValue": by_value},
+        timeout,
+    )
+    result = reply.get("result", {})
+    return result if isinstance(result, dict) else {}
+
+
+async def registry_element(
+    capture: InPageCapture, record: FrameRecord, element_id: int, timeout: float
+) -> tuple[int, str | None] | None:
+    """(backendNodeId, the CDP frame id of its document) of the live node a capture id names
+    in a frame's registry, or None when it is gone."""
+    expression = f"typeof __pagelens === 'object' ? __pagelens.lookup({int(element_id)}) : null"
+    object_id = (await _in_world(capture, record, expression, timeout, by_value=False)).get("objectId")
+    if object_id is None:
+        return None
+    try:
+        described = await cdp(record.session, "DOM.describeNode", {"objectId": object_id}, timeout)
+        owner = await cdp(
+            record.session,
+            "Runtime.callFunctionOn",
+            {
+                "objectId": object_id,
+                "functionDeclaration": "function() { const d = this.ownerDocument; "
+                "return d && d.defaultView && d !== document ? d.defaultView.frameElement : null; }",
+            },
+            timeout,
+        )
+        frame_id = None
+        owner_object = owner.get("result", {}).get("objectId")
+        if owner_object is not None:
+            try:
+                frame = await cdp(record.session, "DOM.describeNode", {"objectId": owner_object}, timeout)
+                frame_id = frame["node"].get("frameId")
+            finally:
+                await cdp(record.session, "Runtime.releaseObject", {"objectId": owner_object}, timeout)
+    finally:
+        await cdp(record.session, "Runtime.releaseObject", {"objectId": object_id}, timeout)
+    return int(described["node"]["backendNodeId"]), frame_id or record.frame_id
+
+
+async def registry_boxes(
+    capture: InPageCapture, record: FrameRecord, element_ids: list[int], timeout: float
+) -> list[tuple[int, float, float, float, float]]:
+    """(id, x, y, width, height) in the viewport of the ids whose node is in the frame's own
+    document and has a box now: one call for all of them."""
+    if not element_ids:
+        return []
+    expression = f"typeof __pagelens === 'object' ? __pagelens.boxes({json.dumps(element_ids)}) : []"
+    value = (await _in_world(capture, record, expression, timeout, by_value=True)).get("value")
+    if not isinstance(value, list):
+        return []
+    return [(int(b[0]), float(b[1]), float(b[2]), float(b[3]), float(b[4])) for b in value if len(b) == 5]

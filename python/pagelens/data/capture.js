@@ -1,0 +1,1021 @@
+// pagelens' capture: run in an isolated world of a frame (Page.createIsolatedWorld), where
+// nothing the page defines or patches is visible: prototypes, getters, WeakMap and
+// checkVisibility are the browser's own. One flat, iterative pass over the document (open
+// shadow roots through their slots, same-origin frames in the same pass), producing rows the
+// Rust core reads directly (pagelens/docs/spec/observation.md section 1b):
+//
+//   {x: [ids of <iframe>s whose document was not read], next: the next id, v: 2,
+//    s: [strings], r: "rows", closed: [ids of closed shadow hosts], truncated: bool}
+//
+// r holds one row per node, in document order (parents first), as numbers written in 64 ASCII
+// characters (zigzag, five bits a character, see emit()):
+//   id (minus the previous row's), parent (how many rows back; 0: none), role, name (-1: none),
+//   flags, then value if flags & 16, hint if flags & 32, and if flags & 64 a count of
+//   properties and that many triples: name, kind (0 bool, 1 int, 2 string, 3 number as a
+//   string), value. Roles, names, values, hints and property names are indices into s.
+// flags: 1 name from contents, 2 clickable (a script listens for clicks), 4 ignored (a block
+// container that only separates text), 8 a document root.
+//
+// Ids: one per node for as long as it lives (a WeakMap), from one counter per registry (per
+// world: per frame document) that never runs below options.base (the caller's highest id
+// so far: no id is ever given twice in a run, across documents and frames); `lookup(id)`
+// gives the live node back to an action.
+(() => {
+  "use strict";
+  if (globalThis.__pagelens) return;
+
+  const ids = new WeakMap();
+  const byId = new Map();
+  let next = 1;
+  // Elements the page's world reported as listening for clicks, or as hosts of closed shadow
+  // roots (see hook.js); refreshed at each capture.
+  let clickable = new WeakSet();
+  let closedHosts = [];
+  let lastUnread = [];
+
+  function idOf(node) {
+    let id = ids.get(node);
+    if (id === undefined) {
+      id = next++;
+      ids.set(node, id);
+      byId.set(id, new WeakRef(node));
+    }
+    return id;
+  }
+
+  // A node Chromium has and the DOM has not as such (a list item's marker, a select's popup):
+  // an id of its own, stable as the element's, that an action takes to the element.
+  const aux = new WeakMap();
+  function auxId(el, slot) {
+    let held = aux.get(el);
+    if (!held) aux.set(el, (held = []));
+    if (held[slot] === undefined) {
+      held[slot] = next++;
+      byId.set(held[slot], new WeakRef(el));
+    }
+    return held[slot];
+  }
+
+  function lookup(id) {
+    const ref = byId.get(id);
+    const node = ref && ref.deref();
+    if (!node) return null;
+    return node.isConnected ? node : null;
+  }
+
+  // Entries whose node is gone (a long-lived app replaces its lists all day).
+  function prune() {
+    if (byId.size < 4096) return;
+    for (const [id, ref] of byId) if (!ref.deref()) byId.delete(id);
+  }
+
+  const SKIP = new Set([
+    "script", "style", "template", "head", "noscript", "meta", "link", "title", "base",
+    "param", "source", "track", "datalist",
+  ]);
+  // Elements that start a block: their text never runs into a neighbour's (no computed style
+  // is asked for this; a span styled as a block is the rare miss).
+  const BLOCK = new Set([
+    "address", "article", "aside", "blockquote", "body", "center", "dd", "details", "dialog",
+    "dir", "div", "dl", "dt", "fieldset", "figcaption", "figure", "footer", "form", "h1", "h2",
+    "h3", "h4", "h5", "h6", "header", "hgroup", "hr", "html", "legend", "li", "main", "menu",
+    "nav", "ol", "p", "pre", "section", "summary", "table", "tbody", "td", "tfoot", "th",
+    "thead", "tr", "ul", "caption", "search", "option", "optgroup", "select", "textarea",
+    "iframe", "video", "audio", "canvas", "img", "input", "button",
+  ]);
+  const COLLAPSE = 0, PRESERVE_BREAKS = 1, PRESERVE = 2, WS_MASK = 3;
+  // The rows' 64 characters (none needs escaping in JSON), and the flags that say which
+  // optional fields a row has.
+  const DIGITS = Uint8Array.from("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_", (c) => c.charCodeAt(0));
+  const HAS_VALUE = 16, HAS_HINT = 32, HAS_PROPS = 64;
+  const UPPER = 4, LOWER = 8, CAPITALIZE = 12, CASE_MASK = 12;
+
+  // How an element shows its text: white space (CSS white-space-collapse) and case
+  // (text-transform), as Chromium's text reads it. One style read per parent of text, once.
+  let textStyleOf = new Map();
+  function textStyle(el) {
+    if (!el || el.nodeType !== 1) return COLLAPSE;
+    let mode = textStyleOf.get(el);
+    if (mode === undefined) {
+      const st = getComputedStyle(el);
+      const c = st.whiteSpaceCollapse || st.whiteSpace;
+      mode = c === "preserve" || c === "break-spaces" || c === "pre" || c === "pre-wrap" ? PRESERVE
+        : c === "preserve-breaks" || c === "pre-line" ? PRESERVE_BREAKS : COLLAPSE;
+      const t = st.textTransform;
+      if (t === "uppercase") mode |= UPPER;
+      else if (t === "lowercase") mode |= LOWER;
+      else if (t === "capitalize") mode |= CAPITALIZE;
+      textStyleOf.set(el, mode);
+    }
+    return mode;
+  }
+
+  function transform(text, how) {
+    if (how === UPPER) return text.toUpperCase();
+    if (how === LOWER) return text.toLowerCase();
+    return text.replace(/(^|[^\p{L}\p{N}'’])(\p{L})/gu, (m, a, b) => a + b.toUpperCase());
+  }
+  const SECTIONING = new Set(["article", "aside", "main", "nav", "section"]);
+  const ASIDE_SCOPES = new Set(["article", "aside", "nav", "section"]);
+  const ROLE_SCOPE = { article: "article", complementary: "aside", main: "main", navigation: "nav", region: "section" };
+  // Roles whose name comes from their contents (accname 1.2, WAI-ARIA's "name from: contents").
+  const FROM_CONTENTS = new Set([
+    "button", "cell", "checkbox", "columnheader", "gridcell", "heading", "link", "menuitem",
+    "menuitemcheckbox", "menuitemradio", "option", "radio", "rowheader", "switch", "tab",
+    "tooltip", "treeitem", "DisclosureTriangle", "term",
+  ]);
+  // Roles that never lend their contents to a name they sit in (Chromium's reading of
+  // accname's "name from contents": containers of many things).
+  const NO_CONTENTS = new Set([
+    "alert", "alertdialog", "application", "Audio", "article", "banner", "blockquote",
+    "ColorWell", "complementary", "contentinfo", "dialog", "document", "EmbeddedObject", "feed",
+    "figure", "form", "grid", "group", "Iframe", "listbox", "log", "main", "marquee", "math",
+    "MenuListPopup", "menu", "menubar", "navigation", "note", "radiogroup", "region", "RootWebArea",
+    "search", "SvgRoot", "table", "tablist", "tabpanel", "timer", "toolbar", "tree", "treegrid",
+    "Video",
+  ]);
+  // Roles WAI-ARIA forbids naming but by aria-label: a title is only their description.
+  const NAME_PROHIBITED = new Set([
+    "generic", "caption", "code", "deletion", "emphasis", "insertion", "paragraph", "strong",
+    "subscript", "superscript", "time", "mark", "none",
+  ]);
+  // Roles that take a name from their contents only when focusable.
+  const CONDITIONAL = new Set([
+    "generic", "Abbr", "Canvas", "caption", "code", "deletion", "insertion", "definition",
+    "DescriptionList", "emphasis", "Figcaption", "LabelText", "Legend", "mark",
+    "paragraph", "strong", "subscript", "superscript", "time", "row",
+  ]);
+  // ARIA roles taken as they are written (Chromium's names for them are the same).
+  const ARIA = new Set([
+    "alert", "alertdialog", "application", "article", "banner", "blockquote", "button", "caption",
+    "cell", "checkbox", "code", "columnheader", "combobox", "comment", "complementary",
+    "contentinfo", "definition", "deletion", "dialog", "document", "emphasis", "feed", "figure",
+    "form", "generic", "grid", "gridcell", "group", "heading", "insertion", "link", "list",
+    "listbox", "listitem", "log", "main", "mark", "marquee", "math", "menu", "menubar",
+    "menuitem", "menuitemcheckbox", "menuitemradio", "meter", "navigation", "note", "option",
+    "paragraph", "progressbar", "radio", "radiogroup", "region", "row", "rowgroup", "rowheader",
+    "scrollbar", "search", "searchbox", "separator", "slider", "spinbutton", "status", "strong",
+    "subscript", "superscript", "switch", "tab", "table", "tablist", "tabpanel", "term",
+    "textbox", "time", "timer", "toolbar", "tooltip", "tree", "treegrid", "treeitem",
+    "sectionheader", "sectionfooter",
+  ]);
+  const ARIA_ALIAS = { img: "image", image: "image", directory: "list", presentation: "none", none: "none" };
+  // Roles that need a name to be themselves (an unnamed region is a plain section).
+  const LANDMARK_NEEDS_NAME = new Set(["region", "form"]);
+  const WIDGET = new Set([
+    "button", "checkbox", "combobox", "link", "listbox", "menuitem", "menuitemcheckbox",
+    "menuitemradio", "option", "radio", "searchbox", "slider", "spinbutton", "switch", "tab",
+    "textbox", "treeitem", "gridcell",
+  ]);
+  const TEXT_INPUT = new Set(["text", "email", "tel", "url", "password", ""]);
+
+  function block(el) {
+    return BLOCK.has(el.localName);
+  }
+
+  function collapse(s) {
+    return s.replace(/[\t\n\f\r ]+/g, " ").trim();
+  }
+
+  function attr(el, name) {
+    const v = el.getAttribute(name);
+    return v === null ? null : v;
+  }
+
+  function nonEmpty(v) {
+    return v !== null && v !== undefined && v.trim() !== "";
+  }
+
+  // Whether an element is scoped to sectioning content (HTML-AAM's header, footer, aside).
+  function inSectioning(el, scopes) {
+    scopes = scopes || SECTIONING;
+    for (let p = el.parentElement; p; p = p.parentElement) {
+      if (scopes.has(p.localName)) return true;
+      const r = p.getAttribute("role");
+      if (r && scopes.has(ROLE_SCOPE[r.trim().split(/\s+/)[0]])) return true;
+    }
+    return false;
+  }
+
+  // Any aria-* attribute makes an element a node of its own (a live region, a labelled group).
+  function hasAria(el) {
+    const attrs = el.attributes;
+    for (let i = 0; i < attrs.length; i++) if (attrs[i].name.startsWith("aria-")) return true;
+    return false;
+  }
+
+  function named(el) {
+    return el.hasAttribute("aria-label") || el.hasAttribute("aria-labelledby") || el.hasAttribute("title");
+  }
+
+  function headerCellRole(th) {
+    const scope = (th.getAttribute("scope") || "").toLowerCase();
+    if (scope === "row" || scope === "rowgroup") return "rowheader";
+    if (scope === "col" || scope === "colgroup") return "columnheader";
+    const row = th.parentElement;
+    if (row && row.parentElement && row.parentElement.localName === "thead") return "columnheader";
+    // A header cell in a row that also holds data cells heads that row; in a row of headers
+    // it heads a column.
+    if (row) {
+      for (const c of row.children) if (c.localName === "td") return "rowheader";
+    }
+    return "columnheader";
+  }
+
+  function inputRole(el) {
+    const type = (el.getAttribute("type") || "").toLowerCase();
+    switch (type) {
+      case "hidden": return null;
+      case "checkbox": return el.hasAttribute("switch") ? "switch" : "checkbox";
+      case "radio": return "radio";
+      case "range": return "slider";
+      case "number": return "spinbutton";
+      case "search": return el.hasAttribute("list") ? "combobox" : "searchbox";
+      case "button": case "submit": case "reset": case "image": return "button";
+      case "file": return "button";
+      case "color": return "ColorWell";
+      case "date": case "datetime-local": case "month": case "week": case "time": return "textbox";
+      default:
+        if (!TEXT_INPUT.has(type) && type !== "text") return "textbox";
+        return el.hasAttribute("list") ? "combobox" : "textbox";
+    }
+  }
+
+  // The role by WAI-ARIA (an explicit role) or HTML-AAM (the element's own), in Chromium's
+  // names, or null for an element that is not a node of its own (an inline span).
+  function nativeRole(el, tag) {
+    switch (tag) {
+      case "a": return el.hasAttribute("href") ? "link" : "generic";
+      case "area": return el.hasAttribute("href") ? "link" : null;
+      case "article": return "article";
+      case "aside": return inSectioning(el, ASIDE_SCOPES) && !named(el) ? "generic" : "complementary";
+      case "nav": return "navigation";
+      case "main": return "main";
+      case "search": return "search";
+      case "header": return inSectioning(el) ? "sectionheader" : "banner";
+      case "footer": return inSectioning(el) ? "sectionfooter" : "contentinfo";
+      case "section": return "region";
+      case "form": return "form";
+      case "h1": case "h2": case "h3": case "h4": case "h5": case "h6": return "heading";
+      case "p": return "paragraph";
+      case "blockquote": return "blockquote";
+      case "ul": case "ol": case "menu": return "list";
+      case "li": {
+        // A list item only in a list: a ul given another role (a menu, a tab list) makes its
+        // items plain containers.
+        const p = el.parentElement;
+        if (!p || !(p.localName === "ul" || p.localName === "ol" || p.localName === "menu")) return "generic";
+        const pr = explicitRole(p);
+        return pr === null || pr === "list" ? "listitem" : "generic";
+      }
+      case "dl": return "DescriptionList";
+      case "dt": return "term";
+      case "dd": return "definition";
+      case "table": return "table";
+      case "caption": return "caption";
+      case "tr": return "row";
+      case "td": return "cell";
+      case "th": return headerCellRole(el);
+      case "img": {
+        const alt = el.getAttribute("alt");
+        if (alt !== null && alt === "" && !el.hasAttribute("title") && !el.hasAttribute("aria-label")
+            && !el.hasAttribute("aria-labelledby")) return "none";
+        return "image";
+      }
+      case "svg": return "SvgRoot";
+      case "button": return "button";
+      case "input": return inputRole(el);
+      case "textarea": return "textbox";
+      case "select": return el.multiple || el.size > 1 ? "listbox" : "combobox";
+      case "option": return "option";
+      case "optgroup": return "group";
+      case "label": return "LabelText";
+      case "fieldset": return "group";
+      case "legend": return "Legend";
+      case "figure": return "figure";
+      case "figcaption": return "Figcaption";
+      case "details": return "group";
+      case "summary": return "DisclosureTriangle";
+      case "dialog": return "dialog";
+      case "hr": return "separator";
+      case "iframe": case "frame": return "Iframe";
+      case "video": return "Video";
+      case "audio": return "Audio";
+      case "canvas": return el.firstElementChild ? "Canvas" : "none";
+      case "strong": return "strong";
+      case "em": return "emphasis";
+      case "code": return "code";
+      case "sup": return "superscript";
+      case "sub": return "subscript";
+      case "mark": return "mark";
+      case "time": return "time";
+      case "ins": return "insertion";
+      case "del": case "s": return "deletion";
+      case "abbr": return "Abbr";
+      case "meter": return "meter";
+      case "progress": return "progressbar";
+      case "output": return "status";
+      case "pre": return "generic";
+      case "math": return "math";
+      case "object": case "embed": return "PluginObject";
+      case "br": return "LineBreak";
+      default: return undefined; // generic: a block container, or nothing of its own
+    }
+  }
+
+  // Focusable, tabbable or not (tabindex="-1" counts): a role of none or presentation does
+  // not hide such an element (WAI-ARIA's conflict resolution).
+  function focusable(el) {
+    return el.hasAttribute("tabindex") || el.matches("a[href],button:enabled,input:enabled,select:enabled,textarea:enabled,summary,[contenteditable]:not([contenteditable=false]),iframe");
+  }
+
+  // ---- names (accname 1.2) -------------------------------------------------------------
+
+  function hiddenForName(el) {
+    if (el.getAttribute("aria-hidden") === "true") return true;
+    if (el.hidden) return true;
+    if (!el.checkVisibility({ visibilityProperty: true })) {
+      const st = getComputedStyle(el);
+      return st.display !== "contents" || st.visibility !== "visible";
+    }
+    return false;
+  }
+
+  function optionText(select) {
+    const o = select.selectedOptions && select.selectedOptions[0];
+    return o ? collapse(o.label || o.text) : "";
+  }
+
+  // The value an embedded control contributes to a name it sits in (accname step 2C/2E).
+  function embeddedValue(el, tag, role) {
+    if (tag === "select") return role === "combobox" ? optionText(el) : (el.selectedOptions[0] ? collapse(el.selectedOptions[0].text) : "");
+    if (tag === "input" || tag === "textarea") {
+      if (role === "textbox" || role === "searchbox" || role === "combobox") return el.value;
+      if (role === "slider" || role === "spinbutton") return el.value;
+    }
+    if (role === "slider" || role === "spinbutton" || role === "progressbar" || role === "scrollbar" || role === "meter")
+      return attr(el, "aria-valuetext") || attr(el, "aria-valuenow") || "";
+    if (role === "textbox" || role === "searchbox") return el.textContent || "";
+    if (role === "combobox" || role === "listbox") {
+      const sel = el.querySelector('[aria-selected="true"]');
+      return sel ? collapse(sel.textContent) : "";
+    }
+    return null;
+  }
+
+  function explicitRole(el) {
+    const r = el.getAttribute("role");
+    if (!r) return null;
+    for (const token of r.trim().toLowerCase().split(/\s+/)) {
+      if (ARIA.has(token)) return token;
+      if (token in ARIA_ALIAS) return ARIA_ALIAS[token];
+    }
+    return null;
+  }
+
+  function roleOf(el) {
+    const tag = el.localName;
+    const explicit = explicitRole(el);
+    if (explicit === "none" && !focusable(el)) return "none";
+    if (explicit && explicit !== "none") return explicit;
+    const native = nativeRole(el, tag);
+    return native === undefined ? "generic" : native;
+  }
+
+  function pseudoContent(el, which) {
+    const c = getComputedStyle(el, which).content;
+    if (!c || c === "none" || c === "normal") return "";
+    const m = c.match(/^"((?:[^"\\]|\\.)*)"/);
+    return m ? m[1].replace(/\\(.)/g, "$1") : "";
+  }
+
+  // Text of a subtree for a name: text as it is, each block set apart, embedded controls by
+  // their value, elements by their own names (aria-label, alt). Iterative; `budget` caps it.
+  function textFrom(root, referenced, visited, pseudo) {
+    const out = [];
+    let length = 0;
+    const stack = [];
+    const kids = (n) => {
+      if (n.shadowRoot) return n.shadowRoot.childNodes;
+      if (n.localName === "slot") {
+        const a = n.assignedNodes({ flatten: true });
+        return a.length ? a : n.childNodes;
+      }
+      return n.childNodes;
+    };
+    const push = (list) => {
+      for (let i = list.length - 1; i >= 0; i--) stack.push(list[i]);
+    };
+    push(kids(root));
+    while (stack.length && length < 10000) {
+      const n = stack.pop();
+      if (typeof n === "string") { out.push(n); length += n.length; continue; }
+      if (n.nodeType === 3) {
+        const how = textStyle(n.parentNode) & CASE_MASK;
+        const t = how ? transform(n.data, how) : n.data;
+        out.push(t);
+        length += t.length;
+        continue;
+      }
+      if (n.nodeType !== 1) continue;
+      const tag = n.localName;
+      if (SKIP.has(tag)) continue;
+      if (visited.has(n)) continue;
+      if (!referenced && hiddenForName(n)) continue;
+      const role = roleOf(n);
+      const labelled = n.getAttribute("aria-labelledby");
+      if (labelled && !referenced) {
+        const t = labelledByText(n, labelled, visited);
+        if (t) { out.push(" " + t + " "); length += t.length; continue; }
+      }
+      const value = WIDGET.has(role) || role === "meter" || role === "progressbar" ? embeddedValue(n, tag, role) : null;
+      if (value !== null && role !== "button" && role !== "link" && role !== "checkbox" && role !== "radio" && role !== "option" && role !== "menuitem" && role !== "tab" && role !== "treeitem" && role !== "gridcell") {
+        out.push(" " + value + " "); length += value.length; continue;
+      }
+      const label = n.getAttribute("aria-label");
+      if (nonEmpty(label)) { out.push(" " + label + " "); length += label.length; continue; }
+      if (NO_CONTENTS.has(role)) continue;
+      if (tag === "img" || tag === "area" || (tag === "input" && n.type === "image")) {
+        const alt = n.getAttribute("alt") || n.getAttribute("title") || "";
+        if (alt) out.push(" " + alt + " ");
+        continue;
+      }
+      if (tag === "br") { out.push(" "); continue; }
+      if (tag === "svg") {
+        const t = n.querySelector(":scope > title");
+        if (t) out.push(" " + t.textContent + " ");
+        continue;
+      }
+      if (tag === "iframe" || tag === "select" || tag === "textarea" || tag === "input") continue;
+      const isBlock = block(n);
+      if (isBlock) stack.push(" ");
+      if (pseudo) {
+        const after = pseudoContent(n, "::after");
+        if (after) stack.push(after);
+      }
+      push(kids(n));
+      if (pseudo) {
+        const before = pseudoContent(n, "::before");
+        if (before) stack.push(before);
+      }
+      if (isBlock) stack.push(" ");
+    }
+    return collapse(out.join(""));
+  }
+
+  function labelledByText(el, list, visited) {
+    const doc = el.getRootNode();
+    const parts = [];
+    for (const id of list.trim().split(/\s+/)) {
+      const ref = doc.getElementById ? doc.getElementById(id) : el.ownerDocument.getElementById(id);
+      if (!ref || visited.has(ref)) continue;
+      const label = ref.getAttribute("aria-label");
+      if (nonEmpty(label)) { parts.push(label.trim()); continue; }
+      const tag = ref.localName;
+      const role = roleOf(ref);
+      // An embedded control lends its value; anything else its text, hidden or not (being
+      // referenced is what counts). The element itself lends its own contents.
+      const value = ref === el ? null : embeddedValue(ref, tag, role);
+      if (value !== null && (tag === "input" || tag === "select" || tag === "textarea")) { parts.push(value); continue; }
+      if (tag === "img") { parts.push(ref.getAttribute("alt") || ""); continue; }
+      visited.add(ref);
+      parts.push(textFrom(ref, hiddenForName(ref), visited, false));
+      visited.delete(ref);
+    }
+    return collapse(parts.join(" "));
+  }
+
+  function labelsText(el) {
+    const labels = el.labels;
+    if (!labels || labels.length === 0) return "";
+    const parts = [];
+    const visited = new Set([el]);
+    for (const l of labels) parts.push(textFrom(l, false, visited, false));
+    return collapse(parts.join(" "));
+  }
+
+  // [name, from contents]
+  function nameOf(el, tag, role) {
+    const visited = new Set();
+    const labelled = el.getAttribute("aria-labelledby");
+    if (labelled) {
+      const t = labelledByText(el, labelled, visited);
+      if (t) return [t, false];
+    }
+    const label = el.getAttribute("aria-label");
+    if (nonEmpty(label)) return [collapse(label), false];
+    switch (tag) {
+      case "input": {
+        const type = (el.getAttribute("type") || "").toLowerCase();
+        if (type === "button" || type === "submit" || type === "reset") {
+          const l = labelsText(el);
+          if (l) return [l, false];
+          const v = el.getAttribute("value");
+          if (v !== null) return [collapse(v), false];
+          return [type === "submit" ? "Submit" : type === "reset" ? "Reset" : "", false];
+        }
+        if (type === "image") {
+          const alt = el.getAttribute("alt") || el.getAttribute("value") || el.getAttribute("title");
+          return [collapse(alt || "Submit"), false];
+        }
+        if (type === "file") {
+          const l = labelsText(el);
+          return [l || "Choose File", false];
+        }
+        const l = labelsText(el);
+        if (l) return [l, false];
+        const t = el.getAttribute("title");
+        if (nonEmpty(t)) return [collapse(t), false];
+        const p = el.getAttribute("placeholder");
+        if (nonEmpty(p)) return [collapse(p), false];
+        return ["", false];
+      }
+      case "textarea": case "select": case "meter": case "progress": case "output": {
+        const l = labelsText(el);
+        if (l) return [l, false];
+        const t = el.getAttribute("title");
+        if (nonEmpty(t)) return [collapse(t), false];
+        const p = tag === "textarea" ? el.getAttribute("placeholder") : null;
+        if (nonEmpty(p)) return [collapse(p), false];
+        return ["", false];
+      }
+      case "button": {
+        const l = labelsText(el);
+        if (l) return [l, false];
+        break;
+      }
+      case "img": case "area": {
+        const alt = el.getAttribute("alt");
+        if (nonEmpty(alt)) return [collapse(alt), false];
+        const t = el.getAttribute("title");
+        return [nonEmpty(t) ? collapse(t) : "", false];
+      }
+      case "fieldset": {
+        const legend = el.querySelector(":scope > legend");
+        if (legend) return [textFrom(legend, false, visited, false), false];
+        break;
+      }
+      case "table": {
+        const cap = el.querySelector(":scope > caption");
+        if (cap) return [textFrom(cap, false, visited, false), false];
+        break;
+      }
+      case "optgroup": return [collapse(el.getAttribute("label") || ""), false];
+      case "option": {
+        const l = el.getAttribute("label");
+        if (nonEmpty(l)) return [collapse(l), false];
+        return [collapse(el.text), true];
+      }
+      case "svg": {
+        const t = el.querySelector(":scope > title");
+        if (t) return [collapse(t.textContent), false];
+        break;
+      }
+      case "iframe": case "frame": {
+        const t = el.getAttribute("title");
+        return [nonEmpty(t) ? collapse(t) : "", false];
+      }
+    }
+    if (FROM_CONTENTS.has(role) || (CONDITIONAL.has(role) && el.hasAttribute("tabindex") && el.tabIndex >= 0)) {
+      let t = textFrom(el, false, visited, false);
+      if (!t && WIDGET.has(role)) {
+        // An icon button: its only text may be CSS generated content.
+        t = collapse(pseudoContent(el, "::before") + " " + textFrom(el, false, visited, true) + " " + pseudoContent(el, "::after"));
+      }
+      if (t) return [t, true];
+    }
+    const title = el.getAttribute("title");
+    if (nonEmpty(title) && !NAME_PROHIBITED.has(role)) return [collapse(title), false];
+    if (role === "textbox" || role === "searchbox" || role === "combobox") {
+      const p = el.getAttribute("aria-placeholder") || el.getAttribute("placeholder");
+      if (nonEmpty(p)) return [collapse(p), false];
+    }
+    return ["", false];
+  }
+
+  // ---- hints for unnamed clickables (same rules as the DOM snapshot's) ------------------
+
+  function readableWords(value, limit) {
+    const out = [];
+    for (const w of value.split(/\s+/)) {
+      if (out.length >= limit) break;
+      if (w && w.length <= 24 && /\p{L}/u.test(w) && /^[\p{L}_-]+$/u.test(w)) out.push(w);
+    }
+    return out;
+  }
+
+  function fileStem(url) {
+    if (!url || url.startsWith("data:")) return null;
+    const path = url.split(/[?#]/)[0];
+    const hash = url.includes("#") ? url.slice(url.indexOf("#") + 1) : "";
+    const last = path.slice(path.lastIndexOf("/") + 1);
+    const dot = last.lastIndexOf(".");
+    const stem = dot > 0 ? last.slice(0, dot) : last;
+    const word = (stem || hash).trim();
+    return word && /\p{L}/u.test(word) ? word : null;
+  }
+
+  function hintOf(el) {
+    for (const name of ["aria-label", "title", "alt", "aria-description", "placeholder"]) {
+      const v = el.getAttribute(name);
+      if (nonEmpty(v)) return collapse(v).slice(0, 80);
+    }
+    const words = [];
+    const img = el.localName === "img" ? el : el.querySelector("img,use");
+    if (img) {
+      const src = img.localName === "use" ? img.getAttribute("href") || img.getAttribute("xlink:href") : img.getAttribute("src") || img.currentSrc;
+      const stem = fileStem(src);
+      if (stem) words.push(stem);
+    }
+    const cls = el.getAttribute("class");
+    if (cls) for (const w of readableWords(cls, 4)) if (!words.includes(w)) words.push(w);
+    if (!words.length && el.id) words.push(...readableWords(el.id, 2));
+    return words.length ? words.join(" ").slice(0, 80) : null;
+  }
+
+  // ---- the walk ---------------------------------------------------------------------------
+
+  function capture(options) {
+    options = options || {};
+    if (options.base && next < options.base) next = options.base;
+    prune();
+    textStyleOf = new Map();
+    ordinals = new Map();
+    const strings = [];
+    const index = new Map();
+    const str = (s) => {
+      let i = index.get(s);
+      if (i === undefined) {
+        i = strings.length;
+        strings.push(s);
+        index.set(s, i);
+      }
+      return i;
+    };
+    let count = 0;
+    const unread = [];
+    const maxNodes = options.maxNodes || 1000000;
+    let frameBudget = options.maxFrames === undefined ? Infinity : options.maxFrames - 1;
+    // Report which elements the page's world saw listening for clicks (hook.js).
+    clickable = new WeakSet();
+    closedHosts = [];
+    const top = document;
+    const focusedEl = deepActive(top);
+
+    // Rows as one ASCII string (see the top of this file): each number zigzag-encoded, five
+    // bits a character, a character of the upper half saying more follow. Text rows take
+    // about seven characters.
+    let buf = new Uint8Array(1 << 16);
+    let at = 0;
+    function emit(v) {
+      let z = v >= 0 ? v * 2 : -v * 2 - 1;
+      if (at + 8 > buf.length) {
+        const bigger = new Uint8Array(buf.length * 2);
+        bigger.set(buf);
+        buf = bigger;
+      }
+      while (z >= 32) {
+        buf[at++] = DIGITS[32 + (z % 32)];
+        z = Math.floor(z / 32);
+      }
+      buf[at++] = DIGITS[z];
+    }
+    let lastId = 0;
+    function row(node, parent, role, name, flags, value, hint, props, slot) {
+      const r = count++;
+      const id = slot === undefined ? idOf(node) : auxId(node, slot);
+      const hasValue = value !== null && value !== undefined;
+      flags |= (hasValue ? HAS_VALUE : 0) | (hint !== null ? HAS_HINT : 0) | (props.length ? HAS_PROPS : 0);
+      emit(id - lastId);
+      lastId = id;
+      emit(parent < 0 ? 0 : r - parent);
+      emit(str(role));
+      emit(name === null ? -1 : str(name));
+      emit(flags);
+      if (hasValue) emit(str(String(value)));
+      if (hint !== null) emit(str(hint));
+      if (props.length) {
+        emit(props.length / 3);
+        for (const p of props) emit(p);
+      }
+      return r;
+    }
+
+    function prop(props, name, kind, value) {
+      props.push(str(name), kind, kind === 2 || kind === 3 ? str(String(value)) : value);
+    }
+
+    function request(doc) {
+      try {
+        doc.dispatchEvent(new CustomEvent(options.askEvent || "", { bubbles: false }));
+      } catch (e) { /* no hook in this document */ }
+    }
+
+    function onMark(e) {
+      const t = e.composedPath()[0];
+      if (t && t.nodeType === 1) clickable.add(t);
+    }
+    function onClosed(e) {
+      const t = e.composedPath()[0];
+      if (t && t.nodeType === 1) closedHosts.push(t);
+    }
+
+    // The walk's stack, as three arrays (no array per entry): the node, its parent row, and
+    // whether its parent is hidden by visibility.
+    const stack = [];
+    const parents = [];
+    const hiddens = [];
+    const docs = [];
+    function enterDocument(doc, parent) {
+      if (options.askEvent) {
+        doc.addEventListener(options.markEvent, onMark, true);
+        doc.addEventListener(options.closedEvent, onClosed, true);
+        docs.push(doc);
+        request(doc);
+      }
+      const props = [];
+      const active = doc.activeElement;
+      if (doc.hasFocus() && (!active || active === doc.body || active === doc.documentElement)) prop(props, "focused", 0, 1);
+      if (doc.URL) prop(props, "url", 2, doc.URL);
+      const r = row(doc, parent, "RootWebArea", collapse(doc.title || ""), 8, null, null, props);
+      if (doc.documentElement) visit(doc.documentElement, r, false);
+    }
+    enterDocument(top, -1);
+
+    while (stack.length) {
+      const node = stack.pop();
+      const parent = parents.pop();
+      const hiddenParent = hiddens.pop();
+      if (count >= maxNodes) break;
+      if (node.nodeType === 3) {
+        if (hiddenParent) continue;
+        let data = node.data;
+        if (!data) continue;
+        const style = textStyle(node.parentNode);
+        const ws = style & WS_MASK;
+        if (style & CASE_MASK) data = transform(data, style & CASE_MASK);
+        if (ws === PRESERVE) {
+          row(node, parent, "StaticText", data, 0, null, null, []);
+          continue;
+        }
+        if (ws === PRESERVE_BREAKS) data = data.replace(/[\t\f\r ]*\n[\t\f\r ]*/g, "\n").replace(/[\t\f\r ]+/g, " ");
+        else data = data.replace(/[\t\n\f\r ]+/g, " ");
+        if (!/[^\t\n\f\r ]/.test(data)) {
+          // Whitespace between two inline neighbours still parts their words.
+          const prev = node.previousSibling;
+          const nxt = node.nextSibling;
+          if (!prev || !nxt || (prev.nodeType === 1 && block(prev)) || (nxt.nodeType === 1 && block(nxt))) continue;
+          row(node, parent, "StaticText", " ", 0, null, null, []);
+          continue;
+        }
+        row(node, parent, "StaticText", data, 0, null, null, []);
+        continue;
+      }
+      if (node.nodeType !== 1) continue;
+      const el = node;
+      const tag = el.localName;
+      if (SKIP.has(tag) && el.namespaceURI === "http://www.w3.org/1999/xhtml") continue;
+      if (el.getAttribute("aria-hidden") === "true" || el.inert) continue;
+      let hiddenSelf = false;
+      if (!el.checkVisibility({ visibilityProperty: true })) {
+        const st = getComputedStyle(el);
+        if (st.display === "none") continue;
+        if (st.visibility !== "visible") hiddenSelf = true;
+        else if (st.display !== "contents" && !el.checkVisibility()) continue;
+      }
+      let role = hiddenSelf ? null : roleOf(el);
+      if (role === "none" || role === null) {
+        // Not a node of its own; its children are the parent's.
+        pushChildren(el, parent, hiddenSelf);
+        continue;
+      }
+      if (role === "LineBreak") {
+        row(el, parent, "LineBreak", "\n", 0, null, null, []);
+        continue;
+      }
+      // A listener makes an element a node of its own (as Chromium keeps it); it is marked
+      // an action target only when asked for.
+      const listens = clickable.has(el) || el.hasAttribute("onclick");
+      const isClickable = options.markClickable !== false && listens;
+      if (role === "region" && !el.hasAttribute("aria-label") && !el.hasAttribute("aria-labelledby") && !el.hasAttribute("title")) {
+        role = "generic"; // an unnamed section is no landmark
+      }
+      if (role === "generic" && tag !== "a" && !listens && !focusable(el) && !el.hasAttribute("role") && !el.isContentEditable && !hasAria(el)) {
+        // A plain container: a block one stays as an ignored node (its boundary parts the
+        // text around it), an inline one is not a node at all.
+        if (tag === "html" || tag === "body") {
+          const r = row(el, parent, "none", null, 4, null, null, []);
+          pushChildren(el, r, false);
+        } else if (block(el) || el.shadowRoot) {
+          const r = row(el, parent, "generic", null, 0, null, null, []);
+          pushChildren(el, r, false);
+        } else {
+          pushChildren(el, parent, false);
+        }
+        continue;
+      }
+      const props = [];
+      let value = null;
+      const [name, fromContents] = nameOf(el, tag, role);
+      // States and properties (Chromium's names and kinds).
+      if (role === "link" && options.urls !== false && el.href) prop(props, "url", 2, el.href);
+      if (role === "heading") {
+        const lv = parseInt(el.getAttribute("aria-level") || "", 10);
+        prop(props, "level", 1, lv > 0 ? lv : /^h[1-6]$/.test(tag) ? +tag[1] : 2);
+      }
+      const isFormControl = tag === "input" || tag === "select" || tag === "textarea" || tag === "button";
+      if (role === "checkbox" || role === "radio" || role === "switch" || role === "menuitemcheckbox" || role === "menuitemradio") {
+        let checked;
+        if (tag === "input") checked = el.indeterminate ? "mixed" : el.checked ? "true" : "false";
+        else {
+          const a = el.getAttribute("aria-checked");
+          checked = a === "true" ? "true" : a === "mixed" ? "mixed" : "false";
+        }
+        prop(props, "checked", 2, checked);
+      }
+      const pressed = el.getAttribute("aria-pressed");
+      if (pressed === "true" || pressed === "false" || pressed === "mixed") prop(props, "pressed", 2, pressed);
+      if (role === "option" || role === "tab" || role === "treeitem" || role === "gridcell" || role === "row") {
+        const sel = tag === "option" ? el.selected : el.getAttribute("aria-selected") === "true";
+        if (tag === "option" || role === "tab" || el.hasAttribute("aria-selected")) prop(props, "selected", 0, sel ? 1 : 0);
+      }
+      const expanded = el.getAttribute("aria-expanded");
+      if (expanded === "true" || expanded === "false") prop(props, "expanded", 0, expanded === "true" ? 1 : 0);
+      else if (tag === "summary" && el.parentElement && el.parentElement.localName === "details") prop(props, "expanded", 0, el.parentElement.open ? 1 : 0);
+      else if (role === "combobox" && tag === "select") prop(props, "expanded", 0, 0);
+      if ((isFormControl || tag === "fieldset" || tag === "option" || tag === "optgroup") && el.matches(":disabled")) prop(props, "disabled", 0, 1);
+      else if (el.getAttribute("aria-disabled") === "true") prop(props, "disabled", 0, 1);
+      if (tag === "input" || tag === "select" || tag === "textarea") {
+        prop(props, "required", 0, el.required ? 1 : 0);
+        if (el.readOnly) prop(props, "readonly", 0, 1);
+      } else if (el.getAttribute("aria-required") === "true") prop(props, "required", 0, 1);
+      const popup = el.getAttribute("aria-haspopup");
+      if (popup && popup !== "false") prop(props, "hasPopup", 2, popup === "true" ? "menu" : popup);
+      else if (role === "combobox" && tag === "select") prop(props, "hasPopup", 2, "menu");
+      if (role === "listbox" && (el.multiple || el.getAttribute("aria-multiselectable") === "true")) prop(props, "multiselectable", 0, 1);
+      if (role === "dialog" && (el.getAttribute("aria-modal") === "true" || el.matches(":modal"))) prop(props, "modal", 0, 1);
+      if (el === focusedEl) prop(props, "focused", 0, 1);
+      if (role === "slider" || role === "spinbutton" || role === "progressbar" || role === "meter" || role === "scrollbar") {
+        let now = el.getAttribute("aria-valuenow");
+        let min = el.getAttribute("aria-valuemin");
+        let max = el.getAttribute("aria-valuemax");
+        if (tag === "input") { now = el.value; min = el.min || (el.type === "range" ? "0" : null); max = el.max || (el.type === "range" ? "100" : null); }
+        else if (tag === "progress" || tag === "meter") { now = String(el.value); min = tag === "meter" ? String(el.min) : "0"; max = String(el.max); }
+        if (min !== null && min !== "" && isFinite(+min)) prop(props, "valuemin", 3, +min);
+        if (max !== null && max !== "" && isFinite(+max)) prop(props, "valuemax", 3, +max);
+        const vt = el.getAttribute("aria-valuetext");
+        if (vt) prop(props, "valuetext", 2, vt);
+        if (now !== null && now !== "" && isFinite(+now)) value = +now;
+      }
+      if (role === "textbox" || role === "searchbox" || (role === "combobox" && tag !== "select")) {
+        if (tag === "input" || tag === "textarea") value = el.value;
+        else if (el.isContentEditable) value = el.innerText;
+      } else if (role === "combobox" && tag === "select") {
+        value = optionText(el);
+      }
+      if (role === "textbox" && tag === "textarea") prop(props, "multiline", 0, 1);
+      const flags = (fromContents ? 1 : 0) | (isClickable ? 2 : 0);
+      const hint = isClickable && !name ? hintOf(el) : null;
+      const r = row(el, parent, role, name, flags, value, hint, props);
+      if (tag === "iframe" || tag === "frame") {
+        let doc = null;
+        try { doc = el.contentDocument; } catch (e) { doc = null; }
+        if (options.frames === false) continue;
+        // Frames are read up to the cap, in document order (the rest are said to be left out).
+        if (frameBudget <= 0) continue;
+        frameBudget--;
+        if (doc && doc.documentElement) enterDocument(doc, r);
+        else unread.push(idOf(el));
+        continue;
+      }
+      if (tag === "select") {
+        // Chromium's shape: the combobox holds a popup that holds the options.
+        const popup = role === "combobox" ? row(el, r, "MenuListPopup", "", 0, null, null, [], 0) : r;
+        for (const o of el.querySelectorAll("option")) {
+          if (o.hidden) continue;
+          const op = [];
+          prop(op, "selected", 0, o.selected ? 1 : 0);
+          if (o.disabled) prop(op, "disabled", 0, 1);
+          row(o, popup, "option", collapse(o.label || o.text), 1, null, null, op);
+        }
+        continue;
+      }
+      if (tag === "textarea" || tag === "input") continue;
+      if (tag === "li" && role === "listitem") {
+        const marker = markerOf(el);
+        if (marker) row(el, r, "ListMarker", marker, 0, null, null, [], 1);
+      }
+      if (tag === "details" && !el.open) {
+        for (const c of el.children) if (c.localName === "summary") visit(c, r, false);
+        continue;
+      }
+      pushChildren(el, r, false);
+    }
+    for (const d of docs) {
+      d.removeEventListener(options.markEvent, onMark, true);
+      d.removeEventListener(options.closedEvent, onClosed, true);
+    }
+    const closed = closedHosts.filter((h) => h.isConnected).map(idOf);
+    lastUnread = unread;
+    // x and next first: the caller reads them off the answer's first bytes.
+    const encoded = new TextDecoder("latin1").decode(buf.subarray(0, at));
+    return { x: unread, next, v: 2, s: strings, r: encoded, closed, truncated: stack.length > 0 };
+
+    function visit(node, parentRow, hidden) {
+      stack.push(node);
+      parents.push(parentRow);
+      hiddens.push(hidden);
+    }
+
+    // Children in reverse onto the stack (sibling links: no NodeList reads); a shadow host's
+    // are its shadow root's, a slot's its assigned nodes (else its own, the fallback).
+    function pushChildren(el, parentRow, hidden) {
+      if (el.localName === "slot") {
+        const list = el.assignedNodes({ flatten: true });
+        if (list.length) {
+          for (let i = list.length - 1; i >= 0; i--) visit(list[i], parentRow, hidden);
+          return;
+        }
+      }
+      const from = el.shadowRoot || el;
+      for (let c = from.lastChild; c; c = c.previousSibling) visit(c, parentRow, hidden);
+    }
+  }
+
+  // Ordinals of an ordered list's items, one pass per list (cached for the capture): an item's
+  // value, else the list's start counted on (down, in a reversed list).
+  let ordinals = new Map();
+  function markerOf(li) {
+    const list = li.parentElement;
+    if (!list || list.localName !== "ol") return null;
+    let known = ordinals.get(list);
+    if (!known) {
+      const type = getComputedStyle(list).listStyleType;
+      const items = [];
+      for (const c of list.children) if (c.localName === "li") items.push(c);
+      const reversed = list.hasAttribute("reversed");
+      let n = list.hasAttribute("start") ? parseInt(list.getAttribute("start"), 10) || 1 : reversed ? items.length : 1;
+      const numbers = new Map();
+      for (const c of items) {
+        if (c.hasAttribute("value")) n = parseInt(c.getAttribute("value"), 10) || n;
+        numbers.set(c, n);
+        n += reversed ? -1 : 1;
+      }
+      known = { type, numbers };
+      ordinals.set(list, known);
+    }
+    const type = known.type;
+    const n = known.numbers.get(li);
+    if (type === "none" || n === undefined) return null;
+    if (type === "lower-alpha" || type === "lower-latin") return alpha(n).toLowerCase() + ". ";
+    if (type === "upper-alpha" || type === "upper-latin") return alpha(n) + ". ";
+    if (type === "lower-roman") return roman(n).toLowerCase() + ". ";
+    if (type === "upper-roman") return roman(n) + ". ";
+    if (type === "disc" || type === "circle" || type === "square") return null;
+    return n + ". ";
+  }
+
+  function alpha(n) {
+    let s = "";
+    while (n > 0) { n--; s = String.fromCharCode(65 + (n % 26)) + s; n = Math.floor(n / 26); }
+    return s || "0";
+  }
+
+  function roman(n) {
+    if (n <= 0 || n >= 4000) return String(n);
+    const t = [[1000, "M"], [900, "CM"], [500, "D"], [400, "CD"], [100, "C"], [90, "XC"], [50, "L"], [40, "XL"], [10, "X"], [9, "IX"], [5, "V"], [4, "IV"], [1, "I"]];
+    let s = "";
+    for (const [v, r] of t) while (n >= v) { s += r; n -= v; }
+    return s;
+  }
+
+  function deepActive(doc) {
+    let a = doc.activeElement;
+    for (;;) {
+      if (a && a.shadowRoot && a.shadowRoot.activeElement) { a = a.shadowRoot.activeElement; continue; }
+      if (a && (a.localName === "iframe" || a.localName === "frame")) {
+        let d = null;
+        try { d = a.contentDocument; } catch (e) { d = null; }
+        if (d && d.activeElement) { a = d.activeElement; continue; }
+      }
+      return a;
+    }
+  }
+
+  // Viewport boxes of the nodes of this document that have one: [id, x, y, width, height].
+  function boxes(list) {
+    const out = [];
+    for (const id of list) {
+      const node = lookup(id);
+      if (!node || node.nodeType !== 1 || node.ownerDocument !== document) continue;
+      const r = node.getBoundingClientRect();
+      if (r.width > 0 && r.height > 0) out.push([id, r.x, r.y, r.width, r.height]);
+    }
+    return out;
+  }
+
+  Object.defineProperty(globalThis, "__pagelens", {
+    value: Object.freeze({ capture, lookup, idOf, boxes, unread: () => lastUnread }),
+    enumerable: false,
+  });
+})();
