@@ -3,8 +3,10 @@
 - bare:     one `Accessibility.getFullAXTree` call through Playwright's CDP session (what
             BrowserGym and WebArena do; its JSON is parsed by Playwright's driver and Python);
 - raw:      the same call over a raw DevTools socket, answer kept as bytes (the floor);
-- observe:  pagelens' `observe()` (every frame's tree, merged, rendered in occam form, tabs,
-            and one `DOMSnapshot.captureSnapshot` per renderer for clickable elements, in parallel);
+- dom:      pagelens' `observe()` from its own in-page capture (the default source);
+- observe:  pagelens' `observe()` from Chromium's tree (`source="ax"`: every frame's tree,
+            merged, rendered in occam form, tabs, and one `DOMSnapshot.captureSnapshot` per
+            renderer for clickable elements, in parallel);
 - no-click: `observe()` without the snapshot (`clickables=False`);
 - aria:     Playwright's `locator("body").aria_snapshot()`;
 - bounds:   WebArena's approach, the AX tree plus a bounding box per node
@@ -94,7 +96,7 @@ async def measure(runs: int, bounds_pages: int) -> list[dict]:
             session = await env.sessions_for(env.page).main()
             await env.observe()  # warm: sessions, caches
             target = await env.sessions_for(env.page).target_id(session)
-            bare, raw, ours, plain, aria, snap, render = [], [], [], [], [], [], []
+            bare, raw, ours, plain, aria, snap, render, dom = [], [], [], [], [], [], [], []
             html, get_document, parse = [], [], []
             for _ in range(runs):
                 t = time.perf_counter()
@@ -103,6 +105,10 @@ async def measure(runs: int, bounds_pages: int) -> list[dict]:
                 t = time.perf_counter()
                 await env._devtools.target_call(target, "Accessibility.getFullAXTree")
                 raw.append(time.perf_counter() - t)
+                t = time.perf_counter()
+                dom_obs = await env.observe()  # the default source: pagelens' own capture
+                dom.append(time.perf_counter() - t)
+                env.config.source = "ax"
                 t = time.perf_counter()
                 obs = await env.observe()
                 ours.append(time.perf_counter() - t)
@@ -113,6 +119,7 @@ async def measure(runs: int, bounds_pages: int) -> list[dict]:
                 await env.observe()
                 plain.append(time.perf_counter() - t)
                 env.config.clickables = True
+                env.config.source = "dom"
                 t = time.perf_counter()
                 await env.page.locator("body").aria_snapshot(timeout=120_000)
                 aria.append(time.perf_counter() - t)
@@ -128,6 +135,8 @@ async def measure(runs: int, bounds_pages: int) -> list[dict]:
                 "bare": stats(bare),
                 "raw": stats(raw),
                 "observe": stats(ours),
+                "dom": stats(dom),
+                "dom_tokens": dom_obs.token_count,
                 "plain": stats(plain),
                 "snapshot": stats(snap),
                 "render": stats(render),
@@ -182,6 +191,17 @@ def main() -> None:
             f"{vs_raw[-1]:.2f}× | {r['snapshot'][0]:,.1f} | {r['render'][0]:,.1f} | "
             f"{r['plain'][0]:,.1f} ({r['plain'][1]:,.1f}) | {plain_vs_raw[-1]:.2f}× | "
             f"{r['aria'][0]:,.1f} ({r['aria'][1]:,.1f}) | {bounds} | {speedup} |"
+        )
+    print(
+        "\npagelens' own capture (`observe()`, the default source) next to Chromium's tree "
+        '(`source="ax"`) and Playwright\'s `aria_snapshot()`:\n'
+    )
+    print("| page | AX nodes | observe() (dom) | observe() (ax) | aria_snapshot() | dom / aria | ax / aria |")
+    print("| --- | ---: | ---: | ---: | ---: | ---: | ---: |")
+    for r in rows:
+        print(
+            f"| {r['page']} | {r['nodes']:,} | {r['dom'][0]:,.1f} ({r['dom'][1]:,.1f}) | {r['observe'][0]:,.1f} "
+            f"| {r['aria'][0]:,.1f} | {r['dom'][0] / r['aria'][0]:.2f}× | {r['observe'][0] / r['aria'][0]:.2f}× |"
         )
     print(
         "\nThe page as HTML (`observe_html()`: one DOM.getDocument per renderer session, markup written "

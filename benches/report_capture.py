@@ -103,7 +103,8 @@ async def fidelity(env: AsyncBrowserEnv, page: str, log: list[str]) -> dict[str,
         if normalize(node.name):
             named += 1
             with_id += mine_id in shown
-    whole = normalize(obs.text.replace("\\'", "'"))
+    # The text as the page wrote it: quotes and page brackets unescaped (spec 3.16).
+    whole = normalize(obs.text.replace("\\'", "'").replace("\\[", "["))
     total = max(1, len(actionable))
     return {
         "actionable": len(actionable),

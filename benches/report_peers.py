@@ -1,6 +1,8 @@
 """What each tool's agent reads of the same live pages, side by side in one run:
 
-- pagelens:    `observe()` (occam form, clickables, every frame);
+- pagelens:    `observe()` (occam form, clickables, every frame), from its own in-page capture
+               (the default source);
+- pagelens_ax: the same from Chromium's accessibility tree (`source="ax"`);
 - aria:        Playwright's `page.aria_snapshot(mode="ai")` — what Playwright MCP's
                `browser_snapshot` returns;
 - BrowserGym:  its own observation (`BrowserEnv._get_obs()`: marking, DOM snapshot, merged AX
@@ -47,9 +49,10 @@ from site_server import SiteServer  # noqa: E402
 
 CORPUS = ROOT / "tests" / "corpus"
 PEERS_PYTHON = ROOT / "target" / "peers-venv" / "bin" / "python"
-TOOLS = ("pagelens", "aria", "browsergym", "bridge", "browser_use")
+TOOLS = ("pagelens", "pagelens_ax", "aria", "browsergym", "bridge", "browser_use")
 TITLES = {
     "pagelens": "pagelens observe()",
+    "pagelens_ax": "pagelens observe(), source='ax'",
     "aria": "aria_snapshot(mode='ai')",
     "browsergym": "BrowserGym flatten_axtree_to_str",
     "bridge": "pagelens occam_text(BrowserGym obs)",
@@ -58,6 +61,7 @@ TITLES = {
 # The id an agent names an element by, as each tool prints it.
 ID_MARKS = {
     "pagelens": re.compile(r"\*?\[\d+\]"),
+    "pagelens_ax": re.compile(r"\*?\[\d+\]"),
     "aria": re.compile(r"\[ref=[^\]]+\]"),
     "browsergym": re.compile(r"^\s*\[[A-Za-z0-9]+\] "),
     "bridge": re.compile(r"\*?\[[A-Za-z0-9]+\]"),
@@ -115,21 +119,27 @@ def kept(text: str, tool: str, texts: set[str], actionable: set[str]) -> tuple[f
 
 
 async def pagelens_and_aria(urls: dict[str, str], runs: int) -> dict[str, dict[str, dict]]:
-    out: dict[str, dict[str, dict]] = {"pagelens": {}, "aria": {}}
+    out: dict[str, dict[str, dict]] = {"pagelens": {}, "pagelens_ax": {}, "aria": {}}
     async with AsyncBrowserEnv(allowed_hosts=("127.0.0.1",), block_other_hosts=True, settle_ms=300) as env:
         for page, url in urls.items():
             await env.reset(url, observe=False)
             await env.observe()
             await env.page.aria_snapshot(mode="ai", timeout=120_000)  # warm both
-            ours, aria = [], []
+            ours, theirs, aria = [], [], []
             for _ in range(runs):
                 t = time.perf_counter()
                 obs = await env.observe()
                 ours.append(time.perf_counter() - t)
+                env.config.source = "ax"
+                t = time.perf_counter()
+                ax_obs = await env.observe()
+                theirs.append(time.perf_counter() - t)
+                env.config.source = "dom"
                 t = time.perf_counter()
                 snapshot = await env.page.aria_snapshot(mode="ai", timeout=120_000)
                 aria.append(time.perf_counter() - t)
             out["pagelens"][page] = {"ms": statistics.median(ours) * 1e3, "text": obs.text}
+            out["pagelens_ax"][page] = {"ms": statistics.median(theirs) * 1e3, "text": ax_obs.text}
             out["aria"][page] = {"ms": statistics.median(aria) * 1e3, "text": snapshot}
             print(f"pagelens/aria: {page}", file=sys.stderr)
     return out

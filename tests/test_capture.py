@@ -375,3 +375,26 @@ def test_no_id_ever_names_two_elements_across_documents(browser, site):
     assert not set(first.tree.ids()) & set(moved.observation.tree.ids())
     stale = browser.step(f"click [{link}]")
     assert not stale.ok and f"[{link}]" in stale.error
+
+
+def test_a_frame_the_capture_cannot_read_is_read_from_chromiums_tree(browser, site, monkeypatch):
+    """A frame of another origin whose own pass fails (no world, an error) is read from
+    Chromium's tree for that frame alone, said in the notes, and its elements act."""
+    from pagelens.browser.capture import InPageCapture
+
+    walk = InPageCapture.walk
+
+    async def failing_in_frames(self, sessions, record, *args, **kwargs):
+        if record.parent_id is not None:
+            raise RuntimeError("no world in this frame")
+        return await walk(self, sessions, record, *args, **kwargs)
+
+    monkeypatch.setattr(InPageCapture, "walk", failing_in_frames)
+    browser.config.source = "dom"
+    obs = browser.reset(site.url("site/frames.html"))
+    assert "Text inside the cross-site frame" in obs.text and "Child button" in obs.text
+    assert any("read from Chromium's accessibility tree" in n and "no world" in n for n in obs.notes), obs.notes
+    cross = next(i for i in obs.ids if obs.tree.node(i).name == "Cross button")
+    clicked = browser.step(f"click [{cross}]")
+    assert clicked.ok, clicked.error
+    assert "cross clicked" in clicked.observation.text

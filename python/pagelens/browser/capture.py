@@ -29,7 +29,15 @@ from playwright.async_api import CDPSession
 
 from pagelens._core import AXTree
 from pagelens.browser.devtools import DevToolsSocket
-from pagelens.browser.frames import Capture, FrameRecord, FrameSessions, cdp, list_frames, raw_call
+from pagelens.browser.frames import (
+    Capture,
+    FrameRecord,
+    FrameSessions,
+    cdp,
+    full_ax_tree,
+    list_frames,
+    raw_call,
+)
 
 _CAPTURE_JS = (files("pagelens") / "data" / "capture.js").read_text(encoding="utf-8")
 _HOOK_JS = (files("pagelens") / "data" / "hook.js").read_text(encoding="utf-8")
@@ -176,6 +184,20 @@ def _head(payload: Any) -> tuple[set[int], int]:
     return {int(v) for v in value.get("x", [])}, int(value.get("next", 0))
 
 
+async def _frames_of(
+    sessions: FrameSessions, main: CDPSession, include_frames: bool, timeout: float, devtools: DevToolsSocket | None
+) -> tuple[str, dict[str, FrameRecord], dict[str, CDPSession]]:
+    """The page's frames (see :func:`~pagelens.browser.frames.list_frames`); a page of one
+    frame, the most common, is known from one raw ``Page.getFrameTree``."""
+    reply = await raw_call(sessions, main, "Page.getFrameTree", {}, timeout, devtools)
+    tree = json.loads(reply)["result"] if isinstance(reply, bytes) else reply
+    root = tree["frameTree"]
+    if include_frames and root.get("childFrames"):
+        return await list_frames(sessions, main, include_frames, timeout)
+    frame_id = root["frame"]["id"]
+    return frame_id, {frame_id: FrameRecord(frame_id, main, None, None, None, root["frame"].get("url", ""))}, {}
+
+
 def _is_zero(payload: Any) -> bool:
     if isinstance(payload, bytes):
         return len(payload) < 400 and b'"value":0' in payload.replace(b" ", b"")
@@ -208,7 +230,7 @@ async def capture_page(
     main = await sessions.main()
     main_frame = await sessions.target_id(main, timeout)  # a page target's id is its main frame's
     main_record = FrameRecord(main_frame, main, None, None, None)
-    listing = asyncio.ensure_future(list_frames(sessions, main, include_frames, timeout))
+    listing = asyncio.ensure_future(_frames_of(sessions, main, include_frames, timeout, devtools))
     try:
         walked = await capture.walk(
             sessions,
@@ -230,6 +252,8 @@ async def capture_page(
     main_record = records.get(main_root, main_record)
     walked.record = main_record
     errors: list[str] = []
+    notes: list[str] = []
+    fallback: set[str] = set()  # frames read from Chromium's tree
     frames: list[dict[str, Any]] = []
     frame_ms = 0.0
     children = [r for r in records.values() if r.parent_id is not None]
@@ -272,7 +296,21 @@ async def capture_page(
                     urls=urls,
                 )
             except Exception as e:
-                errors.append(f"frame {record.url or record.frame_id}: {type(e).__name__}: {e}")
+                # No world in this frame, or its pass failed: Chromium's tree of the frame, said.
+                try:
+                    payload = await full_ax_tree(
+                        sessions, record.session, {"frameId": record.frame_id}, timeout, devtools
+                    )
+                except Exception as ax_error:
+                    errors.append(f"frame {record.url or record.frame_id}: {type(ax_error).__name__}: {ax_error}")
+                    continue
+                notes.append(
+                    f"frame {record.url or record.frame_id}: read from Chromium's accessibility tree "
+                    f"(the capture failed: {type(e).__name__}: {str(e)[:120]}); "
+                    "its script-clickable elements have no ids"
+                )
+                fallback.add(record.frame_id)
+                frames.append({"owner": owner_id, "payload": payload, "frame_id": record.frame_id})
                 continue
             passes[record.frame_id] = child
             frames.append({"owner": owner_id, "payload": _as_bytes(child.payload), "frame_id": record.frame_id})
@@ -287,7 +325,8 @@ async def capture_page(
             AXTree.from_cdp, payload, frames=frames, skip_orphan_frames=True, max_depth=max_depth
         )
     parse_ms = (time.perf_counter() - t2) * 1e3
-    notes = []
+    for record in records.values():
+        record.source = "ax" if record.frame_id in fallback else "dom"
     if tree.capture_truncated:
         notes.append(f"the page has more than {max_nodes} nodes: the rest is not shown")
     timings = {"capture": walk_ms, "frame_list": list_ms, "frame_captures": frame_ms, "parse": parse_ms}

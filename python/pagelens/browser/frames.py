@@ -33,6 +33,9 @@ class FrameRecord:
     owner_backend_id: int | None  # the <iframe> element in the parent's document
     owner_session: CDPSession | None  # the session that owns the parent's document
     url: str = ""
+    # How its ids name nodes: "ax", Chromium's tree (an id's node is its backendDOMNodeId);
+    # "dom", pagelens' own capture (an id is the page-side registry's, see capture.py).
+    source: str = "ax"
 
 
 async def cdp(session: CDPSession, method: str, params: dict[str, Any] | None = None, timeout: float = 60.0) -> Any:

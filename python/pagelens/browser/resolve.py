@@ -162,7 +162,7 @@ class ElementResolver:
                     f"now shows another document ({page.url}): read the new observation and use its ids"
                 )
         record = self.frame_record(frame_id)
-        if self._source == "dom" and self._ax is not None and self._capture is not None:
+        if record.source == "dom" and self._ax is not None and self._capture is not None:
             # The id is the page-side registry's: it names the live node, whose backend id
             # and frame CDP gives for it now.
             found = await registry_element(self._capture, record, backend_id, self.config.cdp_timeout_s)

@@ -245,7 +245,9 @@
   // names, or null for an element that is not a node of its own (an inline span).
   function nativeRole(el, tag) {
     switch (tag) {
-      case "a": return el.hasAttribute("href") ? "link" : "generic";
+      // An anchor without href is a link still when a script listens for its clicks or it
+      // takes focus (Chromium's reading); else a plain node.
+      case "a": return el.hasAttribute("href") || el.hasAttribute("tabindex") || clickable.has(el) || el.hasAttribute("onclick") ? "link" : "generic";
       case "area": return el.hasAttribute("href") ? "link" : null;
       case "article": return "article";
       case "aside": return inSectioning(el, ASIDE_SCOPES) && !named(el) ? "generic" : "complementary";
@@ -490,7 +492,7 @@
     if (!labels || labels.length === 0) return "";
     const parts = [];
     const visited = new Set([el]);
-    for (const l of labels) parts.push(textFrom(l, false, visited, false));
+    for (const l of labels) if (!hiddenForName(l)) parts.push(textFrom(l, false, visited, false));
     return collapse(parts.join(" "));
   }
 
