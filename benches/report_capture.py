@@ -23,6 +23,7 @@ import argparse
 import asyncio
 import json
 import platform
+import re
 import statistics
 import sys
 import time
@@ -41,6 +42,13 @@ from site_server import SiteServer  # noqa: E402
 
 RELAYOUT = "document.body.style.paddingLeft = (document.body.style.paddingLeft === '1px' ? '2px' : '1px')"
 _ID_OF = "function() { return typeof __pagelens === 'object' ? __pagelens.idOf(this) : null; }"
+
+
+def unescaped(text: str) -> str:
+    """The text as the page wrote it: quotes, page brackets (spec 3.16) and the escapes a quoted
+    name writes for invisible characters (a soft hyphen is ``\\xad``) undone."""
+    text = re.sub(r"\\(x[0-9a-f]{2}|u[0-9a-f]{4}|U[0-9a-f]{8})", lambda m: chr(int(m.group(1)[1:], 16)), text)
+    return text.replace("\\'", "'").replace('\\"', '"').replace("\\[", "[")
 
 
 async def registry_ids(env: AsyncBrowserEnv, backend_ids: list[int]) -> dict[int, int]:
@@ -103,8 +111,7 @@ async def fidelity(env: AsyncBrowserEnv, page: str, log: list[str]) -> dict[str,
         if normalize(node.name):
             named += 1
             with_id += mine_id in shown
-    # The text as the page wrote it: quotes and page brackets unescaped (spec 3.16).
-    whole = normalize(obs.text.replace("\\'", "'").replace("\\[", "["))
+    whole = normalize(unescaped(obs.text))
     total = max(1, len(actionable))
     return {
         "actionable": len(actionable),
@@ -112,6 +119,7 @@ async def fidelity(env: AsyncBrowserEnv, page: str, log: list[str]) -> dict[str,
         "role": role_ok / total,
         "name": name_ok / total,
         "texts": sum(t in whole for t in texts) / max(1, len(texts)),
+        "n_texts": len(texts),
         "ids": with_id / max(1, named),
     }
 
@@ -190,7 +198,8 @@ def print_report(rows: list[dict], args: argparse.Namespace) -> None:
     print(f"| actionables found (same DOM element) | {mean('found'):.2%} |")
     print(f"| role agreement on actionables | {mean('role'):.2%} |")
     print(f"| name agreement on actionables | {mean('name'):.2%} |")
-    print(f"| Chromium's texts present | {statistics.mean(r['texts'] for r in rows):.2%} (pages' mean) |")
+    pooled = sum(r["texts"] * r["n_texts"] for r in rows) / max(1, sum(r["n_texts"] for r in rows))
+    print(f"| Chromium's texts present | {pooled:.2%} of all; {statistics.mean(r['texts'] for r in rows):.2%} pages' mean |")
     print(f"| named actionables with an id | {mean('ids'):.2%} |")
     timed = [r for r in rows if "settled" in r]
     if not timed:

@@ -185,3 +185,50 @@ def ax_payloads(draw, max_nodes: int = 40) -> list[dict]:
     rest = nodes[1:]
     order = draw(st.permutations(range(len(rest))))
     return [nodes[0]] + [rest[k] for k in order]
+
+
+# -- live DOMs: the parts a capture must read right -----------------------------------------------
+
+_WORDS = st.sampled_from(["alpha", "beta", "Gamma", "delta 12", "échelle", "[3]", "x  y", "NEW"])
+_HIDING = st.sampled_from(
+    ["", "", "", ' hidden', ' style="display:none"', ' style="visibility:hidden"', ' aria-hidden="true"', " inert"]
+)
+
+
+@st.composite
+def dom_fragments(draw, depth: int = 0) -> str:
+    """An HTML fragment of the kinds of things pages hold: nested blocks and inline runs,
+    hidden parts, labelled fields, buttons and links, lists, tables, details, open shadow
+    roots (a template a script attaches), every kind hidden or not."""
+    kinds = ["text", "button", "link", "field", "select", "checkbox"]
+    if depth < 3:
+        kinds += ["div", "span", "list", "table", "details", "labelled", "shadow"]
+    kind = draw(st.sampled_from(kinds))
+    hide = draw(_HIDING)
+    word = draw(_WORDS)
+    inner = lambda: "".join(draw(st.lists(dom_fragments(depth + 1), min_size=1, max_size=3)))  # noqa: E731
+    if kind == "text":
+        return word + " "
+    if kind == "button":
+        return f"<button{hide}>{word}</button>"
+    if kind == "link":
+        return f'<a href="#{word}"{hide}>{word}</a>'
+    if kind == "field":
+        return f'<input{hide} aria-label="{word}" value="{draw(_WORDS)}">'
+    if kind == "select":
+        return f"<select{hide}><option>{word}</option><option selected>{draw(_WORDS)}</option></select>"
+    if kind == "checkbox":
+        return f'<label{hide}><input type="checkbox"> {word}</label>'
+    if kind == "div":
+        return f"<div{hide}>{inner()}</div>"
+    if kind == "span":
+        return f"<span{hide}>{inner()}</span>"
+    if kind == "list":
+        return f"<ul{hide}><li>{inner()}</li><li>{word}</li></ul>"
+    if kind == "table":
+        return f"<table{hide}><tr><th>{word}</th></tr><tr><td>{inner()}</td></tr></table>"
+    if kind == "details":
+        return f"<details{hide}><summary>{word}</summary>{inner()}</details>"
+    if kind == "labelled":
+        return f'<span id="l-{depth}">{word}</span><button aria-labelledby="l-{depth}"{hide}>x</button>'
+    return f'<div class="host"{hide}><template shadowrootmode="open">{inner()}<slot></slot></template>{word}</div>'

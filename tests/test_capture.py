@@ -9,10 +9,12 @@ from __future__ import annotations
 import re
 
 import pytest
+from hypothesis import HealthCheck, given, settings
 
 from pagelens.browser import BrowserEnv
 from pagelens.browser.frames import cdp, fetch_tree
 from reference import INTERACTIVE, normalize
+from strategies import dom_fragments
 
 # case -> (role, name, properties that must hold); None: the element is no node of the tree.
 FACTS: dict[str, tuple[str, str, dict] | None] = {
@@ -398,3 +400,29 @@ def test_a_frame_the_capture_cannot_read_is_read_from_chromiums_tree(browser, si
     clicked = browser.step(f"click [{cross}]")
     assert clicked.ok, clicked.error
     assert "cross clicked" in clicked.observation.text
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(body=dom_fragments())
+def test_generated_doms_read_alike_through_both_sources(browser, site, body):
+    """Generated DOMs (nesting, hidden parts, labels, lists, tables, details, shadow roots):
+    the capture reads them without a fallback, prints every id once, and gives every action
+    target of Chromium's tree an id with Chromium's role and name."""
+    browser.reset(site.url("site/second.html"), observe=False)
+
+    async def load(aenv):
+        await aenv.page.set_content(f"<title>Generated</title><body>{body}</body>")
+
+    browser.run(load)
+    browser.config.source = "ax"
+    try:
+        theirs = browser.observe()
+    finally:
+        browser.config.source = "dom"
+    ours = browser.observe()
+    assert ours.notes == [], ours.notes
+    printed = [int(i) for i in re.findall(r"(?<!\\)\[(\d+)\]", ours.text)]
+    assert len(printed) == len(set(printed)) and set(printed) <= set(ours.tree.ids())
+    mine = sorted((ours.tree.node(i).role, normalize(ours.tree.node(i).name)) for i in ours.ids)
+    chromium = sorted((theirs.tree.node(i).role, normalize(theirs.tree.node(i).name)) for i in theirs.ids)
+    assert mine == chromium, (body, ours.text, theirs.text)
