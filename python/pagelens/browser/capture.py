@@ -26,9 +26,10 @@ from importlib.resources import files
 from typing import Any
 
 from playwright.async_api import CDPSession
+from playwright.async_api import Error as PlaywrightError
 
 from pagelens._core import AXTree
-from pagelens.browser.devtools import DevToolsSocket
+from pagelens.browser.devtools import DevToolsError, DevToolsSocket
 from pagelens.browser.frames import (
     Capture,
     FrameRecord,
@@ -62,6 +63,8 @@ class InPageCapture:
             "markEvent": f"pagelens-mark-{token}",
             "closedEvent": f"pagelens-closed-{token}",
         }
+        self._global = f"__pagelens_{token}"  # where the capture is found in its world
+        self._contexts: dict[tuple[int, str], int] = {}  # (session, frame id) -> the world's context
         # Above every id given so far: a new document's (or frame's) registry starts here, so
         # that no id ever names two elements in a run (an old page's id never reaches the new).
         self.next_id = 1
@@ -116,16 +119,36 @@ class InPageCapture:
         max_frames: int = 100,
         urls: bool = True,
     ) -> _Walked:
-        """One pass over a frame's document (and its same-origin frames)."""
-        context = await self.world(record.session, record.frame_id, timeout, sessions, devtools)
+        """One pass over a frame's document (and its same-origin frames).
+
+        The world's context id is kept per frame and tried first: a document's world lives as
+        long as the document. The capture is found under a name secret to this environment,
+        so a stale id that now names another context (a page's own world, after a navigation
+        to another process) finds nothing there, and the world is asked for again; the script
+        is only ever sent to a world Chromium has just named as pagelens'."""
         options = self._options(max_nodes, clickables, frames, max_frames, urls)
-        quick = f"typeof __pagelens === 'object' ? __pagelens.capture({options}) : 0"
-        params = {"expression": quick, "contextId": context, "returnByValue": True}
-        payload = await raw_call(sessions, record.session, "Runtime.evaluate", params, timeout, devtools)
-        if _is_zero(payload):  # a new document: the script is not in its world yet
-            params["expression"] = f"{_CAPTURE_JS}\n;__pagelens.capture({options})"
+        quick = f"typeof {self._global} === 'object' ? {self._global}.capture({options}) : 0"
+        key = (id(record.session), record.frame_id)
+        context = self._contexts.get(key)
+        payload: Any = None
+        if context is not None:
+            params = {"expression": quick, "contextId": context, "returnByValue": True}
+            try:
+                payload = await raw_call(sessions, record.session, "Runtime.evaluate", params, timeout, devtools)
+            except (PlaywrightError, DevToolsError):  # "Cannot find context with specified id"
+                payload = None
+        if payload is None or _is_zero(payload):
+            context = await self.world(record.session, record.frame_id, timeout, sessions, devtools)
+            self._contexts[key] = context
+            params = {"expression": quick, "contextId": context, "returnByValue": True}
             payload = await raw_call(sessions, record.session, "Runtime.evaluate", params, timeout, devtools)
-        self.next_id = max(self.next_id, _head(payload)[1])
+            if _is_zero(payload):  # a new document: the script is not in its world yet
+                params["expression"] = (
+                    f"{_CAPTURE_JS}\n;globalThis.{self._global} = __pagelens;\n__pagelens.capture({options})"
+                )
+                payload = await raw_call(sessions, record.session, "Runtime.evaluate", params, timeout, devtools)
+        assert context is not None
+        self.next_id = max(self.next_id, _head(payload).next_id)
         return _Walked(payload, record, context)
 
     async def owner_id(self, parent: _Walked, record: FrameRecord, timeout: float) -> int | None:
@@ -167,35 +190,39 @@ async def frame_owner(record: FrameRecord, timeout: float) -> None:
         record.owner_backend_id = owner["backendNodeId"]
 
 
-_HEAD = re.compile(rb'"value"\s*:\s*\{\s*"x"\s*:\s*\[([0-9,\s]*)\]\s*,\s*"next"\s*:\s*([0-9]+)')
+_HEAD = re.compile(
+    rb'"value"\s*:\s*\{\s*"x"\s*:\s*\[([0-9,\s]*)\]\s*,\s*"next"\s*:\s*([0-9]+)\s*,'
+    rb'\s*"frames"\s*:\s*([0-9]+)\s*,\s*"origin"\s*:\s*([0-9.eE+-]+)'
+)
 
 
-def _head(payload: Any) -> tuple[set[int], int]:
-    """What a pass's answer says first: the ids of the ``<iframe>``s it could not read (``x``)
-    and its registry's next id (read off the first bytes of a raw answer)."""
+@dataclass
+class _Head:
+    """What a pass's answer says first (read off the first bytes of a raw answer)."""
+
+    unread: set[int]  # ids of the <iframe>s it could not read
+    next_id: int  # its registry's next id
+    frames: int  # frame documents it read in the same pass
+    document: float | None  # its document's performance.timeOrigin (see resolve.document_of)
+
+
+def _head(payload: Any) -> _Head:
     if isinstance(payload, bytes):
-        m = _HEAD.search(payload, 0, 400)
+        m = _HEAD.search(payload, 0, 500)
         if m is None:
-            return set(), 0
-        return {int(v) for v in m.group(1).split(b",") if v.strip()}, int(m.group(2))
+            return _Head(set(), 0, 0, None)
+        unread = {int(v) for v in m.group(1).split(b",") if v.strip()}
+        return _Head(unread, int(m.group(2)), int(m.group(3)), float(m.group(4)))
     value = payload.get("result", {}).get("value", {})
     if not isinstance(value, dict):
-        return set(), 0
-    return {int(v) for v in value.get("x", [])}, int(value.get("next", 0))
-
-
-async def _frames_of(
-    sessions: FrameSessions, main: CDPSession, include_frames: bool, timeout: float, devtools: DevToolsSocket | None
-) -> tuple[str, dict[str, FrameRecord], dict[str, CDPSession]]:
-    """The page's frames (see :func:`~pagelens.browser.frames.list_frames`); a page of one
-    frame, the most common, is known from one raw ``Page.getFrameTree``."""
-    reply = await raw_call(sessions, main, "Page.getFrameTree", {}, timeout, devtools)
-    tree = json.loads(reply)["result"] if isinstance(reply, bytes) else reply
-    root = tree["frameTree"]
-    if include_frames and root.get("childFrames"):
-        return await list_frames(sessions, main, include_frames, timeout)
-    frame_id = root["frame"]["id"]
-    return frame_id, {frame_id: FrameRecord(frame_id, main, None, None, None, root["frame"].get("url", ""))}, {}
+        return _Head(set(), 0, 0, None)
+    origin = value.get("origin")
+    return _Head(
+        {int(v) for v in value.get("x", [])},
+        int(value.get("next", 0)),
+        int(value.get("frames", 0)),
+        float(origin) if isinstance(origin, (int, float)) else None,
+    )
 
 
 def _is_zero(payload: Any) -> bool:
@@ -230,24 +257,25 @@ async def capture_page(
     main = await sessions.main()
     main_frame = await sessions.target_id(main, timeout)  # a page target's id is its main frame's
     main_record = FrameRecord(main_frame, main, None, None, None)
-    listing = asyncio.ensure_future(_frames_of(sessions, main, include_frames, timeout, devtools))
-    try:
-        walked = await capture.walk(
-            sessions,
-            main_record,
-            timeout,
-            devtools,
-            max_nodes=max_nodes,
-            clickables=clickables,
-            frames=include_frames,
-            max_frames=max_frames,
-            urls=urls,
-        )
-    except BaseException:
-        listing.cancel()
-        raise
+    walked = await capture.walk(
+        sessions,
+        main_record,
+        timeout,
+        devtools,
+        max_nodes=max_nodes,
+        clickables=clickables,
+        frames=include_frames,
+        max_frames=max_frames,
+        urls=urls,
+    )
     walk_ms = (time.perf_counter() - t0) * 1e3
-    main_root, records, _ = await listing
+    head = _head(walked.payload)
+    # The frames, only for a page that has some (the pass says so): an action in one starts
+    # from its record, another origin's gets a pass of its own.
+    if include_frames and (head.unread or head.frames):
+        main_root, records, _ = await list_frames(sessions, main, include_frames, timeout, devtools)
+    else:
+        main_root, records = main_frame, {main_frame: main_record}
     list_ms = (time.perf_counter() - t0) * 1e3 - walk_ms
     main_record = records.get(main_root, main_record)
     walked.record = main_record
@@ -275,7 +303,7 @@ async def capture_page(
             parent = passes.get(record.parent_id or "")
             if parent is None:
                 continue  # read in its parent's pass (same origin), or under a frame not read
-            unread = _head(parent.payload)[0]
+            unread = _head(parent.payload).unread
             if not unread:
                 continue
             try:
@@ -330,7 +358,7 @@ async def capture_page(
     if tree.capture_truncated:
         notes.append(f"the page has more than {max_nodes} nodes: the rest is not shown")
     timings = {"capture": walk_ms, "frame_list": list_ms, "frame_captures": frame_ms, "parse": parse_ms}
-    return Capture(tree, records, errors, notes, timings, source="dom")
+    return Capture(tree, records, errors, notes, timings, source="dom", document=head.document)
 
 
 async def _in_world(

@@ -341,15 +341,24 @@ class AsyncBrowserEnv:
         cfg = self.config
         t0 = time.perf_counter()
         tabs_task = asyncio.ensure_future(self._tabs())  # small calls, alongside the tree
-        document_task = asyncio.ensure_future(document_of(page))
+        # Which document is read: pagelens' capture says so itself; Chromium's tree is asked
+        # alongside.
+        document_task = asyncio.ensure_future(document_of(page)) if cfg.source == "ax" else None
         try:
             capture = await self._unless_crashed(page, self._capture_tree(page))
         except BaseException:
             tabs_task.cancel()
-            document_task.cancel()
+            if document_task is not None:
+                document_task.cancel()
             raise
         tree, frames = capture.tree, capture.frames
-        document = await document_task
+        document: float | None
+        if capture.document is not None:
+            if document_task is not None:
+                document_task.cancel()
+            document = capture.document
+        else:
+            document = await (document_task or document_of(page))
         seen = self._seen_ids(page, document, tree) if cfg.mark_new else None
         t1 = time.perf_counter()
         rendered = await asyncio.to_thread(

@@ -168,6 +168,8 @@ class Capture:
     # Where the tree came from: "ax" (Chromium's accessibility tree, ids are its node ids) or
     # "dom" (pagelens' own capture, ids are the page-side registry's).
     source: str = "ax"
+    # The document read (its performance.timeOrigin), when the capture says which.
+    document: float | None = None
 
 
 # Frames read per observation, the main frame included.
@@ -180,12 +182,19 @@ async def _timed(awaitable: Any) -> tuple[Any, float]:
 
 
 async def list_frames(
-    sessions: FrameSessions, main: CDPSession, include_frames: bool, timeout: float
+    sessions: FrameSessions,
+    main: CDPSession,
+    include_frames: bool,
+    timeout: float,
+    devtools: DevToolsSocket | None = None,
 ) -> tuple[str, dict[str, FrameRecord], dict[str, CDPSession]]:
     """The page's frames: (main frame id, a record per frame by id, the root frame id of
-    each out-of-process session). One ``Page.getFrameTree`` per session; a child's
-    ``owner_session`` is the session of its parent's document."""
-    main_tree = await cdp(main, "Page.getFrameTree", timeout=timeout)
+    each out-of-process session). One ``Page.getFrameTree`` per session (the main one over the
+    raw socket when given); a child's ``owner_session`` is the session of its parent's document."""
+    if devtools is not None:
+        main_tree = json.loads(await raw_call(sessions, main, "Page.getFrameTree", {}, timeout, devtools))["result"]
+    else:
+        main_tree = await cdp(main, "Page.getFrameTree", timeout=timeout)
     main_root = main_tree["frameTree"]["frame"]["id"]
     records: dict[str, FrameRecord] = {}
     if not include_frames:

@@ -4,7 +4,8 @@
 // shadow roots through their slots, same-origin frames in the same pass), producing rows the
 // Rust core reads directly (pagelens/docs/spec/observation.md section 1b):
 //
-//   {x: [ids of <iframe>s whose document was not read], next: the next id, v: 2,
+//   {x: [ids of <iframe>s whose document was not read], next: the next id, frames: how many
+//    frame documents the pass read, origin: the document's performance.timeOrigin, v: 2,
 //    s: [strings], r: "rows", closed: [ids of closed shadow hosts], truncated: bool}
 //
 // r holds one row per node, in document order (parents first), as numbers written in 64 ASCII
@@ -728,7 +729,9 @@
     const parents = [];
     const hiddens = [];
     const docs = [];
+    let entered = 0;
     function enterDocument(doc, parent) {
+      entered++;
       if (options.askEvent) {
         doc.addEventListener(options.markEvent, onMark, true);
         doc.addEventListener(options.closedEvent, onClosed, true);
@@ -919,9 +922,12 @@
     }
     const closed = closedHosts.filter((h) => h.isConnected).map(idOf);
     lastUnread = unread;
-    // x and next first: the caller reads them off the answer's first bytes.
+    // x, next, frames and origin first: the caller reads them off the answer's first bytes.
     const encoded = new TextDecoder("latin1").decode(buf.subarray(0, at));
-    return { x: unread, next, v: 2, s: strings, r: encoded, closed, truncated: stack.length > 0 };
+    return {
+      x: unread, next, frames: entered - 1, origin: performance.timeOrigin,
+      v: 2, s: strings, r: encoded, closed, truncated: stack.length > 0,
+    };
 
     function visit(node, parentRow, hidden) {
       stack.push(node);
