@@ -199,7 +199,9 @@ def print_report(rows: list[dict], args: argparse.Namespace) -> None:
     print(f"| role agreement on actionables | {mean('role'):.2%} |")
     print(f"| name agreement on actionables | {mean('name'):.2%} |")
     pooled = sum(r["texts"] * r["n_texts"] for r in rows) / max(1, sum(r["n_texts"] for r in rows))
-    print(f"| Chromium's texts present | {pooled:.2%} of all; {statistics.mean(r['texts'] for r in rows):.2%} pages' mean |")
+    print(
+        f"| Chromium's texts present | {pooled:.2%} of all; {statistics.mean(r['texts'] for r in rows):.2%} pages' mean |"
+    )
     print(f"| named actionables with an id | {mean('ids'):.2%} |")
     timed = [r for r in rows if "settled" in r]
     if not timed:

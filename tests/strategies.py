@@ -191,7 +191,7 @@ def ax_payloads(draw, max_nodes: int = 40) -> list[dict]:
 
 _WORDS = st.sampled_from(["alpha", "beta", "Gamma", "delta 12", "échelle", "[3]", "x  y", "NEW"])
 _HIDING = st.sampled_from(
-    ["", "", "", ' hidden', ' style="display:none"', ' style="visibility:hidden"', ' aria-hidden="true"', " inert"]
+    ["", "", "", " hidden", ' style="display:none"', ' style="visibility:hidden"', ' aria-hidden="true"', " inert"]
 )
 
 
