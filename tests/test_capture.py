@@ -427,3 +427,35 @@ def test_generated_doms_read_alike_through_both_sources(browser, site, body):
     mine = sorted((ours.tree.node(i).role, normalize(ours.tree.node(i).name)) for i in ours.ids)
     chromium = sorted((theirs.tree.node(i).role, normalize(theirs.tree.node(i).name)) for i in theirs.ids)
     assert mine == chromium, (body, ours.text, theirs.text)
+
+
+def test_clickables_reported_once_count_at_every_later_observation(browser, site):
+    """The hook tells the capture of each element once it is in the document, and the capture
+    keeps it: an element given a listener after the first observation, and one given a listener
+    before it was inserted, are clickable at the next observation and every one after."""
+    browser.config.source = "dom"
+    first = browser.reset(site.url("site/second.html"))
+    before = len(first.tree.clickable_ids)
+
+    async def add(aenv):
+        await aenv.page.evaluate(
+            """() => { const a = document.createElement('div'); a.textContent = 'Late listener';
+               document.body.append(a); a.addEventListener('click', () => {});
+               const b = document.createElement('div'); b.textContent = 'Listener before insert';
+               b.addEventListener('click', () => {}); window.__later = b; }"""
+        )
+
+    browser.run(add)
+    second = browser.observe()
+    assert re.search(r"clickable \*?\[\d+\] 'Late listener'", second.text), second.text
+    assert "Listener before insert" not in second.text
+
+    async def insert(aenv):
+        await aenv.page.evaluate("() => document.body.append(window.__later)")
+
+    browser.run(insert)
+    for _ in range(2):  # told once, kept after
+        obs = browser.observe()
+        assert re.search(r"clickable \*?\[\d+\] 'Late listener'", obs.text)
+        assert re.search(r"clickable \*?\[\d+\] 'Listener before insert'", obs.text)
+        assert len(obs.tree.clickable_ids) == before + 2

@@ -43,6 +43,9 @@ from pagelens.browser.frames import (
 _CAPTURE_JS = (files("pagelens") / "data" / "capture.js").read_text(encoding="utf-8")
 _HOOK_JS = (files("pagelens") / "data" / "hook.js").read_text(encoding="utf-8")
 
+# Worlds' contexts remembered (per frame); past this the memory starts over.
+_MAX_CONTEXTS = 1000
+
 
 @dataclass
 class _Walked:
@@ -68,6 +71,12 @@ class InPageCapture:
         # Above every id given so far: a new document's (or frame's) registry starts here, so
         # that no id ever names two elements in a run (an old page's id never reaches the new).
         self.next_id = 1
+
+    def forget(self) -> None:
+        """A new browser context: no id of the old one names anything (ids start small again),
+        and no world of it is there to be tried."""
+        self.next_id = 1
+        self._contexts.clear()
 
     def hook_script(self) -> str:
         """The init script for the page's world (add it to every browser context)."""
@@ -139,6 +148,8 @@ class InPageCapture:
                 payload = None
         if payload is None or _is_zero(payload):
             context = await self.world(record.session, record.frame_id, timeout, sessions, devtools)
+            if len(self._contexts) >= _MAX_CONTEXTS:  # frames come and go all day on some pages
+                self._contexts.clear()
             self._contexts[key] = context
             params = {"expression": quick, "contextId": context, "returnByValue": True}
             payload = await raw_call(sessions, record.session, "Runtime.evaluate", params, timeout, devtools)

@@ -186,6 +186,7 @@ class AsyncBrowserEnv:
         self._crashes.clear()
         self._observed_ids.clear()
         self._resolver.forget()
+        self._capture.forget()
         self._dialogs = []
         self._refused = []
         self.start_url = url

@@ -29,9 +29,10 @@
   const byId = new Map();
   let next = 1;
   // Elements the page's world reported as listening for clicks, or as hosts of closed shadow
-  // roots (see hook.js); refreshed at each capture.
-  let clickable = new WeakSet();
-  let closedHosts = [];
+  // roots (see hook.js). The hook reports each element once it is in the document, so both
+  // are kept for the document's life: a capture costs what is new, not every listener.
+  const clickable = new WeakSet();
+  const closedHosts = new Set();
   let lastUnread = [];
 
   function idOf(node) {
@@ -660,8 +661,6 @@
     const maxNodes = options.maxNodes || 1000000;
     let frameBudget = options.maxFrames === undefined ? Infinity : options.maxFrames - 1;
     // Report which elements the page's world saw listening for clicks (hook.js).
-    clickable = new WeakSet();
-    closedHosts = [];
     const top = document;
     const focusedEl = deepActive(top);
 
@@ -720,7 +719,7 @@
     }
     function onClosed(e) {
       const t = e.composedPath()[0];
-      if (t && t.nodeType === 1) closedHosts.push(t);
+      if (t && t.nodeType === 1) closedHosts.add(t);
     }
 
     // The walk's stack, as three arrays (no array per entry): the node, its parent row, and
@@ -920,7 +919,11 @@
       d.removeEventListener(options.markEvent, onMark, true);
       d.removeEventListener(options.closedEvent, onClosed, true);
     }
-    const closed = closedHosts.filter((h) => h.isConnected).map(idOf);
+    const closed = [];
+    for (const h of closedHosts) {
+      if (h.isConnected) closed.push(idOf(h));
+      else closedHosts.delete(h); // gone from the page (a host that comes back is reported again)
+    }
     lastUnread = unread;
     // x, next, frames and origin first: the caller reads them off the answer's first bytes.
     const encoded = new TextDecoder("latin1").decode(buf.subarray(0, at));

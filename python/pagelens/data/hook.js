@@ -44,18 +44,22 @@
     } catch (e) { /* as above */ }
     return root;
   };
-  const tell = (list, name) => {
+  // Each noted element is told once it is in the document (the capture keeps what it was
+  // told); one not yet inserted waits for a later ask. A closed host is told at every ask
+  // while it is connected (the capture forgets hosts that left).
+  const tell = (list, name, once) => {
     let kept = 0;
     for (let i = 0; i < list.length; i++) {
       const el = list[i].deref();
       if (!el) continue;
-      list[kept++] = list[i];
-      if (el.isConnected) dispatch.call(el, new Ev(name, { bubbles: true, composed: true }));
+      const connected = el.isConnected;
+      if (connected) dispatch.call(el, new Ev(name, { bubbles: true, composed: true }));
+      if (!once || !connected) list[kept++] = list[i];
     }
     list.length = kept;
   };
   add.call(document, ASK, () => {
-    tell(marked, MARK);
-    tell(closed, CLOSED);
+    tell(marked, MARK, true);
+    tell(closed, CLOSED, false);
   }, true);
 })();
