@@ -16,7 +16,6 @@ accessibility tree instead, and the observation says so.
 
 from __future__ import annotations
 
-import asyncio
 import json
 import re
 import secrets
@@ -28,12 +27,13 @@ from typing import Any
 from playwright.async_api import CDPSession
 from playwright.async_api import Error as PlaywrightError
 
-from pagelens._core import AXTree
 from pagelens.browser.devtools import DevToolsError, DevToolsSocket
 from pagelens.browser.frames import (
     Capture,
     FrameRecord,
     FrameSessions,
+    build_tree,
+    cap_frames,
     cdp,
     full_ax_tree,
     list_frames,
@@ -52,6 +52,7 @@ class _Walked:
     payload: Any
     record: FrameRecord
     context: int
+    head: _Head  # what the answer says first, read once
 
 
 class InPageCapture:
@@ -159,8 +160,9 @@ class InPageCapture:
                 )
                 payload = await raw_call(sessions, record.session, "Runtime.evaluate", params, timeout, devtools)
         assert context is not None
-        self.next_id = max(self.next_id, _head(payload).next_id)
-        return _Walked(payload, record, context)
+        head = _head(payload)
+        self.next_id = max(self.next_id, head.next_id)
+        return _Walked(payload, record, context, head)
 
     async def owner_id(self, parent: _Walked, record: FrameRecord, timeout: float) -> int | None:
         """The registry id, in the parent pass's world, of a frame's ``<iframe>`` (whose
@@ -280,7 +282,7 @@ async def capture_page(
         urls=urls,
     )
     walk_ms = (time.perf_counter() - t0) * 1e3
-    head = _head(walked.payload)
+    head = walked.head
     # The frames, only for a page that has some (the pass says so): an action in one starts
     # from its record, another origin's gets a pass of its own.
     if include_frames and (head.unread or head.frames):
@@ -298,15 +300,8 @@ async def capture_page(
     children = [r for r in records.values() if r.parent_id is not None]
     if children:
         t1 = time.perf_counter()
-        # A page of thousands of frames (ads, widgets) is read up to a cap, in document order,
-        # as the capture's own pass does.
-        if len(children) >= max_frames:
-            errors.append(
-                f"{len(children) - (max_frames - 1)} frames left out: at most {max_frames} frames are read (max_frames)"
-            )
-            for record in children[max_frames - 1 :]:
-                del records[record.frame_id]
-            children = children[: max_frames - 1]
+        # The same cap, in the same document order, as the capture's own pass.
+        children = cap_frames(records, children, max_frames, errors)
         # Parents come before children (pre-order listing): each frame's pass is known by the
         # time its children are looked at. A frame of another origin gets a pass of its own.
         passes: dict[str, _Walked] = {main_root: walked}
@@ -314,7 +309,7 @@ async def capture_page(
             parent = passes.get(record.parent_id or "")
             if parent is None:
                 continue  # read in its parent's pass (same origin), or under a frame not read
-            unread = _head(parent.payload).unread
+            unread = parent.head.unread
             if not unread:
                 continue
             try:
@@ -355,21 +350,13 @@ async def capture_page(
             frames.append({"owner": owner_id, "payload": _as_bytes(child.payload), "frame_id": record.frame_id})
         frame_ms = (time.perf_counter() - t1) * 1e3
     records[""] = main_record
-    t2 = time.perf_counter()
-    payload = _as_bytes(walked.payload)
-    if max_depth is None:
-        tree = await asyncio.to_thread(AXTree.from_cdp, payload, frames=frames, skip_orphan_frames=True)
-    else:
-        tree = await asyncio.to_thread(
-            AXTree.from_cdp, payload, frames=frames, skip_orphan_frames=True, max_depth=max_depth
-        )
-    parse_ms = (time.perf_counter() - t2) * 1e3
+    tree, parse_ms = await build_tree(_as_bytes(walked.payload), frames, max_depth)
     for record in records.values():
         record.source = "ax" if record.frame_id in fallback else "dom"
     if tree.capture_truncated:
         notes.append(f"the page has more than {max_nodes} nodes: the rest is not shown")
     timings = {"capture": walk_ms, "frame_list": list_ms, "frame_captures": frame_ms, "parse": parse_ms}
-    return Capture(tree, records, errors, notes, timings, source="dom", document=head.document)
+    return Capture(tree, records, errors, notes, timings, document=head.document)
 
 
 async def _in_world(

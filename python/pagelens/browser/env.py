@@ -397,7 +397,7 @@ class AsyncBrowserEnv:
             },
             screenshot=screenshot,
         )
-        self._resolver.observed(obs, frames, document, capture.source)
+        self._resolver.observed(obs, frames, document)
         return obs
 
     async def _capture_tree(self, page: Page) -> Capture:

@@ -165,15 +165,28 @@ class Capture:
     # Each stage in ms: the main frame's AX tree, listing the frames, the child frames' trees
     # (the longest), the DOM snapshot (the longest), parsing and merging them in the core.
     timings_ms: dict[str, float] = field(default_factory=dict)
-    # Where the tree came from: "ax" (Chromium's accessibility tree, ids are its node ids) or
-    # "dom" (pagelens' own capture, ids are the page-side registry's).
-    source: str = "ax"
     # The document read (its performance.timeOrigin), when the capture says which.
     document: float | None = None
 
 
 # Frames read per observation, the main frame included.
 MAX_FRAMES = 100
+
+
+def cap_frames(
+    records: dict[str, FrameRecord], children: list[FrameRecord], max_frames: int, errors: list[str]
+) -> list[FrameRecord]:
+    """A page of thousands of frames (ads, widgets) is read up to a cap, the main frame
+    included, in document order: the children kept; the rest leave ``records`` and are said
+    in one line of ``errors``."""
+    if len(children) < max_frames:
+        return children
+    errors.append(
+        f"{len(children) - (max_frames - 1)} frames left out: at most {max_frames} frames are read (max_frames)"
+    )
+    for record in children[max_frames - 1 :]:
+        del records[record.frame_id]
+    return children[: max_frames - 1]
 
 
 async def _timed(awaitable: Any) -> tuple[Any, float]:
@@ -260,14 +273,7 @@ async def fetch_tree(
         snapshot_of(session)
     errors: list[str] = []
     children = [r for r in records.values() if r.parent_id is not None and r.owner_session is not None]
-    # A page of thousands of frames (ads, widgets) is read up to a cap, in document order.
-    if len(children) >= max_frames:
-        errors.append(
-            f"{len(children) - (max_frames - 1)} frames left out: at most {max_frames} frames are read (max_frames)"
-        )
-        for record in children[max_frames - 1 :]:
-            del records[record.frame_id]
-        children = children[: max_frames - 1]
+    children = cap_frames(records, children, max_frames, errors)
 
     async def owner(record: FrameRecord) -> None:
         assert record.owner_session is not None
@@ -348,7 +354,7 @@ async def fetch_tree(
         )
     main_clickable = clickable_of(records[main_root])
     records[""] = records[main_root]
-    tree, parse_ms = _build_timed(payload, frames, max_depth, main_clickable)
+    tree, parse_ms = await build_tree(payload, frames, max_depth, main_clickable)
     given = len(main_clickable or ()) + sum(len(f["clickable"] or ()) for f in frames)
     if given and not tree.clickable_ids:
         notes.append(
@@ -365,18 +371,14 @@ async def fetch_tree(
     return Capture(tree, records, errors, notes, timings)
 
 
-def _build_timed(
-    payload: Any, frames: list[dict[str, Any]], max_depth: int | None, clickable: Any
+async def build_tree(
+    payload: Any, frames: list[dict[str, Any]], max_depth: int | None, clickable: dict[int, str | None] | None = None
 ) -> tuple[AXTree, float]:
+    """The tree of a page's payloads (either source) and its build time in ms, built off the
+    event loop. A hidden <iframe> has no node: its frame cannot be shown and is left out."""
     t0 = time.perf_counter()
-    tree = _build(payload, frames, max_depth, clickable)
+    options: dict[str, Any] = {} if max_depth is None else {"max_depth": max_depth}
+    tree = await asyncio.to_thread(
+        AXTree.from_cdp, payload, frames=frames, skip_orphan_frames=True, clickable=clickable, **options
+    )
     return tree, (time.perf_counter() - t0) * 1e3
-
-
-def _build(
-    payload: Any, frames: list[dict[str, Any]], max_depth: int | None, clickable: dict[int, str | None] | None
-) -> AXTree:
-    # A hidden <iframe> has no AX node: its frame cannot be shown and is left out.
-    if max_depth is None:
-        return AXTree.from_cdp(payload, frames=frames, skip_orphan_frames=True, clickable=clickable)
-    return AXTree.from_cdp(payload, frames=frames, skip_orphan_frames=True, clickable=clickable, max_depth=max_depth)

@@ -57,7 +57,6 @@ class ElementResolver:
     def __init__(self, config: BrowserConfig, capture: InPageCapture | None = None) -> None:
         self.config = config  # read at each call: a run may change its timeouts
         self._capture = capture
-        self._source = "ax"  # the last observation's: "dom" ids name the page-side registry's nodes
         self._key = "__pagelens_" + secrets.token_hex(8)
         self._frames: dict[str, FrameRecord] = {}
         self._ax: PageObservation | None = None
@@ -71,13 +70,12 @@ class ElementResolver:
         observation: PageObservation | HtmlObservation,
         frames: dict[str, FrameRecord],
         document: float | None = None,
-        source: str = "ax",
     ) -> None:
         """The observation whose ids actions now name (an AX or an HTML one), its frames, and the
         document it was of (see :func:`document_of`)."""
         from pagelens.browser.records import HtmlObservation  # a dataclass module, no cycle
 
-        self._frames, self._document, self._source = frames, document, source
+        self._frames, self._document = frames, document
         if isinstance(observation, HtmlObservation):
             self._ax, self._html = None, observation
         else:
@@ -126,7 +124,7 @@ class ElementResolver:
         main = next((r for r in self._frames.values() if r.parent_id is None), None)
         if main is None:
             return []
-        if self._source == "dom" and self._capture is not None:
+        if main.source == "dom" and self._capture is not None:
             shown = [i for i in obs.ids[:limit] if obs.tree.node(i).frame_id is None]
             return await registry_boxes(self._capture, main, shown, self.config.cdp_timeout_s)
         wanted = []

@@ -162,8 +162,6 @@
     "sectionheader", "sectionfooter",
   ]);
   const ARIA_ALIAS = { img: "image", image: "image", directory: "list", presentation: "none", none: "none" };
-  // Roles that need a name to be themselves (an unnamed region is a plain section).
-  const LANDMARK_NEEDS_NAME = new Set(["region", "form"]);
   const WIDGET = new Set([
     "button", "checkbox", "combobox", "link", "listbox", "menuitem", "menuitemcheckbox",
     "menuitemradio", "option", "radio", "searchbox", "slider", "spinbutton", "switch", "tab",
