@@ -25,6 +25,7 @@ __all__ = [
     "count_tokens",
     "escape_page_text",
     "find_lines",
+    "line_changes",
     "draw_ids",
     "long_member_strings",
     "long_member_texts",
@@ -348,6 +349,12 @@ def find_lines(text: str | RawHtml, pattern: str | RawHtml, regex: bool = False)
     """Indices of the lines of ``text`` that contain ``pattern`` (case-insensitively), or match
     it as a regular expression with ``regex``: linear in the text whatever the pattern (no
     look-around or back-references). A bad or too large pattern is an ``ArgumentError``."""
+
+def line_changes(old: str | RawHtml, new: str | RawHtml) -> list[tuple[str, int, int, int, int]]:
+    """The runs that turn ``old``'s lines into ``new``'s (split on ``\\n``), as difflib's
+    opcodes ``(tag, old_start, old_end, new_start, new_end)``, tag ``equal``, ``insert``,
+    ``delete`` or ``replace``, covering both texts in order. Exact for any inputs; a text that
+    changed everywhere is answered within a deadline with a coarser, still exact, diff."""
 
 def draw_ids(png: bytes, boxes: Sequence[tuple[int, float, float, float, float]], scale: float = 1.0) -> bytes:
     """``png`` with each ``(id, x, y, width, height)`` box (CSS pixels) outlined and its id

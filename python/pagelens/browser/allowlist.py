@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
+import posixpath
 from collections.abc import Iterable
-from urllib.parse import urlsplit
+from urllib.parse import unquote, urlsplit
 
 from pagelens._core import escape_page_text
 from pagelens.errors import ArgumentError
@@ -14,10 +15,14 @@ _LOCAL_SCHEMES = frozenset({"about", "data", "blob", "javascript"})
 
 class HostAllowList:
     """Hosts a run may visit: ``example.com`` (any port), ``example.com:8080`` (that port),
-    ``*.example.com`` (its subdomains and itself), or ``file`` (local files)."""
+    ``*.example.com`` (its subdomains and itself), ``file`` (local files), or ``file:/a/dir``
+    (the files under that directory)."""
 
     def __init__(self, hosts: Iterable[str]):
-        self.hosts: tuple[str, ...] = tuple(dict.fromkeys(h.strip().lower() for h in hosts if h.strip()))
+        # Host names are case-blind; a directory's path is not.
+        self.hosts: tuple[str, ...] = tuple(
+            dict.fromkeys(h.strip() if h.strip().startswith("file:") else h.strip().lower() for h in hosts if h.strip())
+        )
         if not self.hosts:
             raise ArgumentError("an allow-list needs at least one host")
 
@@ -36,7 +41,13 @@ class HostAllowList:
         if scheme in _LOCAL_SCHEMES or url == "about:blank":
             return True
         if scheme == "file":
-            return "file" in self.hosts
+            if "file" in self.hosts:
+                return True
+            path = posixpath.normpath(unquote(parts.path) or "/")
+            return any(
+                path == d or path.startswith(d.rstrip("/") + "/")
+                for d in (posixpath.normpath(h[5:]) for h in self.hosts if h.startswith("file:/"))
+            )
         if scheme not in ("http", "https", "ws", "wss"):
             return False
         host = (parts.hostname or "").lower()
@@ -45,7 +56,7 @@ class HostAllowList:
         except ValueError:
             return False
         for entry in self.hosts:
-            if entry == "file":
+            if entry == "file" or entry.startswith("file:"):
                 continue
             if entry.startswith("*."):
                 base = entry[2:]

@@ -50,6 +50,11 @@ class BrowserConfig:
     # Mark the action targets that were not in the previous observation of the same document
     # (`*[id]`: what a click opened). The first observation of a document marks nothing.
     mark_new: bool = True
+    # A page's dialogs (alert, confirm, prompt) are dismissed as they come and reported with
+    # the next observation; held, each waits in ``AsyncBrowserEnv.pending_dialogs`` for the
+    # caller to answer it (the MCP server's browser_handle_dialog). beforeunload is always
+    # accepted, so that a navigation asked for goes ahead.
+    hold_dialogs: bool = False
     snapshot_timeout_s: float = 10.0
     action_timeout_ms: float = 5_000
     navigation_timeout_ms: float = 30_000

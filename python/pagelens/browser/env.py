@@ -6,7 +6,7 @@ import asyncio
 import contextlib
 import time
 import warnings
-from collections.abc import Awaitable
+from collections.abc import AsyncIterator, Awaitable, Callable
 from typing import Any, TypeVar
 
 from playwright.async_api import (
@@ -14,6 +14,7 @@ from playwright.async_api import (
     BrowserContext,
     CDPSession,
     Dialog,
+    ElementHandle,
     Frame,
     Page,
     Playwright,
@@ -29,12 +30,12 @@ from pagelens.browser.allowlist import HostAllowList
 from pagelens.browser.capture import InPageCapture, capture_page
 from pagelens.browser.config import BrowserConfig
 from pagelens.browser.devtools import DevToolsSocket, free_port
-from pagelens.browser.execute import Executor, goto
+from pagelens.browser.execute import Executor, action_failure, goto
 from pagelens.browser.frames import Capture, FrameSessions, fetch_tree
 from pagelens.browser.guard import Refusal, RequestGuard
 from pagelens.browser.html import fetch_html
 from pagelens.browser.records import HtmlObservation, PageObservation, StepResult, Tab
-from pagelens.browser.resolve import ElementResolver, document_of
+from pagelens.browser.resolve import ElementResolver, document_of, release
 from pagelens.errors import ArgumentTypeError, PagelensError
 
 # Resolves after the next rendering update (or 100 ms, for a tab that does not render).
@@ -99,6 +100,10 @@ class AsyncBrowserEnv:
         self._capture = InPageCapture()
         self._resolver = ElementResolver(config, self._capture)
         self._dialogs: list[str] = []
+        # Dialogs held for the caller to answer (config.hold_dialogs), oldest first; set when
+        # one comes, so that a caller can race an action against it.
+        self.pending_dialogs: list[Dialog] = []
+        self.dialog_opened = asyncio.Event()
         self._refused: list[Refusal] = []
         # The allow-list, held by Chromium for every request and redirect hop (see guard.py).
         self._guard = RequestGuard(self._refused_navigation)
@@ -188,6 +193,8 @@ class AsyncBrowserEnv:
         self._resolver.forget()
         self._capture.forget()
         self._dialogs = []
+        self.pending_dialogs = []
+        self.dialog_opened.clear()
         self._refused = []
         self.start_url = url
         hosts = self.config.allowed_hosts
@@ -274,13 +281,34 @@ class AsyncBrowserEnv:
         self._page = page
 
     async def _on_dialog(self, dialog: Dialog) -> None:
-        message = f"{dialog.type}: {dialog.message}".strip()
-        self._dialogs.append(message)
         # beforeunload is accepted so that the navigation the agent asked for goes ahead.
         if dialog.type == "beforeunload":
             await quietly(dialog.accept())
-        else:
-            await quietly(dialog.dismiss())
+            return
+        if self.config.hold_dialogs:
+            self.pending_dialogs.append(dialog)
+            self.dialog_opened.set()
+            return
+        message = f"{dialog.type}: {dialog.message}".strip()
+        self._dialogs.append(message)
+        await quietly(dialog.dismiss())
+
+    async def answer_dialog(self, accept: bool, prompt_text: str | None = None) -> str:
+        """Answers the oldest held dialog (accept, with ``prompt_text`` for a prompt, or
+        dismiss) and says which it was; an :class:`ActionError` when none is held."""
+        if not self.pending_dialogs:
+            raise ActionError("no dialog is open")
+        dialog = self.pending_dialogs.pop(0)
+        if not self.pending_dialogs:
+            self.dialog_opened.clear()
+        try:
+            if accept:
+                await dialog.accept(prompt_text or "") if dialog.type == "prompt" else await dialog.accept()
+            else:
+                await dialog.dismiss()
+        except PlaywrightError as e:
+            raise action_failure("answer the dialog", e) from None
+        return f"{dialog.type} {escape_page_text(repr(dialog.message))}"
 
     # -- observation ----------------------------------------------------------------------
 
@@ -396,6 +424,7 @@ class AsyncBrowserEnv:
                 "total": (time.perf_counter() - t0) * 1e3,
             },
             screenshot=screenshot,
+            document=document,
         )
         self._resolver.observed(obs, frames, document)
         return obs
@@ -530,14 +559,45 @@ class AsyncBrowserEnv:
                 result.ok, result.error = internal.ok, internal.error
                 result.done, result.answer, result.note = internal.done, internal.answer, internal.note
             else:
-                try:
-                    result.target_box = await self._executor.run(parsed)
-                    await self._adopt_opened_pages()
-                    await self._settle()
-                except ActionError as e:
-                    result.ok, result.error = False, str(e)
-            if self._refused and self.allow is not None:
-                result.ok, result.error = False, self._refused[0].message(self.allow)
+                await self._carry_out(result, lambda: self._executor.run(parsed), str(parsed))
+        return await self._finish(result, observe, t0)
+
+    async def perform(
+        self, description: str, operation: Callable[[], Awaitable[Any]], observe: bool = True
+    ) -> StepResult:
+        """Carries out ``operation`` (page work beyond the action space: a double click, a
+        drag, files for a chooser) as :meth:`step` carries out an action: tabs it opened
+        adopted, the page settled, a failure (named by ``description``) reported in the result,
+        the page observed after."""
+        t0 = time.perf_counter()
+        result = StepResult(action=Action("noop"), ok=True)
+        self._refused = []
+        await self._carry_out(result, operation, description)
+        return await self._finish(result, observe, t0)
+
+    @contextlib.asynccontextmanager
+    async def element(self, element_id: int) -> AsyncIterator[ElementHandle]:
+        """The live element an id of the last observation names (an :class:`ActionError`
+        says why there is none), released after use."""
+        handle = await self._resolver.element(self.page, element_id)
+        try:
+            yield handle
+        finally:
+            await release(handle)
+
+    async def _carry_out(self, result: StepResult, operation: Callable[[], Awaitable[Any]], description: str) -> None:
+        try:
+            box = await operation()
+            if isinstance(box, tuple):
+                result.target_box = box
+            await self._adopt_opened_pages()
+            await self._settle()
+        except (ActionError, PlaywrightError, asyncio.TimeoutError) as e:
+            result.ok, result.error = False, str(action_failure(description, e))
+        if self._refused and self.allow is not None:
+            result.ok, result.error = False, self._refused[0].message(self.allow)
+
+    async def _finish(self, result: StepResult, observe: bool, t0: float) -> StepResult:
         if observe and self._page is not None and not self._page.is_closed():
             result.observation = await self.observe()
         result.elapsed_ms = (time.perf_counter() - t0) * 1e3
@@ -603,6 +663,11 @@ class AsyncBrowserEnv:
         a page they were on, e.g. after pruning a plan)."""
         await self._executor.navigate(url)
         await self._settle()
+
+    def set_allow_list(self, hosts: tuple[str, ...]) -> None:
+        """From now on, navigations and requests are held to ``hosts`` (see HostAllowList)."""
+        self.allow = HostAllowList(hosts)
+        self._guard.allow = self.allow
 
     def set_active_page(self, page: Page) -> None:
         self._page = page

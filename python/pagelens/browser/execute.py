@@ -209,14 +209,8 @@ class Executor:
                     await release(element)
             else:
                 await self.handler(action.kind)(action)
-        except ActionError:
-            raise
-        except PlaywrightTimeout as e:
-            raise ActionError(f"`{action}` timed out: {_first_line(e)}") from None
-        except PlaywrightError as e:
-            raise ActionError(f"`{action}` failed: {_first_line(e)}") from None
-        except asyncio.TimeoutError:
-            raise ActionError(f"`{action}` timed out: the browser did not answer") from None
+        except (ActionError, PlaywrightError, asyncio.TimeoutError) as e:
+            raise action_failure(str(action), e) from None
         return box
 
     # -- element actions ----------------------------------------------------------------------
@@ -245,10 +239,7 @@ class Executor:
         kind = await element.evaluate(_KIND)
         if kind == "select":
             # Typing into a native <select> chooses the option with that label (or value).
-            try:
-                await element.select_option(label=text, timeout=self.timeout)
-            except PlaywrightError:
-                await element.select_option(value=text, timeout=self.timeout)
+            await choose_options(element, [text], self.timeout)
         elif kind == "fill":
             await element.scroll_into_view_if_needed(timeout=self.timeout)
             await element.fill(text, timeout=self.timeout)
@@ -340,6 +331,50 @@ class Executor:
 
     async def _noop(self, action: Action) -> None:
         pass
+
+
+def action_failure(description: str, error: Exception) -> ActionError:
+    """The :class:`ActionError` an action that raised ``error`` is reported as (the error
+    itself when it is one): what was tried and why it failed, in a line."""
+    if isinstance(error, ActionError):
+        return error
+    if isinstance(error, PlaywrightTimeout):
+        return ActionError(f"`{description}` timed out: {_first_line(error)}")
+    if isinstance(error, asyncio.TimeoutError):
+        return ActionError(f"`{description}` timed out: the browser did not answer")
+    return ActionError(f"`{description}` failed: {_first_line(error)}")
+
+
+# A <select>'s options as (value, label, disabled), read at once: Playwright's own
+# select_option(label=...) waits its whole timeout for an option that is not there.
+_OPTIONS = "el => el.tagName === 'SELECT' ? [...el.options].map(o => [o.value, o.label, o.disabled]) : null"
+
+
+async def choose_options(element: ElementHandle, wanted: list[str], timeout_ms: float) -> list[str]:
+    """Selects the options of the ``<select>`` ``element`` that ``wanted`` names, each by its
+    label or its value (exactly, else ignoring case and surrounding spaces); returns their
+    labels. An option that is not there is an :class:`ActionError` listing the options."""
+    options = await element.evaluate(_OPTIONS)
+    if options is None:
+        raise ActionError("the element is not a drop-down (<select>): click it, then click the option")
+    chosen: list[str] = []
+    labels: list[str] = []
+    for want in wanted:
+        match = next((o for o in options if want in (o[1], o[0])), None)
+        if match is None:
+            folded = want.strip().casefold()
+            match = next((o for o in options if folded in (o[1].strip().casefold(), o[0].strip().casefold())), None)
+        if match is None:
+            shown = ", ".join(repr(o[1]) for o in options[:50]) + (" ..." if len(options) > 50 else "")
+            raise ActionError(
+                f"the drop-down has no option {escape_page_text(repr(want))}; its options are {escape_page_text(shown)}"
+            )
+        if match[2]:
+            raise ActionError(f"the option {escape_page_text(repr(match[1]))} is disabled")
+        chosen.append(match[0])
+        labels.append(match[1])
+    await element.select_option(value=chosen, timeout=timeout_ms)
+    return labels
 
 
 # Call-log lines that say why Playwright kept waiting.

@@ -44,6 +44,9 @@ class PageObservation:
     notes: list[str] = field(default_factory=list)
     timings_ms: dict[str, float] = field(default_factory=dict)
     screenshot: bytes | None = None
+    # Which document was read (its performance.timeOrigin; None when unknown): two
+    # observations of one document can be compared line by line, those of two cannot.
+    document: float | None = None
 
     @property
     def ids(self) -> list[int]:

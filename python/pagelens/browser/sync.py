@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import asyncio
 import threading
-from collections.abc import Coroutine
+from collections.abc import Awaitable, Callable, Coroutine
 from typing import Any, TypeVar
 
 from pagelens.actions import Action
@@ -48,6 +48,14 @@ class BrowserEnv:
 
     def step(self, action: Action | str, observe: bool = True) -> StepResult:
         return self._run(self.aenv.step(action, observe=observe))
+
+    def perform(self, description: str, operation: Callable[[], Awaitable[Any]], observe: bool = True) -> StepResult:
+        """:meth:`AsyncBrowserEnv.perform`: ``operation`` is called (and awaited) on the
+        environment's loop."""
+        return self._run(self.aenv.perform(description, operation, observe=observe))
+
+    def answer_dialog(self, accept: bool, prompt_text: str | None = None) -> str:
+        return self._run(self.aenv.answer_dialog(accept, prompt_text))
 
     def screenshot(self, with_ids: bool = False) -> bytes:
         return self._run(self.aenv.screenshot(with_ids=with_ids))

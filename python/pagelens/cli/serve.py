@@ -3,17 +3,46 @@
 from __future__ import annotations
 
 import argparse
+import os
+from pathlib import Path
 
 from pagelens.cli.common import host_port, positive_int
+from pagelens.serving import CAPABILITIES, SNAPSHOT_MODES
 
 
 def _mcp(args: argparse.Namespace) -> int:
     from pagelens.extras import require
 
     require("mcp", "`pagelens mcp`")  # names the extra before anything starts
-    from pagelens.mcp_server import serve
+    from pagelens.errors import ArgumentError
+    from pagelens.mcp_server import MAX_TOKENS, HttpOptions, ServerOptions, serve
 
-    serve(args.http, tuple(args.allow_host), args.output_dir, args.max_tokens)
+    caps = frozenset(c.strip() for c in ",".join(args.caps).split(",") if c.strip())
+    unknown = sorted(caps - set(CAPABILITIES))
+    if unknown:
+        raise ArgumentError(f"--caps: unknown capabilities {unknown}; known: {', '.join(CAPABILITIES)}")
+    for d in args.allow_file:
+        if not Path(d).is_dir():
+            raise ArgumentError(f"--allow-file: {d} is not a directory")
+    token = args.token or os.environ.get("PAGELENS_MCP_TOKEN") or None
+    if args.http is None and (args.allow_remote or token or args.allowed_hosts):
+        raise ArgumentError("--allow-remote, --token and --allowed-hosts are for --http")
+    options = ServerOptions(
+        allowed=tuple(args.allow_host),
+        allow_file=tuple(Path(d).resolve() for d in args.allow_file),
+        max_tokens=args.max_tokens or MAX_TOKENS,
+        snapshot_mode=args.snapshot_mode,
+        caps=caps,
+        headed=args.headed,
+        idle_timeout_s=float(args.idle_timeout),
+        **({"output_dir": Path(args.output_dir)} if args.output_dir else {}),
+    )
+    http = None
+    if args.http is not None:
+        host, port = args.http
+        allowed = tuple(h.strip() for h in ",".join(args.allowed_hosts).split(",") if h.strip())
+        http = HttpOptions(host, port, allow_remote=args.allow_remote, token=token, allowed_hosts=allowed)
+    serve(options, http)
     return 0
 
 
@@ -21,30 +50,80 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     mcp = sub.add_parser(
         "mcp",
         help="serve the live browser to MCP clients (stdio, or streamable HTTP)",
-        description="An MCP server on the official SDK: navigate, observe (pagelens' text with ids), find, "
-        "click, type, select, hover, press, scroll, tabs, wait, screenshot, cleaned HTML. One browser, "
-        "tabs shared by every call. Register it in a client as "
-        '{"command": "pagelens", "args": ["mcp"]}.',
+        description="An MCP server on the official SDK with Playwright MCP's tools and argument names "
+        "(browser_snapshot, browser_click with ref, ...): pagelens' text with ids, answers that carry what "
+        "changed, a browser per session. Register it in a client as "
+        '{"command": "pagelens", "args": ["mcp"]}. See docs/mcp.md.',
     )
     mcp.add_argument(
         "--http",
         metavar="HOST:PORT",
         type=host_port,
-        help="serve streamable HTTP here instead of stdio (e.g. 127.0.0.1:8931, [::1]:8931)",
+        help="serve streamable HTTP here instead of stdio (e.g. 127.0.0.1:8931, [::1]:8931); each MCP session "
+        "gets its own browser",
     )
     mcp.add_argument(
         "--allow-host",
         action="append",
         default=[],
-        help="a host pages may go to (repeatable); browser_navigate allows the hosts it is asked to open",
+        help="a host pages may go to (repeatable); without any, browser_navigate allows the hosts it is asked "
+        "to open and the page is held to those",
     )
     mcp.add_argument(
-        "--output-dir", help="where observations over the budget are written (default: a temporary folder)"
+        "--allow-file",
+        action="append",
+        default=[],
+        metavar="DIR",
+        help="a directory whose files file: URLs may open and uploads may come from (repeatable); without it "
+        "file: URLs are refused",
+    )
+    mcp.add_argument(
+        "--snapshot-mode",
+        choices=SNAPSHOT_MODES,
+        default="incremental",
+        help="what an action's answer shows of the page: incremental (default: the lines that changed, the "
+        "whole text when most of it changed or the document did), full, or none; browser_snapshot is always full",
+    )
+    mcp.add_argument(
+        "--caps",
+        action="append",
+        default=[],
+        metavar="CAPS",
+        help="extra tools, comma-separated: " + "; ".join(f"{k} ({v})" for k, v in CAPABILITIES.items()),
+    )
+    mcp.add_argument("--headed", action="store_true", help="show the browser window")
+    mcp.add_argument(
+        "--idle-timeout",
+        type=positive_int,
+        default=1800,
+        metavar="SECONDS",
+        help="a session's browser is closed after this long without a call (default 1800)",
+    )
+    mcp.add_argument(
+        "--allow-remote",
+        action="store_true",
+        help="allow --http on an address other than loopback (needs a token)",
+    )
+    mcp.add_argument(
+        "--token",
+        help="a bearer token every HTTP request must carry (Authorization: Bearer ...); better given as "
+        "PAGELENS_MCP_TOKEN, which other users cannot read in the process list",
+    )
+    mcp.add_argument(
+        "--allowed-hosts",
+        action="append",
+        default=[],
+        metavar="HOSTS",
+        help="comma-separated Host names clients reach the HTTP server by, besides loopback and the bound "
+        "address ('*': no Host/Origin check)",
+    )
+    mcp.add_argument(
+        "--output-dir", help="where snapshots over the budget and named files go (default: a temporary folder)"
     )
     mcp.add_argument(
         "--max-tokens",
         type=positive_int,
-        help="observations up to this many tokens are answered inline, longer ones written to a file "
+        help="snapshots up to this many tokens are answered inline, longer ones written to a file "
         "(default: pagelens.mcp_server.MAX_TOKENS, 6,000)",
     )
     mcp.set_defaults(func=_mcp)

@@ -13,6 +13,7 @@
 pub mod annotate;
 pub mod axtree;
 pub mod chunk;
+pub mod diff;
 pub mod dom;
 pub mod error;
 pub mod json;

@@ -30,7 +30,7 @@ use axtree::{snapshot_clickables, PyAxNode, PyAxTree, PyObservation};
 use chunks::{chunk, PyChunk};
 use dom::{PyDom, PyElement};
 use image::draw_ids;
-use text::{escape_page_text, find_lines, long_member_texts, PyRawHtml};
+use text::{escape_page_text, find_lines, line_changes, long_member_texts, PyRawHtml};
 use tokenizer::{count_tokens, tiktoken_bpe_file, PyTokenizer};
 
 // The core allocates and frees a tree's nodes, strings and token buffers per page, from
@@ -56,6 +56,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(count_tokens, m)?)?;
     m.add_function(wrap_pyfunction!(escape_page_text, m)?)?;
     m.add_function(wrap_pyfunction!(find_lines, m)?)?;
+    m.add_function(wrap_pyfunction!(line_changes, m)?)?;
     m.add_function(wrap_pyfunction!(draw_ids, m)?)?;
     m.add_function(wrap_pyfunction!(json::long_member_strings, m)?)?;
     m.add_function(wrap_pyfunction!(long_member_texts, m)?)?;

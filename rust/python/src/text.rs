@@ -164,3 +164,34 @@ pub(crate) fn find_lines(
     py.detach(|| pagelens_core::search::matching_lines(&text, &pattern, regex))
         .map_err(crate::errors::py_err)
 }
+
+/// A line run as Python reads it: `(tag, old_start, old_end, new_start, new_end)`.
+type LineRunTuple = (&'static str, usize, usize, usize, usize);
+
+/// The runs that turn `old`'s lines into `new`'s (split on `\n`), as difflib's opcodes:
+/// `(tag, old_start, old_end, new_start, new_end)` with tag `equal`, `insert`, `delete` or
+/// `replace`, covering both texts in order. Exact whatever the inputs; a text that changed
+/// everywhere is answered within a deadline with a coarser (still exact) diff.
+#[pyfunction]
+pub(crate) fn line_changes(
+    py: Python<'_>,
+    old: &Bound<'_, PyAny>,
+    new: &Bound<'_, PyAny>,
+) -> PyResult<Vec<LineRunTuple>> {
+    let old = text_arg(old)?;
+    let new = text_arg(new)?;
+    Ok(py.detach(|| {
+        pagelens_core::diff::line_runs(&old, &new)
+            .into_iter()
+            .map(|r| {
+                (
+                    r.kind.name(),
+                    r.old_start,
+                    r.old_start + r.old_len,
+                    r.new_start,
+                    r.new_start + r.new_len,
+                )
+            })
+            .collect()
+    }))
+}

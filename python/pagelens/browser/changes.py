@@ -1,0 +1,91 @@
+"""What changed on a page between two observations, as an agent reads it after an action: the
+lines that changed with the lines above them that place them, new elements marked as the
+observation marks them (``*[id]``), and a short note of what disappeared. A change that is
+most of the page, or a new document, is answered with the whole text instead.
+
+The MCP server's incremental answers and ``pagelens browser``'s read this; the line diff itself
+is the core's (``line_changes``: exact, linear in practice, bounded by a deadline).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from pagelens._core import line_changes
+from pagelens.browser.records import PageObservation
+
+# An element's id as the text prints it (a page's own brackets are escaped: never one of these).
+_ID = re.compile(r"(?<!\\)\*?\[(\d+)\]")
+# An incremental answer is given only when it is at most this share of the whole text.
+MAX_SHARE = 0.6
+# Lines that disappeared are named up to this many, each cut to this many characters.
+GONE_SHOWN, GONE_WIDTH = 12, 80
+
+
+@dataclass(frozen=True)
+class Changes:
+    """What changed: ``text`` is the incremental answer; ``changed`` and ``removed`` count
+    the new text's changed lines and the old text's lines that went away."""
+
+    text: str
+    changed: int
+    removed: int
+    total: int  # lines in the new text
+
+
+def _depth(line: str) -> int:
+    return len(line) - len(line.lstrip("\t"))
+
+
+def describe_changes(before: PageObservation | None, after: PageObservation) -> Changes | None:
+    """The changes from ``before`` to ``after``, or None when the whole text should be shown
+    instead: no earlier observation, another document or tab, a change that is most of the
+    page, or nothing smaller to say."""
+    if before is None or before.document is None or before.document != after.document or before.url != after.url:
+        return None
+    old, new = before.text, after.text
+    old_lines, new_lines = old.split("\n"), new.split("\n")
+    runs = line_changes(old, new)
+    changed_rows = [(s, e) for tag, _, _, s, e in runs if tag in ("insert", "replace")]
+    # Old lines of elements still on the page changed (their new line is shown); the others went
+    # away or were rewritten (text without an id).
+    kept_ids = {m.group(1) for s, e in changed_rows for line in new_lines[s:e] for m in [_ID.search(line)] if m}
+    gone = [
+        line
+        for tag, s, e, _, _ in runs
+        if tag in ("delete", "replace")
+        for line in old_lines[s:e]
+        if not ((m := _ID.search(line)) and m.group(1) in kept_ids)
+    ]
+    changed = sum(e - s for s, e in changed_rows)
+    if not changed and not gone:
+        return Changes("The page did not change.", 0, 0, len(new_lines))
+    out: list[str] = []
+    shown_until = -1  # the last line of the new text written out
+    for start, end in changed_rows:
+        # The lines above that place the change (its ancestors in the tree), each once.
+        context: list[int] = []
+        depth = _depth(new_lines[start]) if start < len(new_lines) else 0
+        for i in range(start - 1, shown_until, -1):
+            if depth <= 1:  # the root (the page itself) places nothing: the answer names the page
+                break
+            d = _depth(new_lines[i])
+            if d < depth and new_lines[i].strip():
+                context.append(i)
+                depth = d
+        if out and (context[-1] if context else start) > shown_until + 1:
+            out.append("…")
+        out.extend("  " + new_lines[i] for i in reversed(context))
+        out.extend("+ " + line for line in new_lines[start:end])
+        shown_until = end - 1
+    if gone:
+        kept = [line.strip() for line in gone if line.strip()]
+        shown = [line if len(line) <= GONE_WIDTH else line[: GONE_WIDTH - 1] + "…" for line in kept[:GONE_SHOWN]]
+        more = f" and {len(kept) - GONE_SHOWN} more" if len(kept) > GONE_SHOWN else ""
+        if kept:
+            out.append(f"Gone or rewritten ({len(kept)} lines): " + " | ".join(shown) + more)
+    text = "\n".join(out)
+    if len(text) > MAX_SHARE * len(new):
+        return None
+    return Changes(text, changed, len(gone), len(new_lines))
