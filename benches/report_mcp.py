@@ -170,29 +170,38 @@ def pick_pages(n: int) -> list[str]:
     return ordered[::step][:n]
 
 
-async def measure(pages: int) -> list[tuple[str, dict[str, tuple[int, int]]]]:
+async def measure(pages: int) -> tuple[list[tuple[str, dict[str, tuple[int, int]]]], list[str]]:
     site = SiteServer()
     rows = []
+    skipped: list[str] = []
     try:
         episodes: list[tuple[str, object, tuple[object, ...]]] = [("test sites", sites_episode, (site,))]
         episodes += [(f"MiniWoB++ {t}", miniwob_episode, (t,)) for t in TASKS]
         episodes += [(f"corpus {p}", corpus_episode, (site.url(f"corpus/{p}/"),)) for p in pick_pages(pages)]
         for i, (name, episode, args) in enumerate(episodes):
             counts: dict[str, tuple[int, int]] = {}
-            for mode in MODES if i % 2 == 0 else reversed(MODES):
-                counts[mode] = await run(mode, episode, *args)
+            try:
+                for mode in MODES if i % 2 == 0 else reversed(MODES):
+                    counts[mode] = await run(mode, episode, *args)
+            except Exception as e:  # a page that does not open here (noted, left out of both modes)
+                cause: BaseException = e
+                while getattr(cause, "exceptions", None):  # the MCP client's task groups
+                    cause = cause.exceptions[0]  # type: ignore[attr-defined]
+                print(f"{name}: left out ({str(cause)[:200]})", file=sys.stderr)
+                skipped.append(name)
+                continue
             rows.append((name, counts))
             print(f"{name}: {counts}", file=sys.stderr)
     finally:
         site.close()
-    return rows
+    return rows, skipped
 
 
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--pages", type=int, default=20, help="corpus pages, spread over the size range")
     args = parser.parse_args()
-    rows = asyncio.run(measure(args.pages))
+    rows, skipped = asyncio.run(measure(args.pages))
     print(
         f"Machine: {platform.machine()}, {platform.python_implementation()} {platform.python_version()}; "
         "tokens are cl100k_base, of every action's answer (the first navigation of a page not counted).\n"
@@ -211,6 +220,8 @@ def main() -> None:
         f"| **all {len(rows)} episodes** | | **{totals['full']:,}** | **{totals['incremental']:,}** | "
         f"**{totals['incremental'] / totals['full']:.2f}** (median per episode {statistics.median(ratios):.2f}) |"
     )
+    if skipped:
+        print(f"\nLeft out (the page did not open here, in either mode): {', '.join(skipped)}.")
 
 
 if __name__ == "__main__":

@@ -3,6 +3,7 @@ from __future__ import annotations
 import contextlib
 import gzip
 import json
+import os
 import sys
 from functools import cache
 from pathlib import Path
@@ -87,3 +88,32 @@ def ax_source(browser):
     browser.config.source = "ax"
     yield browser
     browser.config.source = "dom"
+
+
+@pytest.fixture(scope="module")
+def browsergym(tmp_path_factory):
+    """BrowserGym's gymnasium registry, its browsers pointed at Debian's Chromium through a
+    PLAYWRIGHT_BROWSERS_PATH of links, and MiniWoB++'s pages from the wheel."""
+    from pagelens.browsergym import link_playwright_browsers
+    from pagelens.envs.miniwob import html_dir
+
+    saved = {k: os.environ.get(k) for k in ("PLAYWRIGHT_BROWSERS_PATH", "MINIWOB_URL")}
+    os.environ["PLAYWRIGHT_BROWSERS_PATH"] = str(link_playwright_browsers(tmp_path_factory.mktemp("browsers")))
+    os.environ["MINIWOB_URL"] = html_dir().as_uri() + "/"
+    import browsergym.core  # noqa: F401  (registers the open-ended task)
+    import browsergym.miniwob  # noqa: F401  (registers the MiniWoB++ tasks)
+    import gymnasium
+
+    yield gymnasium
+    # BrowserGym keeps one sync Playwright for the process, whose event loop stays current in
+    # this thread: stopped here, or every later asyncio.run() of the session would refuse.
+    import browsergym.core as core
+
+    if core._PLAYWRIGHT is not None:
+        core._PLAYWRIGHT.stop()
+        core._set_global_playwright(None)
+    for key, value in saved.items():
+        if value is None:
+            os.environ.pop(key, None)
+        else:
+            os.environ[key] = value

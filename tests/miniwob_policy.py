@@ -18,8 +18,9 @@ def element(text: str, role: str, name: str) -> str:
     return found.group(1)
 
 
-def next_action(goal: str, text: str) -> str:
-    """The next action for ``goal`` on the page ``text`` shows."""
+def next_action(goal: str, text: str, focused: str | None = None) -> str:
+    """The next action for ``goal`` on the page ``text`` shows (``focused``: the id of the
+    element that has focus, where the loop says it, for tasks played with keys)."""
     if goal == "Click the button.":
         return f"click [{element(text, 'button', 'Click Me!')}]"
     if m := re.fullmatch(r'Click on the "(.+)" button\.', goal):
@@ -46,4 +47,24 @@ def next_action(goal: str, text: str) -> str:
             if (name in wanted) != (checked == "true"):
                 return f"click [{box}]"
         return f"click [{element(text, 'button', 'Submit')}]"
+    if m := re.fullmatch(r"Select (-?\d+) with the spinner and hit Submit\.", goal):
+        spin = re.search(rf"spinbutton {ID}[^\n]* value: (-?\d+)", text)
+        value, wanted = int(spin.group(2)), int(m.group(1))
+        if value == wanted:
+            return f"click [{element(text, 'button', 'Submit')}]"
+        if focused != spin.group(1):
+            return f"click [{spin.group(1)}]"  # the keys go to the focused element
+        return "press [ArrowUp]" if value < wanted else "press [ArrowDown]"
+    if m := re.fullmatch(r'Navigate through the file tree\. Find and click on the folder or file named "(.+)"\.', goal):
+        name = re.escape(m.group(1))
+        # A folder is a clickable with its name; a file is a list item whose text is its name.
+        if folder := re.search(rf"clickable {ID} '{name}'", text):
+            return f"click [{folder.group(1)}]"
+        if file := re.search(rf"listitem {ID}\n\t+{name}\n", text + "\n"):
+            return f"click [{file.group(1)}]"
+        # Open the first closed folder (its hit area says so) and look again.
+        closed = re.search(rf"clickable {ID} hint: '[^'\n]*\bexpandable-hitarea", text)
+        if closed is None:
+            raise AssertionError(f"{m.group(1)!r} is nowhere in the tree and no folder is closed:\n{text}")
+        return f"click [{closed.group(1)}]"
     raise AssertionError(f"the policy does not know this task: {goal!r}\n{text}")

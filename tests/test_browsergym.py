@@ -5,7 +5,6 @@ task pages from the `miniwob` wheel; Debian's Chromium for both of BrowserGym's 
 
 from __future__ import annotations
 
-import os
 import re
 
 import pytest
@@ -15,51 +14,35 @@ from hypothesis import strategies as st
 from miniwob_policy import next_action
 from pagelens.actions import ActionError
 from pagelens.browsergym import SCROLL_PIXELS, bid_tree, occam_text, to_action
-from pagelens.envs.miniwob import html_dir
+
+TASKS = [
+    "click-test",
+    "click-button",
+    "click-link",
+    "focus-text",
+    "enter-text",
+    "choose-list",
+    "click-checkboxes",
+    "use-spinner",  # keys: a press goes to the focused element's bid in BrowserGym's default set
+    "navigate-tree",  # files are list items a script listens on: ids from the observation's DOM snapshot
+]
 
 
-@pytest.fixture(scope="module")
-def browsergym(tmp_path_factory):
-    """BrowserGym's gymnasium registry, its browsers pointed at Debian's Chromium through a
-    PLAYWRIGHT_BROWSERS_PATH of links, and MiniWoB++'s pages from the wheel."""
-    from pagelens.browsergym import link_playwright_browsers
-
-    saved = {k: os.environ.get(k) for k in ("PLAYWRIGHT_BROWSERS_PATH", "MINIWOB_URL")}
-    os.environ["PLAYWRIGHT_BROWSERS_PATH"] = str(link_playwright_browsers(tmp_path_factory.mktemp("browsers")))
-    os.environ["MINIWOB_URL"] = html_dir().as_uri() + "/"
-    import browsergym.core  # noqa: F401  (registers the open-ended task)
-    import browsergym.miniwob  # noqa: F401  (registers the MiniWoB++ tasks)
-    import gymnasium
-
-    yield gymnasium
-    # BrowserGym keeps one sync Playwright for the process, whose event loop stays current in
-    # this thread: stopped here, or every later asyncio.run() of the session would refuse.
-    import browsergym.core as core
-
-    if core._PLAYWRIGHT is not None:
-        core._PLAYWRIGHT.stop()
-        core._set_global_playwright(None)
-    for key, value in saved.items():
-        if value is None:
-            os.environ.pop(key, None)
-        else:
-            os.environ[key] = value
-
-
-TASKS = ["click-test", "click-button", "click-link", "focus-text", "enter-text", "choose-list", "click-checkboxes"]
-
-
+@pytest.mark.parametrize("seed", [7, 11])
 @pytest.mark.parametrize("task", TASKS)
-def test_a_policy_reading_only_pagelens_text_solves_miniwob_inside_browsergym(browsergym, task):
-    """BrowserGym's loop: its env observes and acts; the policy reads only the goal and
-    `occam_text(obs)` and answers pagelens actions, turned into BrowserGym's by `to_action`."""
+def test_a_policy_reading_only_pagelens_text_solves_miniwob_inside_browsergym(browsergym, task, seed):
+    """BrowserGym's loop with its default action set: its env observes and acts; the policy
+    reads only the goal and `occam_text(obs)` and answers pagelens actions, turned into
+    BrowserGym's by `to_action` in the environment's own action set."""
     env = browsergym.make(f"browsergym/miniwob.{task}")
     try:
-        obs, _ = env.reset(seed=7)
-        for _ in range(10):
+        obs, _ = env.reset(seed=seed)
+        action_set = env.unwrapped.action_mapping  # the environment's own set (BrowserGym's default)
+        for _ in range(14):
             text = occam_text(obs)
             assert "[" in text, text
-            obs, reward, terminated, truncated, _ = env.step(to_action(next_action(obs["goal"], text), obs))
+            answer = next_action(obs["goal"], text, focused=obs["focused_element_bid"])
+            obs, reward, terminated, truncated, _ = env.step(to_action(answer, obs, action_set=action_set))
             assert not obs["last_action_error"], obs["last_action_error"]
             if terminated or truncated:
                 break
@@ -168,7 +151,6 @@ def test_an_element_without_a_bid_shows_no_id_and_clickables_come_from_the_obser
         ("type [12] [blue shoes] [0]", "fill('12', 'blue shoes')"),
         ("type [a3] [it's [x]] [1]", "fill('a3', \"it's [x]\")\npress('a3', 'Enter')"),
         ("type [3] [see [a9] here] [0]", "fill('3', 'see [a9] here')"),
-        ("press [Control+a]", "keyboard_press('Control+a')"),
         ("scroll [down]", f"scroll(0, {SCROLL_PIXELS})"),
         ("scroll [up]", f"scroll(0, {-SCROLL_PIXELS})"),
         ("goto [http://x.test/a]", "goto('http://x.test/a')"),
@@ -184,6 +166,38 @@ def test_an_element_without_a_bid_shows_no_id_and_clickables_come_from_the_obser
 )
 def test_pagelens_actions_as_browsergym_action_strings(action, expected):
     assert to_action(action) == expected
+
+
+def test_a_key_press_is_written_in_the_callers_action_set():
+    """BrowserGym's default set (chat, infeas, bid, nav, tab) has no keyboard_press: a key goes
+    to the focused element's bid with press(); a set with the coord subset may use
+    keyboard_press; a set without the function an action needs refuses it, naming it."""
+    from browsergym.core.action.highlevel import HighLevelActionSet
+
+    focused = {"focused_element_bid": "a5"}
+    assert to_action("press [Control+a]", focused) == "press('a5', 'Control+a')"
+    assert to_action("press [Enter]", focused, action_set=HighLevelActionSet()) == "press('a5', 'Enter')"
+    with pytest.raises(ActionError, match="no element has focus"):
+        to_action("press [ArrowUp]", {"focused_element_bid": ""})
+    assert to_action("press [ArrowUp]", {}, action_set=["bid", "coord"]) == "keyboard_press('ArrowUp')"
+    assert to_action("press [ArrowUp]", focused, action_set=["coord"]) == "keyboard_press('ArrowUp')"
+    bid_only = HighLevelActionSet(subsets=["bid"], multiaction=False)
+    assert to_action("hover [3]", action_set=bid_only) == "hover('3')"
+    with pytest.raises(ActionError, match=r"goto\(\), which this action set does not have"):
+        to_action("goto [http://x.test/]", action_set=bid_only)
+    with pytest.raises(ActionError, match="two BrowserGym actions"):  # the set's own multiaction
+        to_action("type [3] [x] [1]", action_set=bid_only)
+    with pytest.raises(ActionError, match="send_msg_to_user"):
+        to_action("stop [done]", action_set=["bid"])
+    # Every function the table names is BrowserGym's own, in its subset.
+    from browsergym.core.action.highlevel import ACTION_SUBSETS
+
+    from pagelens.browsergym import BROWSERGYM_SUBSETS, DEFAULT_SUBSETS
+
+    for subset, names in BROWSERGYM_SUBSETS.items():
+        assert set(names) == {f.__name__ for f in ACTION_SUBSETS[subset]}, subset
+    default = set(HighLevelActionSet().action_set)
+    assert default == {f for s in DEFAULT_SUBSETS for f in BROWSERGYM_SUBSETS[s]} | {"noop"}
 
 
 def test_a_native_drop_down_option_is_selected_not_clicked():

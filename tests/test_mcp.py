@@ -609,11 +609,16 @@ def test_errors_say_why_and_file_urls_are_refused(site, tmp_path):
             assert error and "the connection was refused" in text
             error, text = await call(s, "browser_navigate", url="http://no-such-host.invalid/")
             assert error and "ERR_NAME_NOT_RESOLVED" in text, text
+            error, text = await call(s, "browser_navigate", url="http://127.0.0.1:9/")  # discard: an unsafe port
+            assert error and "browsers refuse that port" in text and "ERR_UNSAFE_PORT" in text
             error, text = await call(s, "browser_navigate", url="ftp://example.com/")
             assert error and "not a web address" in text
             error, page = await call(s, "browser_navigate", url=site.url("site/form.html"))
-            error, text = await call(s, "browser_click", ref="e12")
+            error, text = await call(s, "browser_click", ref="the notes box")
             assert error and "not an element id" in text and '"12" for [12]' in text
+            # Playwright MCP's spelling of a ref names the same element.
+            error, typed = await call(s, "browser_type", ref="e" + find_id(page, "textbox", "Notes"), text="e-ref")
+            assert not error and "notes: e-ref" in typed
             error, text = await call(s, "browser_click", element="a button")
             assert error and "ref is required" in text
         async with stdio_session("--allow-host", "127.0.0.1") as s:

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import os
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -28,7 +28,16 @@ from pagelens.actions import ACTIONS, ALIASES, ActionError, parse_action
 from pagelens.browser.records import RenderMode
 from pagelens.errors import ArgumentError, ArgumentTypeError
 
-__all__ = ["bid_tree", "occam_text", "occam_observation", "to_action", "link_playwright_browsers", "SCROLL_PIXELS"]
+__all__ = [
+    "BROWSERGYM_SUBSETS",
+    "DEFAULT_SUBSETS",
+    "SCROLL_PIXELS",
+    "bid_tree",
+    "link_playwright_browsers",
+    "occam_observation",
+    "occam_text",
+    "to_action",
+]
 
 # BrowserGym's scroll takes pixels; pagelens' scroll is "one screen" (BrowserGym's observation
 # does not carry the viewport's height: this is a screen of its default 1280x720 viewport).
@@ -84,13 +93,105 @@ def occam_text(
     return occam_observation(obs, max_tokens, mode=mode, tokenizer=tokenizer).text
 
 
-def to_action(text: str, obs: Mapping[str, Any] | None = None, *, multiaction: bool = True) -> str:
+# BrowserGym's action subsets by function name (browsergym.core.action.highlevel.ACTION_SUBSETS,
+# 0.14.3), and the ones its environments use unless told otherwise (HighLevelActionSet()).
+BROWSERGYM_SUBSETS: dict[str, tuple[str, ...]] = {
+    "chat": ("send_msg_to_user",),
+    "infeas": ("report_infeasible",),
+    "bid": (
+        "scroll",
+        "fill",
+        "select_option",
+        "click",
+        "dblclick",
+        "hover",
+        "press",
+        "focus",
+        "clear",
+        "drag_and_drop",
+        "upload_file",
+    ),
+    "coord": (
+        "scroll_at",
+        "mouse_move",
+        "mouse_up",
+        "mouse_down",
+        "mouse_click",
+        "mouse_dblclick",
+        "mouse_drag_and_drop",
+        "mouse_upload_file",
+        "keyboard_down",
+        "keyboard_up",
+        "keyboard_press",
+        "keyboard_type",
+        "keyboard_insert_text",
+    ),
+    "nav": ("go_back", "go_forward", "goto"),
+    "tab": ("tab_close", "tab_focus", "new_tab"),
+}
+DEFAULT_SUBSETS = ("chat", "infeas", "bid", "nav", "tab")
+
+
+def _functions(action_set: Any) -> tuple[frozenset[str], bool | None]:
+    """The function names an action set allows (``noop`` always) and whether it takes several
+    calls per action (None: not said). ``action_set``: BrowserGym's ``HighLevelActionSet`` (or
+    its ``to_python_code``, an environment's ``action_mapping``), subset names, function
+    names, or None for BrowserGym's default set."""
+    multiaction = None
+    if action_set is None:
+        names: set[str] = {f for subset in DEFAULT_SUBSETS for f in BROWSERGYM_SUBSETS[subset]}
+    else:
+        owner = getattr(action_set, "__self__", action_set)  # a bound to_python_code
+        table = getattr(owner, "action_set", None)
+        if isinstance(table, Mapping):
+            names = {str(name) for name in table}
+            multiaction = getattr(owner, "multiaction", None)
+        elif isinstance(action_set, str) or not isinstance(action_set, Iterable):
+            raise ArgumentTypeError(
+                "action_set is BrowserGym's HighLevelActionSet, subset names (bid, coord, nav, tab, chat, infeas) "
+                f"or function names, not {type(action_set).__name__}"
+            )
+        else:
+            names = set()
+            for item in action_set:
+                names.update(BROWSERGYM_SUBSETS.get(str(item), (str(item),)))
+    return frozenset(names | {"noop"}), multiaction if isinstance(multiaction, bool) else None
+
+
+def to_action(
+    text: str,
+    obs: Mapping[str, Any] | None = None,
+    *,
+    action_set: Any = None,
+    multiaction: bool | None = None,
+) -> str:
     """A pagelens action (a model's answer: `click [12]`, `type [a3] [blue] [1]`, `stop [42]`)
-    as BrowserGym's action string. With the observation it was chosen on, a click on an option
-    of a native drop-down becomes ``select_option`` on the drop-down (a click cannot choose
-    it). ``type``'s Enter is a second call, ``press``; ``multiaction=False`` (an action set
-    that takes one call) refuses it. Internal actions (notes, plans) and ``go_home`` have no
-    BrowserGym counterpart and are refused: an agent applies them itself."""
+    as BrowserGym's action string, in the functions of ``action_set`` (the caller's
+    environment's: BrowserGym's ``HighLevelActionSet``, or subset or function names; None:
+    BrowserGym's default set, whose subsets are chat, infeas, bid, nav and tab).
+
+    With the observation it was chosen on, a click on an option of a native drop-down becomes
+    ``select_option`` on the drop-down (a click cannot choose it), and a key press goes to the
+    focused element (``press(bid, key)``, in the bid subset) or, where the set has it, to
+    ``keyboard_press``. ``type``'s Enter is a second call; a set that takes one call per action
+    (``multiaction=False``, or the set's own flag) refuses it. Internal actions (notes, plans)
+    and ``go_home`` have no BrowserGym counterpart and are refused: an agent applies them
+    itself; so is an action whose function the set lacks, naming it."""
+    allowed, own_multiaction = _functions(action_set)
+    if multiaction is None:
+        multiaction = True if own_multiaction is None else own_multiaction
+    result = _to_call(text, obs, allowed, multiaction)
+    for call in result.split("\n"):
+        function = call.split("(", 1)[0]
+        if function not in allowed:
+            raise ActionError(
+                f"`{text.strip()[:80]}` needs BrowserGym's {function}(), which this action set does not have "
+                f"(it has {', '.join(sorted(allowed))})"
+            )
+    return result
+
+
+def _to_call(text: str, obs: Mapping[str, Any] | None, allowed: frozenset[str], multiaction: bool) -> str:
     action, bid = _parse(text)
     kind = action.kind
     if ACTIONS[kind].internal and kind != "stop":
@@ -119,7 +220,18 @@ def to_action(text: str, obs: Mapping[str, Any] | None = None, *, multiaction: b
             )
         return f"{fill}\npress({bid!r}, 'Enter')"
     if kind == "press":
-        return f"keyboard_press({action.text!r})"
+        keys = action.text or ""
+        focused = obs.get("focused_element_bid") if obs is not None else None
+        if "press" in allowed and isinstance(focused, str) and focused:
+            return f"press({focused!r}, {keys!r})"
+        if "keyboard_press" in allowed:
+            return f"keyboard_press({keys!r})"
+        if "press" in allowed:
+            raise ActionError(
+                f"`press [{keys}]` goes to the focused element, and no element has focus (or the observation was "
+                "not given): click or type into the element first"
+            )
+        return f"keyboard_press({keys!r})"  # refused below, naming the function
     if kind == "scroll":
         return f"scroll(0, {SCROLL_PIXELS if action.text == 'down' else -SCROLL_PIXELS})"
     if kind == "goto":

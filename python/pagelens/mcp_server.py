@@ -76,7 +76,8 @@ MAX_SESSIONS = 8
 
 
 _LOOPBACK = ("127.0.0.1", "localhost", "::1")
-_REF = re.compile(r"^\s*\*?\[?\s*(?:ref\s*=\s*)?(\d+)\s*\]?\s*$")
+# "12", "[12]", "*[12]", and the forms a prompt written for Playwright MCP may use: "e12", "[ref=e12]".
+_REF = re.compile(r"^\s*\*?\[?\s*(?:ref\s*=\s*)?e?(\d+)\s*\]?\s*$")
 _WAIT_CAP_S = 30.0  # browser_wait_for's `time` is capped as Playwright MCP caps it
 _LOG_LIMIT = 1000  # console messages and requests kept per session
 
@@ -98,8 +99,8 @@ class ServerOptions:
 
 
 def parse_ref(ref: str | int | None, what: str = "ref") -> int:
-    """The id a ``ref`` names: ``"12"``, ``"[12]"``, ``"*[12]"`` or ``12``; else a tool error
-    saying what a ref is."""
+    """The id a ``ref`` names: ``"12"``, ``"[12]"``, ``"*[12]"``, ``12``, or Playwright MCP's
+    spelling ``"e12"``; else a tool error saying what a ref is."""
     if isinstance(ref, int) and not isinstance(ref, bool):
         return ref
     found = _REF.match(ref) if isinstance(ref, str) else None

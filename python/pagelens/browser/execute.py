@@ -115,6 +115,9 @@ _CAUSES = (
     ("ERR_BLOCKED_BY_CLIENT", "it was blocked (a host off the allow-list)"),
     ("ERR_FILE_NOT_FOUND", "there is no such file"),
     ("ERR_INVALID_URL", "it is not a valid URL"),
+    ("ERR_UNSAFE_PORT", "browsers refuse that port (it belongs to another protocol)"),
+    ("ERR_HTTP_RESPONSE_CODE_FAILURE", "the server answered with an error status and no page"),
+    ("ERR_TIMED_OUT", "the server did not answer in time"),
 )
 
 
