@@ -372,6 +372,21 @@ def test_the_tools_over_streamable_http_a_browser_per_session(site):
         assert browsers_of(pid) == 0
 
 
+def test_an_idle_session_has_its_browser_closed(site):
+    async def session_run(url: str, pid: int):
+        async with http_session(url) as s:
+            error, page = await call(s, "browser_navigate", url=site.url("site/form.html"))
+            assert not error and browsers_of(pid) == 1
+            # No call for over a second: the browser is closed, the session's process with it.
+            deadline = time.monotonic() + 60
+            while browsers_of(pid) and time.monotonic() < deadline:
+                await asyncio.sleep(0.1)
+            assert browsers_of(pid) == 0
+
+    with http_server("--idle-timeout", "1") as (url, pid):
+        asyncio.run(session_run(url, pid))
+
+
 def test_http_is_loopback_unless_allowed_with_a_token(site):
     # Another address: refused unless --allow-remote, which needs a token.
     for args, why in [
@@ -460,6 +475,26 @@ def test_the_other_tools_over_stdio(site, tmp_path):
     asyncio.run(session_run())
 
 
+def test_elements_in_frames_are_acted_on_by_their_refs(site):
+    """A same-origin frame, its own frame, and another origin's frame: each element's ref acts
+    on it, and the answer shows what changed there."""
+
+    async def session_run():
+        async with stdio_session("--allow-host", "127.0.0.1", "--allow-host", "localhost") as s:
+            error, page = await call(s, "browser_navigate", url=site.url("site/frames.html"))
+            assert not error and "Text inside the cross-site frame" in page
+            error, typed = await call(s, "browser_type", ref=find_id(page, "textbox", "Query"), text="deep")
+            assert not error and "echo: deep" in typed and "### Snapshot changes" in typed
+            error, clicked = await call(s, "browser_click", ref=find_id(page, "button", "Cross button"))
+            assert not error and "cross clicked" in clicked
+            error, clicked = await call(s, "browser_click", ref=find_id(page, "button", "Child button"))
+            assert not error and "Page Title: child clicked" in clicked
+            error, clicked = await call(s, "browser_click", ref=find_id(page, "link", "Grandchild link"))
+            assert not error and "Page Title: grandchild clicked" in clicked
+
+    asyncio.run(session_run())
+
+
 def test_dialogs_uploads_forms_drag_console_network_resize_close(site, tmp_path):
     upload = tmp_path / "upload.txt"
     upload.write_text("twelve bytes")
@@ -543,6 +578,16 @@ def test_dialogs_uploads_forms_drag_console_network_resize_close(site, tmp_path)
             assert not error and "second.html?from=fetch => [200]" in requests, requests
             error, text = await call(s, "browser_network_requests", filter="(")
             assert error and "not a regular expression" in text
+            # Text that goes later, and time.
+            assert not (await call(s, "browser_click", ref=find_id(page, "button", "Remove later")))[0]
+            error, waited = await call(s, "browser_wait_for", textGone="Soon gone")
+            assert not error and "Waited for 'Soon gone'" in waited
+            error, whole = await call(s, "browser_snapshot")
+            assert "Soon gone" not in whole
+            error, waited = await call(s, "browser_wait_for", time=0.2)
+            assert not error and "Waited for 0.2 s" in waited
+            error, text = await call(s, "browser_wait_for")
+            assert error and "give time, text or textGone" in text
             # Resize, a named screenshot, close.
             error, resized = await call(s, "browser_resize", width=700, height=500)
             assert not error and "width 700" in resized

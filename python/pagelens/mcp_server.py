@@ -58,6 +58,7 @@ from pagelens.browser.records import PageObservation, StepResult
 from pagelens.errors import PagelensError
 from pagelens.extras import require
 from pagelens.serving import SnapshotMode
+from pagelens.settle import AFTER_ACTION_MS
 
 mcp_server: Any = require("mcp.server.mcpserver", "`pagelens mcp`")
 mcp_exceptions: Any = require("mcp.server.mcpserver.exceptions", "`pagelens mcp`")
@@ -96,6 +97,7 @@ class ServerOptions:
     caps: frozenset[str] = frozenset()
     headed: bool = False
     idle_timeout_s: float = IDLE_TIMEOUT_S
+    settle_ms: float = AFTER_ACTION_MS  # quiet time after an action before the page is read
 
 
 def parse_ref(ref: str | int | None, what: str = "ref") -> int:
@@ -147,6 +149,7 @@ class BrowserSession:
     def _config(self) -> BrowserConfig:
         return BrowserConfig(
             hold_dialogs=True,
+            settle_ms=self.options.settle_ms,
             allowed_hosts=self._allow_list() or None,
             launch=LaunchOptions(headless=not self.options.headed),
         )
@@ -297,12 +300,14 @@ class BrowserSession:
             if mode == "incremental":
                 changes = describe_changes(before, obs)
                 if changes is not None:
-                    parts += [
+                    section = [
                         f"### Snapshot changes ({changes.changed} of {changes.total} lines changed or new, "
                         f"{changes.removed} gone; browser_snapshot shows the whole page)",
                         changes.text,
                     ]
-                    return "\n".join(parts)
+                    # A small page is answered whole when that is no longer than its changes.
+                    if sum(map(len, section)) < len(obs.text) + len("### Snapshot"):
+                        return "\n".join([*parts, *section])
                 mode = "full"
             if mode == "full":
                 parts += self._snapshot(obs)

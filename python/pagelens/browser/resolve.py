@@ -36,6 +36,8 @@ _PARK = """function(key) {
 # A removed element can still be resolved while something holds it; it is gone all the same.
 _UNPARK = "key => { const el = window[key]; delete window[key]; return el && el.isConnected ? el : null; }"
 
+# What an agent told of an id that names nothing can do.
+_LOOK_AGAIN = ": observe the page again and use an id it shows"
 _NOT_OBSERVED = "no observation yet: observe the page before acting on its elements"
 # Which document a tab shows: its time origin is new with every document (a reload, a link
 # followed, a redirect) and stays through same-document navigations (hash, history API).
@@ -102,14 +104,14 @@ class ElementResolver:
         if self._html is not None:
             html = self._html
             if element_id is None or element_id not in html.targets:
-                raise ActionError(f"there is no element [{element_id}] in the current observation")
+                raise ActionError(f"there is no element [{element_id}] in the current observation{_LOOK_AGAIN}")
             backend, frame_id = html.targets[element_id]
             return backend, frame_id, html.dom.start_tag(element_id)
         obs = self._ax
         if obs is None:
             raise ActionError(_NOT_OBSERVED)
         if element_id is None or element_id not in obs.tree:
-            raise ActionError(f"there is no element [{element_id}] in the current observation")
+            raise ActionError(f"there is no element [{element_id}] in the current observation{_LOOK_AGAIN}")
         node = obs.tree.node(element_id)
         if node.backend_dom_node_id is None:
             raise ActionError(f"element [{element_id}] ({node.role}) has no DOM node to act on")
@@ -165,13 +167,13 @@ class ElementResolver:
             # and frame CDP gives for it now.
             found = await registry_element(self._capture, record, backend_id, self.config.cdp_timeout_s)
             if found is None:
-                raise ActionError(f"element [{element_id}] ({described}) is no longer on the page")
+                raise ActionError(f"element [{element_id}] ({described}) is no longer on the page{_LOOK_AGAIN}")
             backend_id, element_frame = found
             record = self.frame_record(element_frame)
         frame = await self._playwright_frame(page, record)
         handle = await self._handle(record.session, backend_id, frame)
         if handle is None:
-            raise ActionError(f"element [{element_id}] ({described}) is no longer on the page")
+            raise ActionError(f"element [{element_id}] ({described}) is no longer on the page{_LOOK_AGAIN}")
         return handle
 
     async def _handle(self, session: Any, backend_id: int, frame: Frame) -> ElementHandle | None:

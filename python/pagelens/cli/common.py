@@ -25,6 +25,17 @@ def positive_int(text: str) -> int:
     return value
 
 
+def non_negative_float(text: str) -> float:
+    """An argparse type: a finite number of at least 0 (a time in milliseconds)."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number") from None
+    if not (0 <= value < float("inf")):
+        raise argparse.ArgumentTypeError(f"{text} is not a finite number of at least 0")
+    return value
+
+
 def host_port(text: str) -> tuple[str, int]:
     """An argparse type: ``HOST:PORT``, ``[IPv6]:PORT`` or ``:PORT`` (loopback), the port
     1 to 65535. An IPv6 address is written in brackets (``[::1]:8931``)."""

@@ -6,8 +6,9 @@ import argparse
 import os
 from pathlib import Path
 
-from pagelens.cli.common import host_port, positive_int
+from pagelens.cli.common import host_port, non_negative_float, positive_int
 from pagelens.serving import CAPABILITIES, SNAPSHOT_MODES
+from pagelens.settle import AFTER_ACTION_MS
 
 
 def _mcp(args: argparse.Namespace) -> int:
@@ -35,6 +36,7 @@ def _mcp(args: argparse.Namespace) -> int:
         caps=caps,
         headed=args.headed,
         idle_timeout_s=float(args.idle_timeout),
+        settle_ms=args.settle_ms,
         **({"output_dir": Path(args.output_dir)} if args.output_dir else {}),
     )
     http = None
@@ -92,6 +94,14 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         help="extra tools, comma-separated: " + "; ".join(f"{k} ({v})" for k, v in CAPABILITIES.items()),
     )
     mcp.add_argument("--headed", action="store_true", help="show the browser window")
+    mcp.add_argument(
+        "--settle-ms",
+        type=non_negative_float,
+        default=AFTER_ACTION_MS,
+        metavar="MS",
+        help=f"quiet time after an action before the page is read (default {AFTER_ACTION_MS:g}; lower for fast "
+        "local apps, higher for sites that keep loading)",
+    )
     mcp.add_argument(
         "--idle-timeout",
         type=positive_int,
