@@ -26,6 +26,9 @@ __all__ = [
     "PLANNING",
     "Action",
     "ActionError",
+    "NavigationFailed",
+    "NavigationRefused",
+    "UnknownElementError",
     "ActionSpec",
     "Internal",
     "UnknownActionError",
@@ -36,7 +39,31 @@ __all__ = [
 
 
 class ActionError(PagelensError, ValueError):
-    """Text that is not a valid action, or an action that could not be carried out."""
+    """Text that is not a valid action, or an action that could not be carried out.
+
+    ``kind`` says which (a shell session's exit code, a server's answer): ``action`` here,
+    more precise in the subclasses."""
+
+    kind = "action"
+
+
+class UnknownElementError(ActionError):
+    """An id that names no element: not in the observation, gone from the page, or of a page
+    that is gone. Observing again gives the ids to use."""
+
+    kind = "unknown_id"
+
+
+class NavigationRefused(ActionError):
+    """A navigation (asked for, or by the page, or a redirect) to a host off the allow-list."""
+
+    kind = "refused"
+
+
+class NavigationFailed(ActionError):
+    """A page that could not be opened: refused connection, unknown host, TLS, timeout."""
+
+    kind = "navigation"
 
 
 class UnknownActionError(ActionError):

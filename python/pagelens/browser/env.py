@@ -24,7 +24,7 @@ from playwright.async_api import (
 from playwright.async_api import Error as PlaywrightError
 
 from pagelens._core import AXTree, draw_ids, escape_page_text
-from pagelens.actions import ACTION_SPACES, Action, ActionError, internal_outcome, parse_action
+from pagelens.actions import ACTION_SPACES, Action, ActionError, NavigationRefused, internal_outcome, parse_action
 from pagelens.browser._util import quietly
 from pagelens.browser.allowlist import HostAllowList
 from pagelens.browser.capture import InPageCapture, capture_page
@@ -200,7 +200,7 @@ class AsyncBrowserEnv:
         hosts = self.config.allowed_hosts
         self.allow = HostAllowList(hosts) if hosts else HostAllowList.for_start_url(url)
         if not self.allow.allows(url):
-            raise ActionError(f"the start URL {url} is not on the allow-list {list(self.allow.hosts)}")
+            raise NavigationRefused(f"the start URL {url} is not on the allow-list {list(self.allow.hosts)}")
         self._guard.allow, self._guard.sealed = self.allow, self.config.block_other_hosts
         launch = self.config.launch
         har: dict[str, Any] = (
@@ -231,7 +231,7 @@ class AsyncBrowserEnv:
             await self._unless_crashed(page, goto(page, url, self.config.navigation_timeout_ms))
         except ActionError:
             if self._refused:  # a redirect off the list: say that, not "cancelled"
-                raise ActionError(self._refused[0].message(self.allow)) from None
+                raise NavigationRefused(self._refused[0].message(self.allow)) from None
             raise
         await self._settle()
         return await self.observe() if observe else None
@@ -593,9 +593,11 @@ class AsyncBrowserEnv:
             await self._adopt_opened_pages()
             await self._settle()
         except (ActionError, PlaywrightError, asyncio.TimeoutError) as e:
-            result.ok, result.error = False, str(action_failure(description, e))
+            failure = action_failure(description, e)
+            result.ok, result.error, result.error_kind = False, str(failure), failure.kind
         if self._refused and self.allow is not None:
             result.ok, result.error = False, self._refused[0].message(self.allow)
+            result.error_kind = NavigationRefused.kind
 
     async def _finish(self, result: StepResult, observe: bool, t0: float) -> StepResult:
         if observe and self._page is not None and not self._page.is_closed():

@@ -17,7 +17,7 @@ from playwright.async_api import Error as PlaywrightError
 from playwright.async_api import TimeoutError as PlaywrightTimeout
 
 from pagelens._core import escape_page_text
-from pagelens.actions import ACTIONS, Action, ActionError
+from pagelens.actions import ACTIONS, Action, ActionError, NavigationFailed, NavigationRefused
 from pagelens.browser.frames import cdp
 from pagelens.browser.resolve import release
 
@@ -121,20 +121,20 @@ _CAUSES = (
 )
 
 
-def navigation_failure(url: str, error: Exception, timeout_ms: float) -> ActionError:
+def navigation_failure(url: str, error: Exception, timeout_ms: float) -> NavigationFailed:
     """Why opening ``url`` failed, said plainly, with Chromium's own code (the URL, which a
     page may have written, escaped as the tree's text is)."""
     url = escape_page_text(url)
     if isinstance(error, PlaywrightTimeout):
-        return ActionError(f"{url} did not finish loading within {timeout_ms / 1000:g} s")
+        return NavigationFailed(f"{url} did not finish loading within {timeout_ms / 1000:g} s")
     message = str(error)
     for code, cause in _CAUSES:
         if code in message:
             at = message.find("net::")
             name = message[at:].split()[0] if at >= 0 else code
-            return ActionError(f"{url} cannot be opened: {cause} ({name})")
+            return NavigationFailed(f"{url} cannot be opened: {cause} ({name})")
     first = message.strip().splitlines()[0] if message.strip() else type(error).__name__
-    return ActionError(f"{url} cannot be opened: {first}")
+    return NavigationFailed(f"{url} cannot be opened: {first}")
 
 
 async def goto(page: Page, url: str, timeout_ms: float) -> None:
@@ -283,7 +283,7 @@ class Executor:
     async def navigate(self, url: str) -> None:
         allow = self.tabs.allow
         if allow is not None and not allow.allows(url):
-            raise ActionError(allow.refusal(url))
+            raise NavigationRefused(allow.refusal(url))
         await goto(self.tabs.page, url, self.config.navigation_timeout_ms)
 
     async def _go_home(self, action: Action) -> None:

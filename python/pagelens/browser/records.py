@@ -104,6 +104,8 @@ class StepResult:
     action: Action
     ok: bool
     error: str | None = None
+    # What kind of failure (ActionError.kind: unknown_id, refused, navigation, action).
+    error_kind: str | None = None
     done: bool = False
     answer: str | None = None
     note: str | None = None

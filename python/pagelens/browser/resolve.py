@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any
 from playwright.async_api import ElementHandle, Frame
 from playwright.async_api import Error as PlaywrightError
 
-from pagelens.actions import ActionError
+from pagelens.actions import ActionError, UnknownElementError
 from pagelens.browser._util import quietly
 from pagelens.browser.capture import InPageCapture, frame_owner, registry_boxes, registry_element
 from pagelens.browser.frames import FrameRecord, cdp
@@ -104,14 +104,14 @@ class ElementResolver:
         if self._html is not None:
             html = self._html
             if element_id is None or element_id not in html.targets:
-                raise ActionError(f"there is no element [{element_id}] in the current observation{_LOOK_AGAIN}")
+                raise UnknownElementError(f"there is no element [{element_id}] in the current observation{_LOOK_AGAIN}")
             backend, frame_id = html.targets[element_id]
             return backend, frame_id, html.dom.start_tag(element_id)
         obs = self._ax
         if obs is None:
             raise ActionError(_NOT_OBSERVED)
         if element_id is None or element_id not in obs.tree:
-            raise ActionError(f"there is no element [{element_id}] in the current observation{_LOOK_AGAIN}")
+            raise UnknownElementError(f"there is no element [{element_id}] in the current observation{_LOOK_AGAIN}")
         node = obs.tree.node(element_id)
         if node.backend_dom_node_id is None:
             raise ActionError(f"element [{element_id}] ({node.role}) has no DOM node to act on")
@@ -157,7 +157,7 @@ class ElementResolver:
         if self._document is not None:
             now = await document_of(page)
             if now is not None and now != self._document:
-                raise ActionError(
+                raise UnknownElementError(
                     f"element [{element_id}] ({described}) is from the page observed before, and the tab "
                     f"now shows another document ({page.url}): read the new observation and use its ids"
                 )
@@ -167,13 +167,13 @@ class ElementResolver:
             # and frame CDP gives for it now.
             found = await registry_element(self._capture, record, backend_id, self.config.cdp_timeout_s)
             if found is None:
-                raise ActionError(f"element [{element_id}] ({described}) is no longer on the page{_LOOK_AGAIN}")
+                raise UnknownElementError(f"element [{element_id}] ({described}) is no longer on the page{_LOOK_AGAIN}")
             backend_id, element_frame = found
             record = self.frame_record(element_frame)
         frame = await self._playwright_frame(page, record)
         handle = await self._handle(record.session, backend_id, frame)
         if handle is None:
-            raise ActionError(f"element [{element_id}] ({described}) is no longer on the page{_LOOK_AGAIN}")
+            raise UnknownElementError(f"element [{element_id}] ({described}) is no longer on the page{_LOOK_AGAIN}")
         return handle
 
     async def _handle(self, session: Any, backend_id: int, frame: Frame) -> ElementHandle | None:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import os
 from pathlib import Path
 
@@ -15,8 +16,9 @@ def _mcp(args: argparse.Namespace) -> int:
     from pagelens.extras import require
 
     require("mcp", "`pagelens mcp`")  # names the extra before anything starts
+    from pagelens.browser.session import MAX_TOKENS, SessionOptions, Words
     from pagelens.errors import ArgumentError
-    from pagelens.mcp_server import MAX_TOKENS, HttpOptions, ServerOptions, serve
+    from pagelens.mcp_server import HttpOptions, serve
 
     caps = frozenset(c.strip() for c in ",".join(args.caps).split(",") if c.strip())
     unknown = sorted(caps - set(CAPABILITIES))
@@ -28,7 +30,7 @@ def _mcp(args: argparse.Namespace) -> int:
     token = args.token or os.environ.get("PAGELENS_MCP_TOKEN") or None
     if args.http is None and (args.allow_remote or token or args.allowed_hosts):
         raise ArgumentError("--allow-remote, --token and --allowed-hosts are for --http")
-    options = ServerOptions(
+    options = SessionOptions(
         allowed=tuple(args.allow_host),
         allow_file=tuple(Path(d).resolve() for d in args.allow_file),
         max_tokens=args.max_tokens or MAX_TOKENS,
@@ -37,8 +39,10 @@ def _mcp(args: argparse.Namespace) -> int:
         headed=args.headed,
         idle_timeout_s=float(args.idle_timeout),
         settle_ms=args.settle_ms,
-        **({"output_dir": Path(args.output_dir)} if args.output_dir else {}),
+        words=Words(),  # the MCP tools' names
     )
+    if args.output_dir:
+        options = dataclasses.replace(options, output_dir=Path(args.output_dir))
     http = None
     if args.http is not None:
         host, port = args.http
@@ -134,6 +138,6 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         "--max-tokens",
         type=positive_int,
         help="snapshots up to this many tokens are answered inline, longer ones written to a file "
-        "(default: pagelens.mcp_server.MAX_TOKENS, 6,000)",
+        "(default: pagelens.browser.session.MAX_TOKENS, 6,000)",
     )
     mcp.set_defaults(func=_mcp)

@@ -1,0 +1,367 @@
+"""One agent's live browser, kept between its calls: what the MCP server gives each MCP session
+and ``pagelens browser`` each shell session. It opens pages on the allow-list's terms, carries
+out actions on the environment's one action path, holds dialogs and file choosers for the
+caller to answer, keeps what the page logged, and answers every action with what it did and
+what changed on the page (``pagelens.browser.changes``), or the whole page.
+
+Errors are :class:`SessionError` s whose ``kind`` says what went wrong (a server's tool error,
+a shell's exit code): ``usage``, ``no_page``, ``unknown_id``, ``refused``, ``navigation``,
+``action``, ``modal``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import re
+import tempfile
+import time
+import weakref
+from collections import deque
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+from urllib.parse import unquote, urlsplit
+
+from pagelens._core import escape_page_text
+from pagelens.actions import Action
+from pagelens.browser.allowlist import HostAllowList
+from pagelens.browser.changes import describe_changes
+from pagelens.browser.config import BrowserConfig
+from pagelens.browser.env import AsyncBrowserEnv
+from pagelens.browser.launch import LaunchOptions
+from pagelens.browser.records import PageObservation, StepResult
+from pagelens.errors import PagelensError
+from pagelens.serving import SnapshotMode
+from pagelens.settle import AFTER_ACTION_MS
+
+__all__ = [
+    "IDLE_TIMEOUT_S",
+    "MAX_TOKENS",
+    "BrowserSession",
+    "SessionError",
+    "SessionOptions",
+    "Words",
+    "inside",
+    "one_ref",
+    "parse_ref",
+]
+
+# A snapshot answered inline up to this many tokens (GPT-2's); beyond, it goes to a file.
+MAX_TOKENS = 6000
+# A session with no call for this long has its browser closed.
+IDLE_TIMEOUT_S = 30 * 60.0
+# "12", "[12]", "*[12]", and the forms a prompt written for Playwright MCP may use: "e12", "[ref=e12]".
+_REF = re.compile(r"^\s*\*?\[?\s*(?:ref\s*=\s*)?e?(\d+)\s*\]?\s*$")
+_LOG_LIMIT = 1000  # console messages and requests kept per session
+
+
+class SessionError(PagelensError):
+    """A call the session could not carry out; ``kind`` says why (see the module)."""
+
+    def __init__(self, message: str, kind: str = "action") -> None:
+        super().__init__(message)
+        self.kind = kind
+
+
+@dataclass(frozen=True)
+class Words:
+    """How answers and errors name the caller's own commands (an MCP server's tools, a shell's
+    subcommands)."""
+
+    open: str = "browser_navigate"
+    snapshot: str = "browser_snapshot"
+    dialog: str = "browser_handle_dialog"
+    upload: str = "browser_file_upload"
+    allow_file: str = "--allow-file DIR"
+
+
+@dataclass(frozen=True)
+class SessionOptions:
+    """What a browser session is held to (the MCP server's sessions, a shell session)."""
+
+    allowed: tuple[str, ...] = ()  # --allow-host; empty: browser_navigate allows what it is asked to open
+    allow_file: tuple[Path, ...] = ()  # directories file: URLs may open
+    output_dir: Path = field(default_factory=lambda: Path(tempfile.mkdtemp(prefix="pagelens-")))
+    max_tokens: int = MAX_TOKENS
+    snapshot_mode: SnapshotMode = "incremental"
+    caps: frozenset[str] = frozenset()
+    headed: bool = False
+    idle_timeout_s: float = IDLE_TIMEOUT_S
+    settle_ms: float = AFTER_ACTION_MS  # quiet time after an action before the page is read
+    words: Words = field(default_factory=lambda: Words())  # how answers name the caller's commands
+
+
+def parse_ref(ref: str | int | None, what: str = "ref") -> int:
+    """The id a ``ref`` names: ``"12"``, ``"[12]"``, ``"*[12]"``, ``12``, or Playwright MCP's
+    spelling ``"e12"``; else a tool error saying what a ref is."""
+    if isinstance(ref, int) and not isinstance(ref, bool):
+        return ref
+    found = _REF.match(ref) if isinstance(ref, str) else None
+    if found is None:
+        raise SessionError(
+            f"{what} {ref!r} is not an element id: give the number in brackets from the last snapshot, "
+            'e.g. "12" for [12]',
+            "usage",
+        )
+    return int(found.group(1))
+
+
+def one_ref(ref: str | None, target: str | None, what: str = "ref") -> int:
+    given = ref if ref is not None else target
+    if given is None:
+        raise SessionError(
+            f'{what} is required: the id of the element in the last snapshot, e.g. "12" for [12]', "usage"
+        )
+    return parse_ref(given, what)
+
+
+def inside(path: Path, roots: tuple[Path, ...]) -> bool:
+    resolved = path.resolve()
+    return any(resolved == r or r in resolved.parents for r in (root.resolve() for root in roots))
+
+
+class BrowserSession:
+    """One agent's browser (an MCP session's, a shell session's): its environment, its last
+    observation, the dialogs and file choosers waiting, what the page logged; it carries out
+    actions and answers each with what it did and what changed."""
+
+    def __init__(self, options: SessionOptions) -> None:
+        self.options = options
+        self.words = options.words
+        self.allowed: tuple[str, ...] = options.allowed
+        self.env: AsyncBrowserEnv | None = None
+        self.last: PageObservation | None = None
+        self.last_used = time.monotonic()
+        self.lock = asyncio.Lock()
+        # An action left waiting on a dialog: finished once the dialog is answered.
+        self.pending: asyncio.Task[StepResult] | None = None
+        self.choosers: list[Any] = []  # file choosers waiting for browser_file_upload
+        self.console: deque[tuple[int, str, str]] = deque(maxlen=_LOG_LIMIT)  # (navigation, level, text)
+        self.requests: deque[tuple[int, Any]] = deque(maxlen=_LOG_LIMIT)
+        self.navigations = 0
+        self._watched: weakref.WeakSet[Any] = weakref.WeakSet()
+
+    # -- the browser ------------------------------------------------------------------------
+
+    def _config(self) -> BrowserConfig:
+        return BrowserConfig(
+            hold_dialogs=True,
+            settle_ms=self.options.settle_ms,
+            allowed_hosts=self._allow_list() or None,
+            launch=LaunchOptions(headless=not self.options.headed),
+        )
+
+    def _allow_list(self) -> tuple[str, ...]:
+        hosts = self.allowed
+        if self.options.allow_file:
+            hosts = (*hosts, *(f"file:{d.resolve()}" for d in self.options.allow_file))
+        return hosts
+
+    def opening(self, url: str) -> Callable[[], Awaitable[StepResult]]:
+        """The work of opening ``url`` in the current tab (the first one: a fresh browser),
+        once the URL is checked."""
+        self._check_url(url)
+        if self.env is None:
+            self.env = AsyncBrowserEnv(self._config())
+        env = self.env
+        if self.last is None:
+
+            async def first() -> StepResult:
+                env.config.allowed_hosts = self._allow_list() or None
+                obs = await env.reset(url)
+                self._watch()
+                return StepResult(Action("goto", text=url), ok=True, observation=obs)
+
+            return first
+        env.set_allow_list(self._allow_list())
+        return lambda: env.perform(f"open {url}", lambda: env.navigate(url))
+
+    def _check_url(self, url: str) -> None:
+        parts = urlsplit(url)
+        if parts.scheme == "file":
+            path = Path(unquote(parts.path))
+            if not self.options.allow_file:
+                raise SessionError(
+                    f"file: URLs are refused ({url}): start with {self.words.allow_file} to open the files of a "
+                    "directory",
+                    "refused",
+                )
+            if not inside(path, self.options.allow_file):
+                dirs = ", ".join(str(d) for d in self.options.allow_file)
+                raise SessionError(f"{url} is outside the directories opened to file: URLs ({dirs})", "refused")
+            return
+        if parts.scheme not in ("http", "https") or not parts.hostname:
+            raise SessionError(f"not a web address to open: {url!r} (give an http:// or https:// URL)", "usage")
+        if self.options.allowed:
+            allow = HostAllowList(self.options.allowed)
+            if not allow.allows(url):
+                raise SessionError(allow.refusal(url), "refused")
+        else:  # no list given: the user's own navigations are allowed, the page's stay held to them
+            self.allowed = tuple(dict.fromkeys((*self.allowed, parts.hostname)))
+
+    def _watch(self) -> None:
+        """Console messages, requests and file choosers of every tab, from now on."""
+        env = self.env
+        assert env is not None
+        if env.context in self._watched:
+            return
+        self._watched.add(env.context)
+        self.console.clear()
+        self.requests.clear()
+        self.choosers.clear()
+        env.context.on("page", self._watch_page)
+        for page in env.context.pages:
+            self._watch_page(page)
+
+    def _watch_page(self, page: Any) -> None:
+        def navigated(frame: Any) -> None:
+            if frame == page.main_frame:
+                self.navigations += 1
+
+        page.on("framenavigated", navigated)
+        page.on("console", lambda m: self.console.append((self.navigations, m.type, m.text)))
+        page.on("pageerror", lambda e: self.console.append((self.navigations, "error", str(e))))
+        page.on("requestfinished", lambda r: self.requests.append((self.navigations, r)))
+        page.on("requestfailed", lambda r: self.requests.append((self.navigations, r)))
+        page.on("filechooser", lambda chooser: self.choosers.append(chooser))
+
+    def page_env(self) -> AsyncBrowserEnv:
+        if self.env is None or self.last is None:
+            raise SessionError(f"no page yet: {self.words.open} a URL first", "no_page")
+        return self.env
+
+    async def close(self) -> None:
+        if self.pending is not None:
+            self.pending.cancel()
+            self.pending = None
+        if self.env is not None:
+            await self.env.close()
+            self.env = None
+        self.last = None
+
+    # -- acting ---------------------------------------------------------------------------
+
+    async def run(
+        self, what: str, work: Callable[[], Awaitable[StepResult]], *, full: bool = False, opening: bool = False
+    ) -> str:
+        """Runs an action and answers it: what it did, then the page (what changed, or all of it
+        with ``full``). An action a dialog interrupts is answered with the dialog; it finishes
+        once browser_handle_dialog answers it."""
+        env = self.env if opening else self.page_env()
+        assert env is not None
+        self._refuse_if_modal()
+        task: asyncio.Task[StepResult] = asyncio.ensure_future(work())
+        opened = asyncio.ensure_future(env.dialog_opened.wait())
+        try:
+            await asyncio.wait({task, opened}, return_when=asyncio.FIRST_COMPLETED)
+        finally:
+            opened.cancel()
+        if not task.done():
+            self.pending = task
+            return self.compose(f"{what}: a dialog opened", None)
+        return self.finish(what, task.result(), full=full)
+
+    def finish(self, what: str, result: StepResult, *, full: bool = False) -> str:
+        if not result.ok:
+            if result.observation is not None:
+                self.last = result.observation
+            raise SessionError(result.error or f"{what} failed", result.error_kind or "action")
+        return self.compose(what, result.observation, full=full)
+
+    def _refuse_if_modal(self) -> None:
+        env = self.env
+        if env is not None and env.pending_dialogs:
+            d = env.pending_dialogs[0]
+            raise SessionError(
+                f"a {d.type} dialog is open ({escape_page_text(repr(d.message))}): answer it with "
+                f"{self.words.dialog} first",
+                "modal",
+            )
+
+    # -- answers --------------------------------------------------------------------------
+
+    def compose(self, what: str, obs: PageObservation | None, *, full: bool = False) -> str:
+        """The answer: what happened, the page's address and title, tabs, open dialogs and file
+        choosers, then the page (by the snapshot mode). The page's words are escaped as the
+        tree's are."""
+        parts = ["### Result", what]
+        if obs is not None:
+            before, self.last = self.last, obs
+            parts += ["### Page", escape_page_text(f"- Page URL: {obs.url}\n- Page Title: {obs.title}")]
+            if len(obs.tabs) > 1:
+                parts += ["### Open tabs", *self._tab_lines(obs)]
+            if obs.dialogs:
+                parts += ["### Dialogs (dismissed)", *(f"- {escape_page_text(d)}" for d in obs.dialogs)]
+            modal = self._modal_lines()
+            if modal:
+                parts += ["### Modal state", *modal]
+            mode = "full" if full else self.options.snapshot_mode
+            if mode == "incremental":
+                changes = describe_changes(before, obs)
+                if changes is not None:
+                    section = [
+                        f"### Snapshot changes ({changes.changed} of {changes.total} lines changed or new, "
+                        f"{changes.removed} gone; {self.words.snapshot} shows the whole page)",
+                        changes.text,
+                    ]
+                    # A small page is answered whole when that is no longer than its changes.
+                    if sum(map(len, section)) < len(obs.text) + len("### Snapshot"):
+                        return "\n".join([*parts, *section])
+                mode = "full"
+            if mode == "full":
+                parts += self._snapshot(obs)
+        else:
+            modal = self._modal_lines()
+            if modal:
+                parts += ["### Modal state", *modal]
+        return "\n".join(parts)
+
+    def _tab_lines(self, obs: PageObservation) -> list[str]:
+        return [
+            f"- {t.index}:{' (current)' if t.active else ''} {escape_page_text(f'{t.title} <{t.url}>')}"
+            for t in obs.tabs
+        ]
+
+    def _modal_lines(self) -> list[str]:
+        env = self.env
+        lines = []
+        if env is not None:
+            lines += [
+                f"- [{d.type} dialog with message {escape_page_text(repr(d.message))}]: can be handled by "
+                f"{self.words.dialog}"
+                for d in env.pending_dialogs
+            ]
+        lines += [f"- [File chooser]: can be handled by {self.words.upload}" for _ in self.choosers]
+        return lines
+
+    def _snapshot(self, obs: PageObservation, max_tokens: int | None = None) -> list[str]:
+        budget = max_tokens or self.options.max_tokens
+        if obs.rendered.token_count <= budget:
+            return ["### Snapshot", obs.text]
+        path = self.options.output_dir / f"snapshot-{time.strftime('%Y%m%d-%H%M%S')}-{len(obs.text)}.txt"
+        path.write_text(obs.text)
+        lines = obs.text.splitlines()
+        shown: list[str] = []
+        used = 0
+        for line in lines:
+            used += len(line) // 3 + 1  # a rough share of the budget: the file has it all
+            if used > budget:
+                break
+            shown.append(line)
+        return [
+            "### Snapshot",
+            f"The page is {obs.rendered.token_count:,} tokens, over the {budget:,} budget: the whole snapshot "
+            f"is in {path.as_uri()} ; its first {len(shown)} of {len(lines)} lines:",
+            *shown,
+        ]
+
+    def snapshot_answer(self, obs: PageObservation, max_tokens: int | None = None) -> str:
+        self.last = obs
+        parts = ["### Page", escape_page_text(f"- Page URL: {obs.url}\n- Page Title: {obs.title}")]
+        if len(obs.tabs) > 1:
+            parts += ["### Open tabs", *self._tab_lines(obs)]
+        modal = self._modal_lines()
+        if modal:
+            parts += ["### Modal state", *modal]
+        return "\n".join([*parts, *self._snapshot(obs, max_tokens)])
