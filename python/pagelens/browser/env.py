@@ -325,6 +325,15 @@ class AsyncBrowserEnv:
         return self._context
 
     @property
+    def alive(self) -> bool:
+        """Whether the browser still runs and the active tab's renderer has not crashed."""
+        if self._browser is None or not self._browser.is_connected():
+            return False
+        page = self._page
+        crashed = self._crashes.get(page) if page is not None else None
+        return crashed is None or not crashed.done()
+
+    @property
     def last_observation(self) -> PageObservation | None:
         return self._resolver.last_observation
 

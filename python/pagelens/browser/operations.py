@@ -341,12 +341,22 @@ async def browser_press_key(s: BrowserSession, key: str) -> str:
     return await s.run(f"Pressed {escape_page_text(key)}", lambda: env.step(Action("press", text=key)))
 
 
-async def browser_scroll(s: BrowserSession, direction: str = "down") -> str:
-    """pagelens' own: scroll the page one screen up or down."""
+async def browser_scroll(s: BrowserSession, direction: str = "down", ref: str | None = None) -> str:
+    """pagelens' own: scroll the page one screen up or down; with `ref`, that scrollable element
+    (a list, a panel) by its own height."""
     env = s.page_env()
     if direction not in ("up", "down"):
-        raise SessionError(f"direction is up or down, not {direction!r}")
-    return await s.run(f"Scrolled {direction}", lambda: env.step(Action("scroll", text=direction)))
+        raise SessionError(f"direction is up or down, not {direction!r}", "usage")
+    if ref is None:
+        return await s.run(f"Scrolled {direction}", lambda: env.step(Action("scroll", text=direction)))
+    element_id = parse_ref(ref)
+    sign = -1 if direction == "up" else 1
+
+    async def scroll() -> None:
+        async with env.element(element_id) as handle:
+            await handle.evaluate("(el, s) => el.scrollBy(0, s * Math.max(el.clientHeight, 40) * 0.9)", sign)
+
+    return await s.run(f"Scrolled [{element_id}] {direction}", lambda: env.perform(f"scroll [{element_id}]", scroll))
 
 
 # -- waiting, tabs, dialogs, files --------------------------------------------------------

@@ -132,6 +132,7 @@ class BrowserSession:
         self.allowed: tuple[str, ...] = options.allowed
         self.env: AsyncBrowserEnv | None = None
         self.last: PageObservation | None = None
+        self.storage_state: dict[str, Any] | None = None  # cookies and storage new contexts start with
         self.last_used = time.monotonic()
         self.lock = asyncio.Lock()
         # An action left waiting on a dialog: finished once the dialog is answered.
@@ -146,6 +147,7 @@ class BrowserSession:
 
     def _config(self) -> BrowserConfig:
         return BrowserConfig(
+            storage_state=self.storage_state,
             hold_dialogs=True,
             settle_ms=self.options.settle_ms,
             allowed_hosts=self._allow_list() or None,
@@ -225,6 +227,26 @@ class BrowserSession:
         page.on("requestfinished", lambda r: self.requests.append((self.navigations, r)))
         page.on("requestfailed", lambda r: self.requests.append((self.navigations, r)))
         page.on("filechooser", lambda chooser: self.choosers.append(chooser))
+
+    async def save_state(self) -> dict[str, Any]:
+        """The browser's cookies and each origin's localStorage (Playwright's storage state)."""
+        env = self.page_env()
+        return dict(await env.context.storage_state())
+
+    async def load_state(self, state: dict[str, Any] | None, url: str | None = None) -> str:
+        """A fresh browser context with ``state``'s cookies and storage, at ``url`` (else the
+        page it was on, if any)."""
+        if state is not None and not (isinstance(state, dict) and isinstance(state.get("cookies", []), list)):
+            raise SessionError("a storage state is an object with cookies and origins (Playwright's)", "usage")
+        url = url or (self.last.url if self.last is not None else None)
+        self.storage_state = state
+        if self.env is not None:
+            self.env.config.storage_state = state
+        if url is None:
+            return "The state will be used by the next page opened."
+        self.last = None  # a new context: the page is opened afresh
+        result = await self.opening(url)()
+        return self.finish(f"Loaded the state and opened {escape_page_text(url)}", result, full=True)
 
     def page_env(self) -> AsyncBrowserEnv:
         if self.env is None or self.last is None:

@@ -6,11 +6,11 @@ from __future__ import annotations
 import argparse
 import sys
 
-from pagelens.cli import agents, data, evaluate, pages, serve, studies
 from pagelens.errors import PagelensError
 
-# In the order `pagelens --help` lists them.
-GROUPS = (pages, evaluate, agents, data, studies, serve)
+# In the order `pagelens --help` lists them (imported when the parser is built: `pagelens
+# browser` commands, run by a shell agent at every step, import none of them).
+GROUP_MODULES = ("pages", "evaluate", "agents", "data", "studies", "serve", "shell")
 
 
 class _Version(argparse.Action):
@@ -35,12 +35,19 @@ def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="pagelens", description="What an LLM web agent should read.")
     parser.add_argument("--version", action=_Version)
     sub = parser.add_subparsers(dest="command", required=True)
-    for group in GROUPS:
-        group.register(sub)
+    import importlib
+
+    for name in GROUP_MODULES:
+        importlib.import_module(f"pagelens.cli.{name}").register(sub)
     return parser
 
 
 def main(argv: list[str] | None = None) -> int:
+    argv = sys.argv[1:] if argv is None else argv
+    if argv[:1] == ["browser"]:  # a shell agent's step: only what it needs is imported
+        from pagelens.cli import shell
+
+        return shell.main(argv[1:])
     args = build_parser().parse_args(argv)
     try:
         return int(args.func(args))

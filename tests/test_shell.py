@@ -1,0 +1,238 @@
+"""`pagelens browser`: every command a separate process, as a shell agent runs them, against
+local pages; the session's browser lives in its daemon between them (issue 42)."""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+
+@pytest.fixture
+def shell(tmp_path):
+    """Runs `pagelens browser ARGS` with a runtime directory of the test's own; closes every
+    session after."""
+    runtime = tmp_path / "run"
+    runtime.mkdir(mode=0o700)
+    env = {**os.environ, "XDG_RUNTIME_DIR": str(runtime)}
+    env.pop("PAGELENS_SESSION", None)
+
+    def run(*args: str, timeout: float = 180, **extra_env: str) -> subprocess.CompletedProcess[str]:
+        return subprocess.run(
+            [sys.executable, "-m", "pagelens", "browser", *args],
+            capture_output=True,
+            text=True,
+            timeout=timeout,
+            env={**env, **extra_env},
+            cwd=tmp_path,
+        )
+
+    run.runtime = runtime / "pagelens"  # type: ignore[attr-defined]
+    yield run
+    run("close", "--all")
+
+
+def ok(proc: subprocess.CompletedProcess[str]) -> str:
+    assert proc.returncode == 0, (proc.returncode, proc.stdout[-2000:], proc.stderr[-2000:])
+    assert proc.stderr == "", proc.stderr
+    return proc.stdout
+
+
+def fails(proc: subprocess.CompletedProcess[str], code: int, words: str) -> str:
+    """A failure: the exit code, one line on stderr with ``words``, no traceback."""
+    assert proc.returncode == code, (proc.returncode, proc.stdout[-2000:], proc.stderr[-2000:])
+    assert proc.stderr.count("\n") == 1 and words in proc.stderr, proc.stderr
+    assert "Traceback" not in proc.stderr + proc.stdout
+    return proc.stderr
+
+
+def ref(text: str, role: str, name: str) -> str:
+    found = re.search(rf"{role} \*?\[(\d+)\] '[^'\n]*{re.escape(name)}", text)
+    assert found, f"no {role} {name!r} in:\n{text}"
+    return found.group(1)
+
+
+def daemon_pids(runtime: Path) -> list[int]:
+    """Running daemons of this test's runtime directory (by their command line)."""
+    pids = []
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            args = (entry / "cmdline").read_bytes().split(b"\0")
+            environ = (entry / "environ").read_bytes()
+        except OSError:
+            continue
+        if b"pagelens.browser.daemon" in args and str(runtime.parent).encode() in environ:
+            pids.append(int(entry.name))
+    return pids
+
+
+def gone(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return True
+    stat = Path(f"/proc/{pid}/stat").read_text()
+    return stat.rsplit(")", 1)[1].split()[0] == "Z"
+
+
+def wait_until(condition, what: str, seconds: float = 60) -> None:
+    deadline = time.monotonic() + seconds
+    while not condition():
+        assert time.monotonic() < deadline, what
+        time.sleep(0.05)
+
+
+def test_a_session_lasts_between_commands(site, shell):
+    page = ok(shell("open", site.url("site/form.html")))
+    assert "### Snapshot\n" in page and "Page Title: Action test page" in page
+    notes = ref(page, "textbox", "Notes")
+    typed = ok(shell("type", notes, "kept between commands"))
+    assert "### Snapshot changes" in typed and "notes: kept between commands" in typed
+    # Another process, the same page: what was typed is there, the ids are the same.
+    again = ok(shell("snapshot"))
+    assert "notes: kept between commands" in again and ref(again, "textbox", "Notes") == notes
+    chosen = ok(shell("select", ref(page, "combobox", "Colour"), "Green"))
+    assert "colour is green" in chosen
+    assert "Colour" in ok(shell("snapshot", "--find", "colour"))
+    part = ok(shell("snapshot", "--subtree", ref(page, "combobox", "Colour")))
+    assert "Red" in part and "Search" not in part
+    interactive = ok(shell("snapshot", "--interactive"))
+    assert "textbox [" in interactive and "colour is green" not in interactive
+    assert "over the 20 budget" in ok(shell("snapshot", "--max-tokens", "20"))
+    ok(shell("type", ref(page, "textbox", "Key catcher"), "x"))
+    assert "key Control+a" in ok(shell("press", "Control+a"))
+    assert "Hovered over" in ok(shell("hover", ref(page, "button", "Vanish")))
+    assert "Scrolled down" in ok(shell("scroll", "down"))
+    ok(shell("click", ref(page, "button", "Make late button")))
+    assert "Late button" in ok(shell("wait", "Late button"))
+    searched = ok(shell("type", ref(page, "textbox", "Search"), "shoes", "--submit"))
+    assert "You searched for: shoes" in searched
+    assert "Action test page" in ok(shell("back"))
+    assert "You searched for" in ok(shell("forward"))
+    opened = ok(shell("tabs", "new", site.url("site/second.html")))
+    assert "### Open tabs" in opened
+    assert "- 1: (current)" in ok(shell("tabs"))
+    assert "result.html" in ok(shell("tabs", "select", "0"))
+    ok(shell("tabs", "close", "1"))
+    shot = Path(shell.runtime).parent.parent / "page.png"  # type: ignore[attr-defined]
+    ok(shell("screenshot", str(shot), "--ids"))
+    assert shot.read_bytes().startswith(b"\x89PNG")
+    # --json: one object with the answer's sections.
+    answer = json.loads(ok(shell("snapshot", "--json")))
+    assert answer["ok"] and "RootWebArea" in answer["snapshot"] and "page" in answer
+
+
+def test_dialogs_uploads_and_waits(site, shell, tmp_path):
+    upload = tmp_path / "notes.txt"
+    upload.write_text("twelve bytes")
+    page = ok(shell("open", site.url("site/tools.html")))
+    asked = ok(shell("click", ref(page, "button", "Ask a name")))
+    assert "prompt dialog with message 'Your name?'" in asked and "pagelens browser dialog" in asked
+    fails(shell("snapshot"), 9, "a prompt dialog is open")
+    assert "name: Ada" in ok(shell("dialog", "accept", "Ada"))
+    assert "[File chooser]" in ok(shell("click", ref(page, "button", "Attachment")))
+    assert "files: notes.txt 12" in ok(shell("upload", str(upload)))
+    ok(shell("click", ref(page, "button", "Remove later")))
+    ok(shell("wait", "--gone", "Soon gone"))
+    assert "Soon gone" not in ok(shell("snapshot"))
+    assert "Waited for 0.1 s" in ok(shell("wait", "--seconds", "0.1"))
+
+
+def test_two_sessions_are_apart_and_state_carries_a_login(site, shell, tmp_path):
+    login = site.url("site/login.html")
+    page = ok(shell("open", login))
+    ok(shell("type", ref(page, "textbox", "Name"), "Ada"))
+    assert "Signed in as Ada" in ok(shell("click", ref(page, "button", "Sign in")))
+    # Another session: its own browser, not signed in.
+    other = ok(shell("open", login, "--session", "other"))
+    assert "Signed in" not in other and "Sign in" in other
+    assert "Sign in" in ok(shell("snapshot", PAGELENS_SESSION="other"))  # the variable names it too
+    sessions = ok(shell("sessions"))
+    assert re.search(r"^default\t", sessions, re.M) and re.search(r"^other\t", sessions, re.M)
+    # The login saved, then loaded into the other session.
+    saved = tmp_path / "login.json"
+    ok(shell("state", "save", str(saved)))
+    assert saved.stat().st_mode & 0o777 == 0o600
+    assert any(c["name"] == "member" for c in json.loads(saved.read_text())["cookies"])
+    loaded = ok(shell("state", "load", str(saved), "--session", "other"))
+    assert "Signed in as Ada" in loaded
+    ok(shell("close", "--session", "other"))
+    # A new session that loads the state before any page.
+    ok(shell("state", "load", str(saved), login, "--session", "third"))
+    assert "Signed in as Ada" in ok(shell("snapshot", "--session", "third"))
+    fails(shell("state", "load", str(tmp_path / "missing.json")), 2, "is not a saved state")
+
+
+def test_close_leaves_nothing_and_a_killed_daemon_is_restarted(site, shell):
+    runtime = shell.runtime  # type: ignore[attr-defined]
+    page = ok(shell("open", site.url("site/form.html")))
+    [pid] = daemon_pids(runtime)
+    assert (runtime / "default.sock").stat().st_mode & 0o777 == 0o600
+    assert runtime.stat().st_mode & 0o777 == 0o700
+    ok(shell("type", ref(page, "textbox", "Notes"), "before the kill"))
+    os.kill(pid, signal.SIGKILL)
+    wait_until(lambda: gone(pid), "the daemon did not die")
+    # The next command notices, restarts the session from its kept state, and says so; an id of
+    # the old browser is refused (its ids are new), a snapshot shows the page again.
+    restarted = shell("click", ref(page, "button", "Vanish"))
+    fails(restarted, 4, "restarted")
+    snap = ok(shell("snapshot"))
+    assert "Action test page" in snap
+    [new_pid] = daemon_pids(runtime)
+    assert new_pid != pid
+    # close: the daemon, its browser and its files are gone.
+    children = subprocess.run(["pgrep", "-P", str(new_pid)], capture_output=True, text=True).stdout.split()
+    ok(shell("close"))
+    wait_until(lambda: gone(new_pid), "the daemon outlived close")
+    wait_until(lambda: all(gone(int(c)) for c in children), "a process of the session outlived close")
+    assert not list(runtime.glob("*.sock")) and not list(runtime.glob("*.state.json"))
+    fails(shell("snapshot"), 3, "no open session 'default'")
+
+
+def test_an_idle_session_ends_by_itself(site, shell):
+    runtime = shell.runtime  # type: ignore[attr-defined]
+    ok(shell("open", site.url("site/form.html"), "--idle-timeout", "1"))
+    [pid] = daemon_pids(runtime)
+    wait_until(lambda: gone(pid), "the idle daemon did not end")
+    assert not list(runtime.glob("*.sock"))
+    fails(shell("snapshot"), 3, "no open session")
+
+
+def test_errors_have_one_line_and_their_own_exit_code(site, shell):
+    from pagelens.browser.devtools import free_port
+
+    fails(shell("snapshot"), 3, "no open session 'default': start one with `pagelens browser open URL`")
+    fails(shell("open", f"http://127.0.0.1:{free_port()}/"), 6, "the connection was refused")
+    page = ok(shell("open", site.url("site/offsite.html")))
+    fails(shell("click", "99999"), 4, "there is no element [99999]")
+    fails(shell("click", ref(page, "link", "another host name")), 5, "was refused")
+    fails(shell("open", "file:///etc/hostname"), 5, "file: URLs are refused")
+    page = ok(shell("open", site.url("site/form.html")))
+    fails(shell("select", ref(page, "combobox", "Colour"), "Purple"), 7, "no option 'Purple'")
+    fails(shell("click", "the button"), 2, "not an element id")
+    fails(shell("wait"), 2, "wait for TEXT")
+    fails(shell("tabs", "select", "x"), 2, "tab's number")
+    fails(shell("open", "x", "--session", "../etc"), 2, "session name")
+    usage = shell("click")
+    assert usage.returncode == 2 and "Traceback" not in usage.stderr
+    # --json failures: the same exit code, and an object on stdout.
+    failure = shell("click", "99999", "--json")
+    assert failure.returncode == 4 and json.loads(failure.stdout)["kind"] == "unknown_id"
+
+
+def test_the_guide_and_help():
+    guide = subprocess.run(
+        [sys.executable, "-m", "pagelens", "browser", "guide"], capture_output=True, text=True, timeout=60
+    )
+    assert guide.returncode == 0 and "pagelens browser open URL" in guide.stdout and "*[id]" in guide.stdout
+    helped = subprocess.run([sys.executable, "-m", "pagelens", "--help"], capture_output=True, text=True, timeout=60)
+    assert "browser" in helped.stdout
