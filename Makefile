@@ -100,6 +100,9 @@ bench: setup
 	test -x target/peers-venv/bin/python || $(PYTHON) -m venv target/peers-venv
 	target/peers-venv/bin/python -m pip install --quiet --disable-pip-version-check "browser-use==0.13.14"
 	$(PYTHON) benches/report_peers.py
+	@# agent-browser (vercel-labs, Rust) from crates.io, for the shell CLIs side by side
+	test -x target/peers-ab/bin/agent-browser || cargo install --quiet --locked agent-browser --root target/peers-ab
+	$(PYTHON) benches/report_peers.py --shell --runs 3 --pages 10
 
 # Fuzz the core (nightly toolchain, `cargo install cargo-fuzz`): every target, FUZZ_SECONDS each,
 # two at a time; new inputs go to target/fuzz-corpus, findings to rust/fuzz/artifacts.

@@ -18,6 +18,16 @@ actionable elements (links, buttons, fields...) it holds with an id the agent ca
 name on a line carrying the tool's id, or on the lines below it). Tokens: GPT-2.
 
     python benches/report_peers.py [--runs 3] [--pages 15] > /tmp/peers.md
+
+With ``--shell``: the shell CLIs instead, `pagelens browser` against vercel-labs' agent-browser
+(its own daemon, built from crates.io: ``cargo install agent-browser --root target/peers-ab``;
+left out with a note when absent), each command a process as a shell agent runs it, on the same
+pages: ``open`` (the session's browser already running), ``snapshot`` (each tool's default,
+whole), and a click on the same button (the page opened again before each click, untimed);
+medians of RUNS, the two tools interleaved; of the snapshot, tokens and the share of texts and
+actionables kept as above.
+
+    python benches/report_peers.py --shell [--runs 5] [--pages 15] > /tmp/shell.md
 """
 
 from __future__ import annotations
@@ -50,6 +60,7 @@ from site_server import SiteServer  # noqa: E402
 CORPUS = ROOT / "tests" / "corpus"
 PEERS_PYTHON = ROOT / "target" / "peers-venv" / "bin" / "python"
 TOOLS = ("pagelens", "pagelens_ax", "aria", "browsergym", "bridge", "browser_use")
+AGENT_BROWSER = ROOT / "target" / "peers-ab" / "bin" / "agent-browser"
 TITLES = {
     "pagelens": "pagelens observe()",
     "pagelens_ax": "pagelens observe(), source='ax'",
@@ -66,6 +77,8 @@ ID_MARKS = {
     "browsergym": re.compile(r"^\s*\[[A-Za-z0-9]+\] "),
     "bridge": re.compile(r"\*?\[[A-Za-z0-9]+\]"),
     "browser_use": re.compile(r"\[\d+\]<"),
+    "agent_browser": re.compile(r"\[ref=e\d+\]"),
+    "pagelens_shell": re.compile(r"\*?\[\d+\]"),
 }
 
 
@@ -213,10 +226,184 @@ def browser_use(urls: dict[str, str], runs: int) -> dict[str, dict[str, dict]]:
     }
 
 
+def _timed(cmd: list[str], env: dict[str, str]) -> tuple[float, str]:
+    t = time.perf_counter()
+    proc = subprocess.run(cmd, capture_output=True, text=True, timeout=300, env=env)
+    elapsed = (time.perf_counter() - t) * 1e3
+    if proc.returncode != 0:
+        raise RuntimeError(f"{' '.join(cmd[:4])}...: exit {proc.returncode}: {(proc.stderr or proc.stdout)[-300:]}")
+    return elapsed, proc.stdout
+
+
+def shell_commands(urls: dict[str, str], runs: int, agent_browser: str) -> dict[str, dict[str, dict]]:
+    """Per page and tool: medians of open / snapshot / click (ms), and the snapshot's text."""
+    runtime = tempfile.mkdtemp(prefix="shell-bench-")
+    env = {**os.environ, "XDG_RUNTIME_DIR": runtime, "AGENT_BROWSER_EXECUTABLE_PATH": "/usr/bin/chromium"}
+    ours = [sys.executable, "-m", "pagelens", "browser"]
+    theirs = [agent_browser, "--session", "bench"]
+    out: dict[str, dict[str, dict]] = {"pagelens_shell": {}, "agent_browser": {}}
+    first = next(iter(urls.values()))
+    cold = {
+        "pagelens_shell": _timed([*ours, "open", first], env)[0],
+        "agent_browser": _timed([*theirs, "open", first], env)[0],
+    }
+    try:
+        for page, url in urls.items():
+            times: dict[str, dict[str, list[float]]] = {t: {"open": [], "snapshot": [], "click": []} for t in out}
+            texts: dict[str, str] = {}
+            for run in range(runs):
+                order = ["pagelens_shell", "agent_browser"] if run % 2 == 0 else ["agent_browser", "pagelens_shell"]
+                for tool in order:
+                    base = ours if tool == "pagelens_shell" else theirs
+                    ms, _ = _timed([*base, "open", url], env)
+                    times[tool]["open"].append(ms)
+                    full = ["snapshot", "--full"] if tool == "pagelens_shell" else ["snapshot"]
+                    ms, text = _timed([*base, *full], env)
+                    times[tool]["snapshot"].append(ms)
+                    texts[tool] = text
+            # The same button in both snapshots, clicked with each tool's id for it.
+            names = re.findall(r"button \[\d+\] '([^'\n]{2,40})'", texts["pagelens_shell"])
+            target = next((n for n in names if f'button "{n}" [ref=' in texts["agent_browser"]), None)
+            if target is not None:
+                for run in range(runs):
+                    order = ["pagelens_shell", "agent_browser"] if run % 2 == 0 else ["agent_browser", "pagelens_shell"]
+                    for tool in order:
+                        base = ours if tool == "pagelens_shell" else theirs
+                        _, text = _timed([*base, "open", url], env)
+                        if tool == "pagelens_shell":
+                            ident = re.search(rf"button \[(\d+)\] '{re.escape(target)}'", text)
+                            if ident is None:  # over the budget: the whole page
+                                ident = re.search(
+                                    rf"button \[(\d+)\] '{re.escape(target)}'",
+                                    _timed([*base, "snapshot", "--full"], env)[1],
+                                )
+                            args = ["click", ident.group(1)] if ident else None
+                        else:
+                            snap = _timed([*base, "snapshot"], env)[1]
+                            ident = re.search(rf'button "{re.escape(target)}" \[ref=(e\d+)', snap)
+                            args = ["click", "@" + ident.group(1)] if ident else None
+                        if args is None:
+                            continue
+                        try:
+                            ms, _ = _timed([*base, *args], env)
+                        except RuntimeError as e:  # the click failed in that tool: noted, not timed
+                            print(f"{page}: {tool} click: {e}", file=sys.stderr)
+                            continue
+                        times[tool]["click"].append(ms)
+            for tool in out:
+                out[tool][page] = {
+                    "text": texts[tool],
+                    **{k: (statistics.median(v) if v else float("nan")) for k, v in times[tool].items()},
+                }
+            print(
+                f"{page}: { ({t: {k: round(v, 0) for k, v in out[t][page].items() if k != 'text'} for t in out}) }",
+                file=sys.stderr,
+            )
+    finally:
+        subprocess.run([*ours, "close", "--all"], capture_output=True, env=env, timeout=120)
+        subprocess.run([*theirs, "close"], capture_output=True, env=env, timeout=120)
+    out["cold"] = cold  # type: ignore[assignment]
+    return out
+
+
+def report_shell(pages: list[str], counts: dict[str, int], runs: int) -> None:
+    agent_browser = os.environ.get("AGENT_BROWSER") or (str(AGENT_BROWSER) if AGENT_BROWSER.exists() else None)
+    if agent_browser is None:
+        print("agent-browser is not built here (`cargo install agent-browser --root target/peers-ab`): left out.")
+        return
+    version = subprocess.run([agent_browser, "--version"], capture_output=True, text=True).stdout.strip()
+    server = SiteServer()
+    try:
+        urls = {page: server.url(f"corpus/{page}/") for page in pages}
+        results = shell_commands(urls, runs, agent_browser)
+    finally:
+        server.close()
+    cold = results.pop("cold")
+    tools = ("pagelens_shell", "agent_browser")
+    names = {"pagelens_shell": "pagelens browser", "agent_browser": version or "agent-browser"}
+    print(
+        f"Machine: {platform.machine()}, {os.cpu_count()} cores; {names['agent_browser']} (crates.io, Rust) against "
+        f"`pagelens browser`; Chromium /usr/bin/chromium for both; {len(pages)} corpus pages, {runs} runs each "
+        "(median), the tools interleaved. Milliseconds per command, each a process as a shell agent runs it.\n"
+    )
+    print(
+        f"Cold start (the first `open` of a session: daemon, browser, page): pagelens {cold['pagelens_shell']:,.0f} ms, "
+        f"agent-browser {cold['agent_browser']:,.0f} ms.\n"
+    )
+    print(
+        "| page | AX nodes | open: pagelens / agent-browser | snapshot | click | snapshot tokens | texts kept | actionables kept |"
+    )
+    print("| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |")
+    sums: dict[str, dict[str, list[float]]] = {
+        t: {"open": [], "snapshot": [], "click": [], "tokens": [], "texts": [], "act": []} for t in tools
+    }
+    for page in pages:
+        texts, actionable = saved_tree(page)
+        cells: dict[str, dict[str, float]] = {}
+        for tool in tools:
+            r = results[tool][page]
+            share, act = kept(r["text"], tool, texts, actionable)
+            cells[tool] = {
+                "tokens": count_tokens(r["text"], "gpt2"),
+                "texts": share,
+                "act": act,
+                **{k: r[k] for k in ("open", "snapshot", "click")},
+            }
+            for key, value in cells[tool].items():
+                sums[tool][key].append(value)
+        a, b = cells["pagelens_shell"], cells["agent_browser"]
+        click = (
+            f"{a['click']:,.0f} / {b['click']:,.0f}" if a["click"] == a["click"] and b["click"] == b["click"] else "–"
+        )
+        act = f"{a['act']:.1%} / {b['act']:.1%}" if a["act"] == a["act"] else "–"
+        print(
+            f"| {page} | {counts[page]:,} | {a['open']:,.0f} / {b['open']:,.0f} | {a['snapshot']:,.0f} / {b['snapshot']:,.0f} | "
+            f"{click} | {a['tokens']:,.0f} / {b['tokens']:,.0f} | {a['texts']:.1%} / {b['texts']:.1%} | {act} |"
+        )
+
+    def med(tool: str, key: str) -> float:
+        values = [v for v in sums[tool][key] if v == v]
+        return statistics.median(values) if values else float("nan")
+
+    print("\n| | pagelens browser | agent-browser | pagelens / agent-browser |")
+    print("| --- | ---: | ---: | ---: |")
+    for key, label in (
+        ("open", "open (ms, median)"),
+        ("snapshot", "snapshot (ms, median)"),
+        ("click", "click (ms, median)"),
+    ):
+        x, y = med("pagelens_shell", key), med("agent_browser", key)
+        print(f"| {label} | {x:,.0f} | {y:,.0f} | {x / y:.2f}× |")
+    # A step an agent can read the page after: pagelens' click prints what changed; agent-browser's
+    # says "Done", and its page is a second command.
+    steps = [
+        (a, b + c)
+        for a, b, c in zip(
+            sums["pagelens_shell"]["click"],
+            sums["agent_browser"]["click"],
+            sums["agent_browser"]["snapshot"],
+            strict=True,
+        )
+        if a == a and b == b
+    ]
+    if steps:
+        x, y = statistics.median(a for a, _ in steps), statistics.median(b for _, b in steps)
+        print(
+            f"| click, then the page (agent-browser: click + snapshot) (ms, median) | {x:,.0f} | {y:,.0f} | {x / y:.2f}× |"
+        )
+    x, y = sum(sums["pagelens_shell"]["tokens"]), sum(sums["agent_browser"]["tokens"])
+    print(f"| snapshot tokens (GPT-2, sum) | {x:,.0f} | {y:,.0f} | {x / y:.2f}× |")
+    for key, label in (("texts", "texts kept (mean)"), ("act", "actionables kept with an id (mean)")):
+        xs = [v for v in sums["pagelens_shell"][key] if v == v]
+        ys = [v for v in sums["agent_browser"][key] if v == v]
+        print(f"| {label} | {statistics.mean(xs):.1%} | {statistics.mean(ys):.1%} | |")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--runs", type=int, default=3)
     parser.add_argument("--pages", type=int, default=15, help="corpus pages, spread over the size range")
+    parser.add_argument("--shell", action="store_true", help="the shell CLIs: pagelens browser against agent-browser")
     args = parser.parse_args()
     counts = node_counts()
     pages = pick_pages(counts)
@@ -227,6 +414,9 @@ def main() -> None:
         if page not in pages:
             pages.append(page)
     pages = sorted(pages, key=counts.get)
+    if args.shell:
+        report_shell(pages, counts, args.runs)
+        return
     server = SiteServer()
     try:
         urls = {page: server.url(f"corpus/{page}/") for page in pages}

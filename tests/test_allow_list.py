@@ -64,6 +64,18 @@ def test_a_redirect_cannot_bring_a_frame_or_an_image_from_off_the_list(guarded, 
     assert any("image" in r[2] for r in hops) and any("frame" in r[2] for r in hops)  # both were asked
 
 
+def test_a_frame_sent_off_the_list_leaves_the_action_done(guarded, site):
+    """An action whose page sends one of its frames (an ad's, say) to a host off the list is
+    done: the frame's navigation is refused and stays empty, the tab and the action are fine."""
+    obs = guarded.reset(site.url("site/redirects.html"))
+    since = len(site.requests)
+    result = guarded.step(f"click [{element(obs, 'Move the frame away')}]")
+    assert result.ok, result.error
+    assert "asked the frame to move" in result.observation.text
+    assert "The second page" not in result.observation.text
+    assert off_list(site, since) == []
+
+
 def test_goto_through_a_redirect_is_refused_naming_the_hop(guarded, site):
     guarded.reset(site.url("site/redirects.html"))
     since = len(site.requests)

@@ -198,6 +198,44 @@ def test_close_leaves_nothing_and_a_killed_daemon_is_restarted(site, shell):
     fails(shell("snapshot"), 3, "no open session 'default'")
 
 
+def _browser_of(pid: int) -> int:
+    """The Chromium browser process below process ``pid`` (not its renderers)."""
+    children: dict[int, list[int]] = {}
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            try:
+                parent = int((entry / "stat").read_text().rsplit(")", 1)[1].split()[1])
+            except (OSError, ValueError):
+                continue
+            children.setdefault(parent, []).append(int(entry.name))
+    stack = [pid]
+    while stack:
+        for child in children.get(stack.pop(), []):
+            try:
+                args = Path(f"/proc/{child}/cmdline").read_bytes()
+            except OSError:
+                continue
+            if b"chrom" in args and b"--type=" not in args:
+                return child
+            stack.append(child)
+    raise AssertionError("no browser below the daemon")
+
+
+def test_a_crashed_browser_is_restarted_with_the_sessions_state(site, shell):
+    runtime = shell.runtime  # type: ignore[attr-defined]
+    page = ok(shell("open", site.url("site/login.html")))
+    ok(shell("type", ref(page, "textbox", "Name"), "Grace"))
+    assert "Signed in as Grace" in ok(shell("click", ref(page, "button", "Sign in")))
+    [pid] = daemon_pids(runtime)
+    browser = _browser_of(pid)
+    os.kill(browser, signal.SIGKILL)
+    wait_until(lambda: gone(browser), "the browser did not die")
+    again = ok(shell("snapshot"))
+    assert "Note: the session's browser had stopped; it was restarted" in again
+    assert "Signed in as Grace" in again  # its cookies came back with it
+    assert daemon_pids(runtime) == [pid]  # the same daemon
+
+
 def test_an_idle_session_ends_by_itself(site, shell):
     runtime = shell.runtime  # type: ignore[attr-defined]
     ok(shell("open", site.url("site/form.html"), "--idle-timeout", "1"))

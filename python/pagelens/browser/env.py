@@ -604,9 +604,22 @@ class AsyncBrowserEnv:
         except (ActionError, PlaywrightError, asyncio.TimeoutError) as e:
             failure = action_failure(description, e)
             result.ok, result.error, result.error_kind = False, str(failure), failure.kind
-        if self._refused and self.allow is not None:
-            result.ok, result.error = False, self._refused[0].message(self.allow)
+        refused = await self._tab_refusals()
+        if refused and self.allow is not None:
+            result.ok, result.error = False, refused[0].message(self.allow)
             result.error_kind = NavigationRefused.kind
+
+    async def _tab_refusals(self) -> list[Refusal]:
+        """The refused navigations of tabs (a frame's, e.g. an ad's, leaves the action done: the
+        frame stays empty). A tab's main frame has the tab's target id."""
+        if not self._refused:
+            return []
+        tabs: set[str] = set()
+        if self._browser_cdp is not None:
+            with contextlib.suppress(Exception):
+                targets = (await self._browser_cdp.send("Target.getTargets"))["targetInfos"]
+                tabs = {t["targetId"] for t in targets if t["type"] == "page"}
+        return [r for r in self._refused if r.frame_id is None or not tabs or r.frame_id in tabs]
 
     async def _finish(self, result: StepResult, observe: bool, t0: float) -> StepResult:
         if observe and self._page is not None and not self._page.is_closed():
@@ -669,11 +682,13 @@ class AsyncBrowserEnv:
         except Exception:
             pass  # a page that never finishes loading is still observed
 
-    async def navigate(self, url: str) -> None:
+    async def navigate(self, url: str, settle: bool = True) -> None:
         """Open ``url`` in the active tab, on the allow-list's terms (for agents returning to
-        a page they were on, e.g. after pruning a plan)."""
+        a page they were on, e.g. after pruning a plan); ``settle=False`` inside :meth:`perform`,
+        which settles the page itself."""
         await self._executor.navigate(url)
-        await self._settle()
+        if settle:
+            await self._settle()
 
     def set_allow_list(self, hosts: tuple[str, ...]) -> None:
         """From now on, navigations and requests are held to ``hosts`` (see HostAllowList)."""

@@ -42,6 +42,7 @@ class Refusal:
 
     url: str
     redirected_from: str | None = None
+    frame_id: str | None = None  # Chromium's id of the frame whose navigation it was
 
     def message(self, allow: HostAllowList) -> str:
         return allow.refusal(self.url, self.redirected_from)
@@ -95,7 +96,8 @@ class RequestGuard:
                 self._urls[request_id] = url
                 await session.send("Fetch.continueRequest", {"requestId": request_id})
             elif verdict == "refuse":
-                self._on_refused(Refusal(url, previous))
+                frame = event.get("frameId")
+                self._on_refused(Refusal(url, previous, str(frame) if frame else None))
                 await session.send(
                     "Fetch.fulfillRequest",
                     {"requestId": request_id, "responseCode": 204, "responseHeaders": [], "body": ""},

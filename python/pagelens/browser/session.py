@@ -177,7 +177,7 @@ class BrowserSession:
 
             return first
         env.set_allow_list(self._allow_list())
-        return lambda: env.perform(f"open {url}", lambda: env.navigate(url))
+        return lambda: env.perform(f"open {url}", lambda: env.navigate(url, settle=False))
 
     def _check_url(self, url: str) -> None:
         parts = urlsplit(url)

@@ -60,8 +60,8 @@ class BrowserEnv:
     def screenshot(self, with_ids: bool = False) -> bytes:
         return self._run(self.aenv.screenshot(with_ids=with_ids))
 
-    def navigate(self, url: str) -> None:
-        self._run(self.aenv.navigate(url))
+    def navigate(self, url: str, settle: bool = True) -> None:
+        self._run(self.aenv.navigate(url, settle=settle))
 
     def run(self, coro_fn: Any, *args: Any) -> Any:
         """Run ``await coro_fn(async_env, *args)`` on the environment's loop (for Playwright

@@ -27,6 +27,7 @@ from pathlib import Path
 from typing import Any
 
 from pagelens.serving import SessionFilesError, runtime_dir, session_files
+from pagelens.settle import AFTER_ACTION_MS
 
 ENV_SESSION = "PAGELENS_SESSION"
 EXIT_CODES = {
@@ -171,7 +172,7 @@ def _options(args: argparse.Namespace) -> dict[str, Any]:
         "caps": [],
         "headed": bool(getattr(args, "headed", False)),
         "idle_timeout_s": float(getattr(args, "idle_timeout", 1800)),
-        "settle_ms": 300.0,
+        "settle_ms": float(getattr(args, "settle_ms", AFTER_ACTION_MS)),
     }
 
 
@@ -443,6 +444,13 @@ def register_commands(parser: argparse.ArgumentParser) -> None:
         help="end the session after this long without a command (default 1800)",
     )
     p.add_argument("--output-dir", help="where snapshots over the budget are written")
+    p.add_argument(
+        "--settle-ms",
+        type=float,
+        default=AFTER_ACTION_MS,
+        metavar="MS",
+        help=f"quiet time after each action before the page is read (default {AFTER_ACTION_MS:g})",
+    )
     p = command("snapshot", "print the page (ids in brackets)")
     p.add_argument("--interactive", "-i", action="store_true", help="only the lines with ids")
     p.add_argument("--find", metavar="TEXT", help="the lines that contain TEXT, with their ancestors")
