@@ -45,6 +45,7 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+from typing import Any
 from urllib.parse import urlparse
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -235,74 +236,70 @@ def _timed(cmd: list[str], env: dict[str, str]) -> tuple[float, str]:
     return elapsed, proc.stdout
 
 
-def shell_commands(urls: dict[str, str], runs: int, agent_browser: str) -> dict[str, dict[str, dict]]:
+def shell_commands(urls: dict[str, str], runs: int, agent_browser: str) -> dict[str, Any]:
     """Per page and tool: medians of open / snapshot / click (ms), and the snapshot's text."""
     runtime = tempfile.mkdtemp(prefix="shell-bench-")
     env = {**os.environ, "XDG_RUNTIME_DIR": runtime, "AGENT_BROWSER_EXECUTABLE_PATH": "/usr/bin/chromium"}
     ours = [sys.executable, "-m", "pagelens", "browser"]
     theirs = [agent_browser, "--session", "bench"]
-    out: dict[str, dict[str, dict]] = {"pagelens_shell": {}, "agent_browser": {}}
+    tools = ("pagelens_shell", "agent_browser")
+    base = {"pagelens_shell": ours, "agent_browser": theirs}
+    out: dict[str, Any] = {t: {} for t in tools}
+    skipped: list[str] = []
+
+    def orders(run: int) -> tuple[str, ...]:
+        return tools if run % 2 == 0 else tools[::-1]
+
+    def one_page(page: str, url: str) -> None:
+        times: dict[str, dict[str, list[float]]] = {t: {"open": [], "snapshot": [], "click": []} for t in tools}
+        texts: dict[str, str] = {}
+        for run in range(runs):
+            for tool in orders(run):
+                ms, _ = _timed([*base[tool], "open", url], env)
+                times[tool]["open"].append(ms)
+                full = ["snapshot", "--full"] if tool == "pagelens_shell" else ["snapshot"]
+                ms, texts[tool] = _timed([*base[tool], *full], env)
+                times[tool]["snapshot"].append(ms)
+        # The same button in both snapshots, clicked with each tool's id for it.
+        names = re.findall(r"button \[\d+\] '([^'\n]{2,40})'", texts["pagelens_shell"])
+        target = next((n for n in names if f'button "{n}" [ref=' in texts["agent_browser"]), None)
+        for run in range(runs if target is not None else 0):
+            for tool in orders(run):
+                _timed([*base[tool], "open", url], env)
+                if tool == "pagelens_shell":
+                    snap = _timed([*ours, "snapshot", "--full"], env)[1]
+                    found = re.search(rf"button \[(\d+)\] '{re.escape(str(target))}'", snap)
+                    args = ["click", found.group(1)] if found else None
+                else:
+                    snap = _timed([*theirs, "snapshot"], env)[1]
+                    found = re.search(rf'button "{re.escape(str(target))}" \[ref=(e\d+)', snap)
+                    args = ["click", "@" + found.group(1)] if found else None
+                if args is None:
+                    continue
+                try:
+                    ms, _ = _timed([*base[tool], *args], env)
+                except RuntimeError as e:  # the click failed in that tool: noted, not timed
+                    print(f"{page}: {tool} click: {e}", file=sys.stderr)
+                    continue
+                times[tool]["click"].append(ms)
+        for tool in tools:
+            medians = {k: (statistics.median(v) if v else float("nan")) for k, v in times[tool].items()}
+            out[tool][page] = {"text": texts[tool], **medians}
+        print(f"{page}: " + "; ".join(f"{t} {times[t]}" for t in tools), file=sys.stderr)
+
     first = next(iter(urls.values()))
-    cold = {
-        "pagelens_shell": _timed([*ours, "open", first], env)[0],
-        "agent_browser": _timed([*theirs, "open", first], env)[0],
-    }
+    out["cold"] = {t: _timed([*base[t], "open", first], env)[0] for t in tools}
     try:
         for page, url in urls.items():
-            times: dict[str, dict[str, list[float]]] = {t: {"open": [], "snapshot": [], "click": []} for t in out}
-            texts: dict[str, str] = {}
-            for run in range(runs):
-                order = ["pagelens_shell", "agent_browser"] if run % 2 == 0 else ["agent_browser", "pagelens_shell"]
-                for tool in order:
-                    base = ours if tool == "pagelens_shell" else theirs
-                    ms, _ = _timed([*base, "open", url], env)
-                    times[tool]["open"].append(ms)
-                    full = ["snapshot", "--full"] if tool == "pagelens_shell" else ["snapshot"]
-                    ms, text = _timed([*base, *full], env)
-                    times[tool]["snapshot"].append(ms)
-                    texts[tool] = text
-            # The same button in both snapshots, clicked with each tool's id for it.
-            names = re.findall(r"button \[\d+\] '([^'\n]{2,40})'", texts["pagelens_shell"])
-            target = next((n for n in names if f'button "{n}" [ref=' in texts["agent_browser"]), None)
-            if target is not None:
-                for run in range(runs):
-                    order = ["pagelens_shell", "agent_browser"] if run % 2 == 0 else ["agent_browser", "pagelens_shell"]
-                    for tool in order:
-                        base = ours if tool == "pagelens_shell" else theirs
-                        _, text = _timed([*base, "open", url], env)
-                        if tool == "pagelens_shell":
-                            ident = re.search(rf"button \[(\d+)\] '{re.escape(target)}'", text)
-                            if ident is None:  # over the budget: the whole page
-                                ident = re.search(
-                                    rf"button \[(\d+)\] '{re.escape(target)}'",
-                                    _timed([*base, "snapshot", "--full"], env)[1],
-                                )
-                            args = ["click", ident.group(1)] if ident else None
-                        else:
-                            snap = _timed([*base, "snapshot"], env)[1]
-                            ident = re.search(rf'button "{re.escape(target)}" \[ref=(e\d+)', snap)
-                            args = ["click", "@" + ident.group(1)] if ident else None
-                        if args is None:
-                            continue
-                        try:
-                            ms, _ = _timed([*base, *args], env)
-                        except RuntimeError as e:  # the click failed in that tool: noted, not timed
-                            print(f"{page}: {tool} click: {e}", file=sys.stderr)
-                            continue
-                        times[tool]["click"].append(ms)
-            for tool in out:
-                out[tool][page] = {
-                    "text": texts[tool],
-                    **{k: (statistics.median(v) if v else float("nan")) for k, v in times[tool].items()},
-                }
-            print(
-                f"{page}: { ({t: {k: round(v, 0) for k, v in out[t][page].items() if k != 'text'} for t in out}) }",
-                file=sys.stderr,
-            )
+            try:
+                one_page(page, url)
+            except RuntimeError as e:  # a page one tool cannot open here: left out for both, said
+                print(f"{page}: left out ({e})", file=sys.stderr)
+                skipped.append(page)
     finally:
         subprocess.run([*ours, "close", "--all"], capture_output=True, env=env, timeout=120)
         subprocess.run([*theirs, "close"], capture_output=True, env=env, timeout=120)
-    out["cold"] = cold  # type: ignore[assignment]
+    out["skipped"] = skipped
     return out
 
 
@@ -319,6 +316,8 @@ def report_shell(pages: list[str], counts: dict[str, int], runs: int) -> None:
     finally:
         server.close()
     cold = results.pop("cold")
+    skipped = results.pop("skipped")
+    pages = [p for p in pages if p not in skipped]
     tools = ("pagelens_shell", "agent_browser")
     names = {"pagelens_shell": "pagelens browser", "agent_browser": version or "agent-browser"}
     print(
@@ -397,6 +396,8 @@ def report_shell(pages: list[str], counts: dict[str, int], runs: int) -> None:
         xs = [v for v in sums["pagelens_shell"][key] if v == v]
         ys = [v for v in sums["agent_browser"][key] if v == v]
         print(f"| {label} | {statistics.mean(xs):.1%} | {statistics.mean(ys):.1%} | |")
+    if skipped:
+        print(f"\nLeft out (a tool could not open the page here): {', '.join(skipped)}.")
 
 
 def main() -> None:

@@ -466,9 +466,11 @@ def test_the_other_tools_over_stdio(site, tmp_path):
             error, page = await call(s, "browser_navigate", url=site.url("site/form.html"))
             colour = find_id(page, "combobox", "Colour")
             error, part = await call(s, "browser_snapshot", ref=colour)
-            assert not error and "Red" in part and "Search" not in part
+            # That element's lines, with the ids to act on (its options here).
+            assert not error and f"combobox [{colour}] 'Colour'" in part and "'Red'" in part and "Search" not in part
+            assert re.search(r"\[\d+\] 'Green'", part)
             error, part2 = await call(s, "browser_observe", subtree_of=int(colour))
-            assert not error and part2 in part
+            assert not error and "Red" in part2 and "Search" not in part2  # AgentOccam's pivotal part
             error, text = await call(s, "browser_observe", subtree_of=99_999_999)
             assert error and "no element [99999999]" in text
 

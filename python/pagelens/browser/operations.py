@@ -26,6 +26,21 @@ F = TypeVar("F", bound=Callable[..., Any])
 _WAIT_CAP_S = 30.0  # browser_wait_for's `time` is capped as Playwright MCP caps it
 
 
+def element_part(text: str, element_id: int) -> str | None:
+    """The lines of an observation's ``text`` that show element ``element_id``: the line that
+    prints its id and the deeper lines under it, ids kept (None: the text does not print it)."""
+    mark = re.compile(rf"(?<!\\)\*?\[{element_id}\]")
+    lines = text.split("\n")
+    for i, line in enumerate(lines):
+        if mark.search(line):
+            depth = len(line) - len(line.lstrip("\t"))
+            end = i + 1
+            while end < len(lines) and len(lines[end]) - len(lines[end].lstrip("\t")) > depth:
+                end += 1
+            return "\n".join(lines[i:end])
+    return None
+
+
 def readonly(fn: F) -> F:
     """Marks an operation that changes nothing on the page."""
     fn.readonly = True  # type: ignore[attr-defined]
@@ -99,8 +114,8 @@ async def browser_snapshot(
     if given is not None:
         element_id = parse_ref(given)
         if element_id not in obs.tree:
-            raise SessionError(f"there is no element [{element_id}] on the page: take a new snapshot")
-        text = obs.tree.subtree([element_id]).text
+            raise SessionError(f"there is no element [{element_id}] on the page: take a new snapshot", "unknown_id")
+        text = element_part(obs.text, element_id) or obs.tree.subtree([element_id]).text
     if depth is not None:
         if depth < 0:
             raise SessionError(f"depth is 0 or more, not {depth}")
