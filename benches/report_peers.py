@@ -103,7 +103,9 @@ def saved_tree(page: str) -> tuple[set[str], set[str]]:
 
 def plain(text: str) -> str:
     """A tool's text with its quoting undone and its spacing normalised, for finding names."""
-    return normalize(text.replace("\\'", "'").replace('\\"', '"').replace("\\|", "|").replace("\\\\", "\\"))
+    return normalize(
+        text.replace("\\'", "'").replace('\\"', '"').replace("\\|", "|").replace("\\[", "[").replace("\\\\", "\\")
+    )
 
 
 def actionable_blocks(text: str, mark: re.Pattern[str]) -> str:
