@@ -26,6 +26,7 @@ import time
 from pathlib import Path
 from typing import Any
 
+from pagelens.errors import PagelensError
 from pagelens.serving import SessionFilesError, runtime_dir, session_files
 from pagelens.settle import AFTER_ACTION_MS
 
@@ -46,7 +47,9 @@ ANSWER_TIMEOUT_S = 300.0
 START_TIMEOUT_S = 60.0
 
 
-class ShellError(Exception):
+class ShellError(PagelensError):
+    """A shell command that could not be done; ``kind`` picks its exit code (EXIT_CODES)."""
+
     def __init__(self, message: str, kind: str) -> None:
         super().__init__(message)
         self.kind = kind
