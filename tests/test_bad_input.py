@@ -335,3 +335,20 @@ def test_a_lone_surrogate_in_what_a_run_records_is_written_as_a_replacement(tmp_
     assert read_json_lines(tmp_path / "t.jsonl").records == [{"title": "Odd \ufffd", "k\ufffd": 1}, {"title": "fine"}]
     write_atomically(tmp_path / "s.json", '{"a": "\ud800"}')
     assert (tmp_path / "s.json").read_text("utf-8") == '{"a": "\ufffd"}'
+
+
+def test_a_private_file_is_the_users_alone_even_over_an_older_readable_one(tmp_path):
+    """Saved cookies (`pagelens browser state save`, the daemon's kept state) are written whole
+    and 0600 — also where a file readable by others already stood (writing in place would keep
+    its mode), and no temporary file is left beside it."""
+    import os
+
+    from pagelens._io import write_atomically
+
+    path = tmp_path / "state.json"
+    path.write_text("old")
+    os.chmod(path, 0o644)
+    write_atomically(path, b'{"cookies": []}', private=True)
+    assert path.stat().st_mode & 0o777 == 0o600
+    assert path.read_bytes() == b'{"cookies": []}'
+    assert [p.name for p in tmp_path.iterdir()] == ["state.json"]

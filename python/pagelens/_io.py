@@ -66,12 +66,14 @@ def lenient_strings(value: Any) -> Any:
     return root[0]
 
 
-def write_atomically(path: str | os.PathLike[str], data: str | bytes) -> None:
-    """Write to a temporary file beside ``path``, flush it to disk, then rename it over ``path``."""
+def write_atomically(path: str | os.PathLike[str], data: str | bytes, *, private: bool = False) -> None:
+    """Write to a temporary file beside ``path``, flush it to disk, then rename it over ``path``.
+    ``private``: readable by the user alone (0600) from its first byte (cookies, saved sessions)."""
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     tmp = path.with_name(f".{path.name}.{os.getpid()}.{threading.get_ident()}.tmp")  # see remove_unfinished_writes
-    with open(tmp, "wb") as f:
+    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600 if private else 0o666)
+    with os.fdopen(fd, "wb") as f:
         f.write(utf8(data) if isinstance(data, str) else data)
         f.flush()
         os.fsync(f.fileno())

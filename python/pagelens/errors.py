@@ -24,6 +24,13 @@ from pagelens._core import (
 )
 
 
+def one_line(error: BaseException) -> str:
+    """An error as one line for a log or a client: its type and the first line of its message
+    (at most 300 characters), for failures that are not the caller's (a bug, a browser gone)."""
+    first = (str(error).strip().splitlines() or [type(error).__name__])[0][:300]
+    return f"{type(error).__name__}: {first}"
+
+
 class InputFileError(PagelensError, ValueError):
     """A file that cannot be read as what it should be (missing, a folder, not UTF-8, not JSON,
     nested too deeply to read); the message names the file and what it was read as."""
@@ -44,4 +51,5 @@ __all__ = [
     "PagelensError",
     "TokenizerError",
     "TrajectoryError",
+    "one_line",
 ]

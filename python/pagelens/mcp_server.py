@@ -43,7 +43,7 @@ from pagelens.browser.session import (
     BrowserSession,
     SessionOptions,
 )
-from pagelens.errors import PagelensError
+from pagelens.errors import PagelensError, one_line
 from pagelens.extras import require
 
 mcp_server: Any = require("mcp.server.mcpserver", "`pagelens mcp`")
@@ -116,12 +116,6 @@ class Sessions:
         return len(self._by_key)
 
 
-def _failure(error: BaseException) -> str:
-    """A line for an error that is not the agent's (a bug or a browser that went away)."""
-    first = (str(error).strip().splitlines() or [type(error).__name__])[0][:300]
-    return f"{type(error).__name__}: {first}"
-
-
 def build_server(options: SessionOptions, sessions: Sessions | None = None) -> Any:
     """The MCP server; each MCP session gets its own browser from ``sessions``."""
     if sessions is None:
@@ -167,8 +161,8 @@ def build_server(options: SessionOptions, sessions: Sessions | None = None) -> A
                     except (PagelensError, ValueError) as e:
                         raise ToolError(str(e)) from None
                     except Exception as e:  # the browser went away, or a bug: said in one line
-                        print(f"pagelens mcp: {fn.__name__}: {_failure(e)}", file=sys.stderr, flush=True)
-                        raise ToolError(f"{fn.__name__} failed: {_failure(e)}") from None
+                        print(f"pagelens mcp: {fn.__name__}: {one_line(e)}", file=sys.stderr, flush=True)
+                        raise ToolError(f"{fn.__name__} failed: {one_line(e)}") from None
                     finally:
                         session.last_used = time.monotonic()
 

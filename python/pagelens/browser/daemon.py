@@ -31,9 +31,10 @@ from dataclasses import asdict, replace
 from pathlib import Path
 from typing import Any
 
+from pagelens._io import write_atomically
 from pagelens.browser.operations import OPERATIONS, Picture
 from pagelens.browser.session import BrowserSession, SessionError, SessionOptions, Words
-from pagelens.errors import PagelensError
+from pagelens.errors import PagelensError, one_line
 from pagelens.serving import session_files
 
 # How answers name the shell's commands.
@@ -57,16 +58,6 @@ def socket_path(name: str) -> Path:
 
 def state_path(name: str) -> Path:
     return session_files(name)[1]
-
-
-def _write_private(path: Path, data: bytes) -> None:
-    """Writes ``data`` to ``path`` whole (a temporary file renamed over it), readable by the
-    user alone."""
-    tmp = path.with_name(f".{path.name}.{os.getpid()}")
-    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-    with os.fdopen(fd, "wb") as f:
-        f.write(data)
-    os.replace(tmp, path)
 
 
 def options_to_json(options: SessionOptions) -> str:
@@ -116,7 +107,7 @@ class Daemon:
         with contextlib.suppress(Exception):  # a page mid-navigation: the last state stays
             state = await env.context.storage_state()
             data = {"url": env.page.url, "state": state}
-            _write_private(state_path(self.name), json.dumps(data).encode())
+            write_atomically(state_path(self.name), json.dumps(data), private=True)
 
     async def _restart(self, why: str) -> str:
         """A new browser from the kept state at the kept address; says so."""
@@ -153,8 +144,7 @@ class Daemon:
             kind = getattr(e, "kind", "action")
             answer = {"ok": False, "error": str(e), "kind": kind if isinstance(kind, str) else "action"}
         except Exception as e:  # the browser went away, or a bug: one line, the daemon stays
-            first = (str(e).strip().splitlines() or [type(e).__name__])[0][:300]
-            answer = {"ok": False, "error": f"{type(e).__name__}: {first}", "kind": "browser"}
+            answer = {"ok": False, "error": one_line(e), "kind": "browser"}
         with contextlib.suppress(ConnectionError):
             writer.write(json.dumps(answer).encode() + b"\n")
             await writer.drain()

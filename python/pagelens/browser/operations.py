@@ -20,6 +20,7 @@ from pagelens._core import escape_page_text, find_lines
 from pagelens.actions import Action, ActionError
 from pagelens.browser.execute import choose_options, normalize_keys
 from pagelens.browser.session import BrowserSession, SessionError, SessionOptions, inside, one_ref, parse_ref
+from pagelens.errors import one_line
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -55,11 +56,6 @@ def capability(name: str) -> Callable[[F], F]:
         return fn
 
     return mark
-
-
-def _failure(error: BaseException) -> str:
-    first = (str(error).strip().splitlines() or [type(error).__name__])[0][:300]
-    return f"{type(error).__name__}: {first}"
 
 
 class Picture:
@@ -402,7 +398,7 @@ async def browser_wait_for(
                 await env.page.get_by_text(text).first.wait_for(state="visible", timeout=timeout)
         except Exception as e:
             waited = repr(text) + " to appear" if text else repr(textGone) + " to go"
-            raise ActionError(f"waited {timeout / 1000:g} s for {waited}: it did not ({_failure(e)})") from None
+            raise ActionError(f"waited {timeout / 1000:g} s for {waited}: it did not ({one_line(e)})") from None
 
     what = f"Waited for {escape_page_text(repr(text or textGone)) if (text or textGone) else f'{time:g} s'}"
     return await s.run(what, lambda: env.perform("wait", wait))

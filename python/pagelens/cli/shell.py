@@ -26,9 +26,10 @@ import time
 from pathlib import Path
 from typing import Any
 
+from pagelens._io import write_atomically
 from pagelens.errors import PagelensError
 from pagelens.serving import SessionFilesError, runtime_dir, session_files
-from pagelens.settle import AFTER_ACTION_MS
+from pagelens.settle import AFTER_ACTION_MS, QUIET_MS
 
 ENV_SESSION = "PAGELENS_SESSION"
 EXIT_CODES = {
@@ -309,7 +310,7 @@ def _run(args: argparse.Namespace) -> int:
     elif cmd == "screenshot":
         answer = _call(args, "browser_take_screenshot", {"with_ids": args.ids, "fullPage": args.full_page})
         path = Path(args.file)
-        path.write_bytes(base64.b64decode(answer.get("picture") or ""))
+        write_atomically(path, base64.b64decode(answer.get("picture") or ""))
         answer["path"] = str(path)
         _print(args, answer, f"### Result\nScreenshot written to {path}")
         return 0
@@ -344,10 +345,7 @@ def _state(args: argparse.Namespace) -> int:
     path = Path(args.file)
     if args.action == "save":
         answer = _call(args, "state_save", {})
-        data = json.dumps(answer.get("state"), indent=1).encode()
-        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)  # cookies: the user's alone
-        with os.fdopen(fd, "wb") as f:
-            f.write(data)
+        write_atomically(path, json.dumps(answer.get("state"), indent=1), private=True)  # cookies
         answer["path"] = str(path)
         _print(args, answer, f"### Result\nSaved cookies and storage to {path}")
         return 0
@@ -452,7 +450,8 @@ def register_commands(parser: argparse.ArgumentParser) -> None:
         type=float,
         default=AFTER_ACTION_MS,
         metavar="MS",
-        help=f"quiet time after each action before the page is read (default {AFTER_ACTION_MS:g})",
+        help=f"the most time waited after an action for the page to go quiet, no request in flight and no DOM "
+        f"change for {QUIET_MS:g} ms (default {AFTER_ACTION_MS:g})",
     )
     p = command("snapshot", "print the page (ids in brackets)")
     p.add_argument("--interactive", "-i", action="store_true", help="only the lines with ids")
