@@ -6,7 +6,8 @@ by the server's port);
 corpus was captured at ``http://corpus.local/PAGE.html``: map that host here with
 :meth:`SiteServer.corpus_host_rule` and the page gets its original URL). Everything else is 404, and
 the browser is told to refuse other hosts, so runs are sealed and repeatable.
-``/redirect?to=URL&code=N`` answers a redirect to URL (GET or POST); ``requests`` lists every
+``/redirect?to=URL&code=N`` answers a redirect to URL (GET or POST); ``/slow?ms=N`` answers
+"late" after N ms (work a page waits for after an action); ``requests`` lists every
 request that reached the server, with its Host header.
 """
 
@@ -15,6 +16,7 @@ from __future__ import annotations
 import gzip
 import http.server
 import threading
+import time
 from pathlib import Path
 from urllib.parse import parse_qs, urlsplit
 
@@ -36,6 +38,14 @@ class _Handler(http.server.BaseHTTPRequestHandler):
             self.send_header("Location", query.get("to", ["/"])[0])
             self.send_header("Content-Length", "0")
             self.end_headers()
+            return
+        if path == "/slow":
+            time.sleep(float(parse_qs(urlsplit(self.path).query).get("ms", ["500"])[0]) / 1e3)
+            self.send_response(200)
+            self.send_header("Content-Type", "text/plain")
+            self.send_header("Content-Length", "4")
+            self.end_headers()
+            self.wfile.write(b"late")
             return
         body: bytes | None = None
         if path.startswith("/site/"):

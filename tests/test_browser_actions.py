@@ -465,3 +465,49 @@ def test_navigation_errors_say_why(site):
         assert not hung.ok and "did not finish loading within 1.5 s" in hung.error, hung.error
         with pytest.raises(ActionError, match="the connection was refused"):
             env.reset(f"http://127.0.0.1:{closed}/")
+
+
+# -- the settle after an action: until the page is quiet, at most settle_ms -------------------
+
+
+@pytest.fixture
+def late(browser, site):
+    browser.config.settle_ms = 3_000
+    yield browser.reset(site.url("site/late.html"))
+    browser.config.settle_ms = 50
+
+
+def test_a_quiet_page_is_read_after_one_quiet_window_not_the_whole_settle(browser, late):
+    """settle_ms is the most a step waits: a click that changes nothing is observed long before
+    it (a fixed wait would take the whole 3 s)."""
+    result = browser.step(f"click [{find(late, 'button', 'Nothing')}]")
+    assert result.ok, result.error
+    assert result.elapsed_ms < 3_000, result.elapsed_ms
+
+
+def test_a_request_the_action_started_is_waited_for(browser, late):
+    """The click's fetch is answered after 0.8 s: the step waits for it (a request in flight is
+    not quiet), and reads the page it filled in."""
+    result = browser.step(f"click [{find(late, 'button', 'Fetch slowly')}]")
+    assert result.ok, result.error
+    assert has_text(result.observation, "Answer: late"), result.observation.text
+
+
+def test_a_page_still_changing_is_waited_for_until_it_stops(browser, late):
+    """25 changes 20 ms apart, then a last one: the step reads the last, not one in between."""
+    result = browser.step(f"click [{find(late, 'button', 'Churn')}]")
+    assert result.ok, result.error
+    assert has_text(result.observation, "Churn done"), result.observation.text
+    assert result.elapsed_ms < 3_000, result.elapsed_ms
+
+
+def test_a_page_that_never_stops_changing_is_read_after_settle_ms(browser, site):
+    browser.config.settle_ms = 400
+    try:
+        obs = browser.reset(site.url("site/late.html"))
+        result = browser.step(f"click [{find(obs, 'button', 'Forever')}]")
+    finally:
+        browser.config.settle_ms = 50
+    assert result.ok, result.error
+    assert re.search(r"Tick \d+", result.observation.text), result.observation.text
+    assert result.elapsed_ms >= 400, result.elapsed_ms

@@ -43,6 +43,20 @@ from pagelens.browser.frames import (
 _CAPTURE_JS = (files("pagelens") / "data" / "capture.js").read_text(encoding="utf-8")
 _HOOK_JS = (files("pagelens") / "data" / "hook.js").read_text(encoding="utf-8")
 
+# Resolves true once the document has had no DOM change for QUIET ms, false after MOST ms.
+_QUIET_JS = """new Promise(done => {
+  let last = performance.now();
+  const watch = new MutationObserver(() => { last = performance.now(); });
+  watch.observe(document, { subtree: true, childList: true, attributes: true, characterData: true });
+  const end = (quiet) => { watch.disconnect(); done(quiet); };
+  const until = setTimeout(() => end(false), MOST);
+  const check = () => {
+    const still = performance.now() - last;
+    if (still >= QUIET) { clearTimeout(until); end(true); } else setTimeout(check, QUIET - still);
+  };
+  setTimeout(check, QUIET);
+})"""
+
 # Worlds' contexts remembered (per frame); past this the memory starts over.
 _MAX_CONTEXTS = 1000
 
@@ -116,6 +130,17 @@ class InPageCapture:
             return int(reply["result"]["executionContextId"])
         reply = await cdp(session, "Page.createIsolatedWorld", params, timeout)
         return int(reply["executionContextId"])
+
+    async def quiet_dom(
+        self, session: CDPSession, frame_id: str, quiet_ms: float, most_ms: float, timeout: float
+    ) -> bool:
+        """Waits, in pagelens' world of the frame, until its document has had no change for
+        ``quiet_ms`` (True) or ``most_ms`` passed (False)."""
+        context = await self.world(session, frame_id, timeout)
+        expression = _QUIET_JS.replace("QUIET", repr(float(quiet_ms))).replace("MOST", repr(float(most_ms)))
+        params = {"expression": expression, "contextId": context, "awaitPromise": True, "returnByValue": True}
+        reply = await cdp(session, "Runtime.evaluate", params, timeout)
+        return reply.get("result", {}).get("value") is True
 
     async def walk(
         self,

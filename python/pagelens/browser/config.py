@@ -59,7 +59,9 @@ class BrowserConfig:
     action_timeout_ms: float = 5_000
     navigation_timeout_ms: float = 30_000
     cdp_timeout_s: float = 60.0
-    settle_ms: float = settle.AFTER_ACTION_MS  # quiet time after an action before observing
+    # After an action, wait for the page to be quiet (no request in flight, no DOM change for
+    # settle.QUIET_MS), at most this long, before observing.
+    settle_ms: float = settle.AFTER_ACTION_MS
     screenshots: bool = False
     storage_state: str | dict[str, Any] | None = None  # Playwright storage state (a file or its contents)
     # Record every request and response of the run (bodies embedded) to this HAR file, written

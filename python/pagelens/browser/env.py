@@ -23,6 +23,7 @@ from playwright.async_api import (
 )
 from playwright.async_api import Error as PlaywrightError
 
+from pagelens import settle
 from pagelens._core import AXTree, draw_ids, escape_page_text
 from pagelens.actions import ACTION_SPACES, Action, ActionError, NavigationRefused, internal_outcome, parse_action
 from pagelens.browser._util import quietly
@@ -113,6 +114,9 @@ class AsyncBrowserEnv:
         self._navigations: dict[Page, set[Request]] = {}
         # Main-frame documents committed per page: tells a wait that a new document came.
         self._commits: dict[Page, int] = {}
+        # Every request of a page (its frames' too) not yet answered, and an event set when
+        # none is left: the settle after an action waits for the page to go quiet.
+        self._in_flight: dict[Page, tuple[set[Request], asyncio.Event]] = {}
         # Set whenever Playwright announces a page; with the context's id in Chromium, tells
         # a step that every tab its action opened is adopted (see _adopt_opened_pages).
         self._page_announced = asyncio.Event()
@@ -188,6 +192,7 @@ class AsyncBrowserEnv:
         self._sessions.clear()
         self._navigations.clear()
         self._commits.clear()
+        self._in_flight.clear()
         self._crashes.clear()
         self._observed_ids.clear()
         self._resolver.forget()
@@ -254,18 +259,29 @@ class AsyncBrowserEnv:
 
         page.on("crash", on_crash)
         pending = self._navigations.setdefault(page, set())
+        in_flight, idle = self._in_flight.setdefault(page, (set(), asyncio.Event()))
+        idle.set()
 
         def requested(request: Request) -> None:
             if request.is_navigation_request() and request.frame == page.main_frame:
                 pending.add(request)
+            in_flight.add(request)
+            idle.clear()
+
+        def ended(request: Request) -> None:
+            in_flight.discard(request)
+            if not in_flight:
+                idle.set()
 
         def answered(request: Request) -> None:
             # An answer that does not commit (a 204, a download) leaves no document to wait
             # for; a document's commit can trail its last byte, hence the grace period.
             asyncio.get_running_loop().call_later(0.5, pending.discard, request)
+            ended(request)
 
         def failed(request: Request) -> None:
             pending.discard(request)
+            ended(request)
 
         page.on("request", requested)
         page.on("requestfinished", answered)
@@ -277,7 +293,7 @@ class AsyncBrowserEnv:
                 self._commits[page] = self._commits.get(page, 0) + 1
 
         page.on("framenavigated", committed)
-        page.on("close", lambda _: pending.clear())
+        page.on("close", lambda _: (pending.clear(), in_flight.clear(), idle.set()))
         self._page = page
 
     async def _on_dialog(self, dialog: Dialog) -> None:
@@ -659,7 +675,7 @@ class AsyncBrowserEnv:
         deadline = time.monotonic() + timeout_ms / 1e3
         await self._wait_loaded(page, timeout_ms)
         if self.config.settle_ms:
-            await asyncio.sleep(self.config.settle_ms / 1e3)
+            await self._until_quiet(page, self.config.settle_ms)
         # A navigation the action started may not have committed (or even been requested: a
         # form submitted by Enter starts its request a little later). Wait for its document,
         # then for that document's load and next rendering update — Chromium builds a new
@@ -674,6 +690,32 @@ class AsyncBrowserEnv:
             await quietly(asyncio.wait_for(page.evaluate(_LOADED_NEXT_FRAME), self.config.action_timeout_ms / 1e3))
             if page.is_closed() or (not pending and self._commits.get(page, 0) == commits):
                 break
+
+    async def _until_quiet(self, page: Page, most_ms: float) -> None:
+        """Returns once the page has been quiet for ``settle.QUIET_MS`` — no request of it in
+        flight, no change to its DOM — or after ``most_ms`` (a page that polls or animates
+        forever). A page quiet from the start costs one quiet window, not the whole wait; the
+        DOM is watched from pagelens' own world (nothing the page patches is used)."""
+        deadline = time.monotonic() + most_ms / 1e3
+        quiet_ms = min(settle.QUIET_MS, most_ms)
+        in_flight, idle = self._in_flight.get(page, (set(), asyncio.Event()))
+        while not page.is_closed():
+            left_ms = (deadline - time.monotonic()) * 1e3
+            if left_ms <= 0:
+                return
+            started = time.monotonic()
+            try:
+                session = await self.sessions_for(page).main()
+                frame_id = await self.sessions_for(page).target_id(session, self.config.cdp_timeout_s)
+                await self._capture.quiet_dom(session, frame_id, quiet_ms, left_ms, self.config.cdp_timeout_s)
+            except (PlaywrightError, asyncio.TimeoutError, KeyError, ValueError):
+                # The document went away meanwhile (a navigation): wait the window out here;
+                # the caller waits for the new document.
+                await asyncio.sleep(max(0.0, quiet_ms / 1e3 - (time.monotonic() - started)))
+            if not in_flight:
+                return
+            with contextlib.suppress(asyncio.TimeoutError):
+                await asyncio.wait_for(idle.wait(), max(0.0, deadline - time.monotonic()))
 
     @staticmethod
     async def _wait_loaded(page: Page, timeout_ms: float) -> None:

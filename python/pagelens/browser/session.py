@@ -88,7 +88,7 @@ class SessionOptions:
     caps: frozenset[str] = frozenset()
     headed: bool = False
     idle_timeout_s: float = IDLE_TIMEOUT_S
-    settle_ms: float = AFTER_ACTION_MS  # quiet time after an action before the page is read
+    settle_ms: float = AFTER_ACTION_MS  # the most time waited for the page to go quiet after an action
     words: Words = field(default_factory=lambda: Words())  # how answers name the caller's commands
 
 

@@ -148,7 +148,10 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         help="also allow navigation to HOST (repeatable; the page's own host always is)",
     )
     live.add_argument(
-        "--wait-ms", type=float, default=settle.FIRST_LOOK_MS, help="quiet time after load before observing"
+        "--wait-ms",
+        type=float,
+        default=settle.FIRST_LOOK_MS,
+        help="the most time waited after load for the page to go quiet before observing",
     )
     live.add_argument("--timeout", type=float, default=30, help="seconds to wait for the page to load")
     live.add_argument("--no-frames", action="store_true", help="leave iframes' content out")

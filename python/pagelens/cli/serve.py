@@ -9,7 +9,7 @@ from pathlib import Path
 
 from pagelens.cli.common import host_port, non_negative_float, positive_int
 from pagelens.serving import CAPABILITIES, SNAPSHOT_MODES
-from pagelens.settle import AFTER_ACTION_MS
+from pagelens.settle import AFTER_ACTION_MS, QUIET_MS
 
 
 def _mcp(args: argparse.Namespace) -> int:
@@ -103,8 +103,8 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         type=non_negative_float,
         default=AFTER_ACTION_MS,
         metavar="MS",
-        help=f"quiet time after an action before the page is read (default {AFTER_ACTION_MS:g}; lower for fast "
-        "local apps, higher for sites that keep loading)",
+        help=f"the most time waited after an action for the page to go quiet, no request in flight and no DOM "
+        f"change for {QUIET_MS:g} ms (default {AFTER_ACTION_MS:g}; higher for sites that keep loading)",
     )
     mcp.add_argument(
         "--idle-timeout",
