@@ -312,7 +312,7 @@ def test_a_hung_endpoint_is_the_run_s_failure_and_a_rerun_runs_the_episodes(tmp_
         assert read_results(tmp_path / "s") == []
         failures = [json.loads(line) for line in (tmp_path / "s" / "failures.jsonl").read_text().splitlines()]
         assert [f["error_kind"] for f in failures] == ["model"] * 3
-        assert all("went unanswered" in f["error"] and "--llm-timeout 120" in f["error"] for f in failures)
+        assert all("too slow" in f["error"] and "--llm-timeout 120" in f["error"] for f in failures)
         # The report says why the study stopped and what the infrastructure lost.
         report = (tmp_path / "s" / "report.html").read_text()
         assert "stopped: stopped after 3 infrastructure failures in a row" in report
@@ -326,6 +326,47 @@ def test_a_hung_endpoint_is_the_run_s_failure_and_a_rerun_runs_the_episodes(tmp_
     assert summary["finished"] == 3 and summary["success_rate"] == 1.0
     report = (tmp_path / "s" / "report.html").read_text()
     assert "ran to its end" in report and "<tr><td colspan='3'>none</td></tr>" in report  # the rerun finished them
+
+
+def test_a_slow_endpoint_is_the_endpoint_s_failure_with_the_steps_it_took(tmp_path):
+    """An endpoint that answers every call, but slowly (1 s a call; the agent's own part of a
+    step takes a fraction of that): the episode runs out of time while mostly waiting for the
+    model — infrastructure (`model`), left for a rerun — and its steps and model seconds are
+    recorded as they happened, not as 0."""
+    import asyncio
+
+    from pagelens.studies.benchmarks import get_benchmark
+    from pagelens.studies.episodes import Worker
+    from pagelens.studies.settings import EpisodeSpec
+
+    def slow(messages):
+        time.sleep(1.0)
+        return answer("note [still looking]")
+
+    server = LLMServer(slow)
+    study = settings(server, tasks=("click-test",), seeds=(0,), episode_seconds=5, max_steps=10_000)
+    worker = Worker(study, tmp_path, RunOptions(backoff=0.01, llm_timeout=120))
+    task = get_benchmark("miniwob").resolve(study, "click-test")
+
+    async def episode():
+        try:
+            return await worker.run(EpisodeSpec("miniwob", "click-test", 0, "occam"), task)
+        finally:
+            await worker.close()
+
+    try:
+        result = asyncio.run(episode())
+    finally:
+        server.close()
+    assert result.error_kind == "model", result
+    assert "too slow" in (result.error or "")
+    steps = [
+        json.loads(line)
+        for line in (tmp_path / "episodes" / result.id / "trajectory.jsonl").read_text().splitlines()
+        if json.loads(line).get("type") == "step"
+    ]
+    assert result.steps == len(steps) >= 1
+    assert result.model_seconds >= 1.0 and result.model_seconds >= result.step_seconds / 2
 
 
 def test_an_episode_cut_short_cancels_its_model_call(tmp_path):

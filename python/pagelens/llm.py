@@ -128,6 +128,7 @@ class LLMClient:
         self._cancelled = threading.Event()
         self._lock = threading.Lock()
         self._waiting_since: float | None = None
+        self._waited = 0.0  # seconds spent in finished calls (retries included)
         self._idle = threading.Event()  # set while no call is in progress
         self._idle.set()
         self.max_retries = max_retries
@@ -174,6 +175,12 @@ class LLMClient:
         since = self._waiting_since
         return None if since is None else time.monotonic() - since
 
+    @property
+    def seconds_waited(self) -> float:
+        """Seconds spent waiting for the endpoint so far, in every call (the one in progress
+        too): a caller takes the difference over an episode, however it ended."""
+        return self._waited + (self.waiting_for or 0.0)
+
     def _create(self, request: dict[str, Any]) -> Any:
         loop = self._loop
         on_loop_thread = False
@@ -214,11 +221,12 @@ class LLMClient:
                 reply = LLMReply(**{**data, "cached": True, "seconds": 0.0})
                 self.usage.add(reply)
                 return reply
-        self._waiting_since = time.monotonic()
+        self._waiting_since = since = time.monotonic()
         self._idle.clear()
         try:
             reply = self._call(request)
         finally:
+            self._waited += time.monotonic() - since
             self._waiting_since = None
             self._idle.set()
         if self.cache_dir is not None:

@@ -4,7 +4,8 @@ under the episode's wall-clock limit, scored, and described as an :class:`Episod
 A worker keeps one browser for all its episodes. A browser that crashes or hangs is replaced
 and the episode begun once more on the fresh one; a second loss is recorded as the
 episode's error. Errors are sorted into kinds: ``model`` (the endpoint failed after the
-client's retries, or one call of it held the episode past half its time limit),
+client's retries, or the episode ran out of time while most of the agent's run was spent
+waiting for it: a hung or a slow endpoint),
 ``browser_start`` (no browser to run on) and ``setup`` (the task could not begin: a login or a
 site that fails) are infrastructure failures: the episode is left for a rerun and several
 in a row stop the study; ``browser`` (lost twice), ``timeout`` (the agent used its time) and
@@ -57,9 +58,11 @@ class Worker:
     llm: LLMClient | None = None
     logins: dict[str, dict[str, Any]] = field(default_factory=dict)  # storage state per site, once per worker
     current: str | None = None  # the episode running now
+    run_started: float | None = None  # when the episode's agent was made (its setup done)
 
     def agent(self, objective: str, url: str) -> Agent:
         """The study's agent for one episode, on this worker's model client."""
+        self.run_started = time.monotonic()
         return make_agent(self.settings.agent, self.client(), objective, url)
 
     def client(self) -> LLMClient:
@@ -118,6 +121,8 @@ class Worker:
             llm.attach(asyncio.get_running_loop())
             llm.resume()
             before = (llm.usage.prompt_tokens, llm.usage.completion_tokens, llm.usage.cost)
+            waited_before, began, before_calls = llm.seconds_waited, time.monotonic(), llm.usage.calls
+            self.run_started = None
             if self.browser is None:
                 try:
                     await asyncio.wait_for(self.fresh_browser(), 120)
@@ -134,20 +139,30 @@ class Worker:
                 break
             except asyncio.TimeoutError:
                 limit = self.settings.episode_seconds
-                waited = llm.waiting_for
+                # Measured before the cancel: how long the agent's run (its setup aside: a slow
+                # page reset is nobody's fault here) spent waiting for the endpoint.
+                model_seconds = llm.seconds_waited - waited_before
+                run_seconds = time.monotonic() - (self.run_started or began)
+                calls = llm.usage.calls
                 llm.cancel()  # the agent's thread stops waiting now...
                 await asyncio.to_thread(llm.wait_idle, 30)  # ...and has unwound before the next episode
-                if waited is not None and waited >= limit / 2:
+                _record_progress(out, result, model_seconds, run_seconds)
+                if model_seconds >= run_seconds / 2:
+                    answered = calls - before_calls
                     result.error_kind = "model"
                     result.error = (
-                        f"{llm.base_url}: one model call went unanswered for {waited:.0f} s of the episode's "
-                        f"{limit:g} s limit (--llm-timeout {llm.timeout:g})"
+                        f"{llm.base_url}: the endpoint was too slow: the episode ran out of its {limit:g} s "
+                        f"with {model_seconds:.0f} s of its agent's {run_seconds:.0f} s spent waiting for it "
+                        f"({answered} calls answered, --llm-timeout {llm.timeout:g})"
                     )
                     break  # the endpoint's failure: the episode is left for a rerun
                 result.error_kind, result.error = "timeout", f"over the {limit:g} s limit"
                 await self.close()  # a hung browser is not reused
             except LLMError as e:
                 result.error_kind, result.error = "model", str(e)
+                _record_progress(
+                    out, result, llm.seconds_waited - waited_before, time.monotonic() - (self.run_started or began)
+                )
                 break  # the client has retried already
             except EpisodeSetupError as e:
                 result.error_kind, result.error = "setup", str(e)
@@ -189,6 +204,19 @@ def _write_viewer(out: Path, result: EpisodeResult) -> None:
         write_report(trajectory, out / "report.html", scored)
     except (PagelensError, OSError) as e:
         print(f"{result.id}: its report was not written: {e}", file=sys.stderr, flush=True)
+
+
+def _record_progress(out: Path, result: EpisodeResult, model_seconds: float, run_seconds: float) -> None:
+    """An episode cut short (its time, the endpoint) keeps what happened before: the steps its
+    trajectory holds and the time its agent spent, waiting for the model and in all."""
+    from pagelens.agents.trajectory import read_trajectory
+
+    try:
+        records = read_trajectory(out / "trajectory.jsonl")
+    except (PagelensError, OSError):
+        records = []
+    result.steps = sum(1 for r in records if r.get("type") == "step")
+    result.model_seconds, result.step_seconds = round(model_seconds, 3), round(run_seconds, 3)
 
 
 def _alive(browser: AsyncBrowserEnv) -> bool:
