@@ -6,13 +6,13 @@ site's reset run before a task that changes it, its episodes run and scored in t
 from __future__ import annotations
 
 import json
-import os
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from llm_server import LLMServer
 from pagelens.cli import main
 from pagelens.studies import benchmarks, read_results
-from pagelens.studies.benchmarks import EpisodeSetupError, EpisodeTask
+from pagelens.studies.protocol import EpisodeSetupError, EpisodeTask, Goal, Score
 from site_server import SiteServer
 from test_agents import answer
 
@@ -20,36 +20,37 @@ RESOLVED: list[str] = []  # the dispatcher's resolutions, in this process
 RESETS: list[str] = []
 
 
+@dataclass(frozen=True)
+class EchoOptions:
+    page: str | None = field(default=None, metadata={"help": "the page every episode opens"})
+
+
 class Echo:
-    """Open a page, answer with the task's word; success when the answer is the word."""
+    """Open a page, answer with the task's word; success when the answer is the word. Its
+    setup and score are all it does: the worker runs the agent."""
 
     name = "echo"
     summary = "a toy benchmark defined by a test"
+    options_type = EchoOptions
 
-    def task_names(self, selection):
+    def task_names(self, selection, options):
         return ("alpha", "beta", "gamma")
 
-    def resolve(self, settings, task):
+    def resolve(self, task, options):
         RESOLVED.append(task)
-        if task not in self.task_names(None):
+        if task not in self.task_names(None, options):
             raise EpisodeSetupError(f"no task {task!r} in echo")
         return EpisodeTask(task, site="echo-site", changes_state=task == "gamma", config={"word": task.upper()})
 
-    def reset(self, settings, task):
+    def reset(self, task, options):
         RESETS.append(task.name)
 
-    async def run_episode(self, worker, task, spec, out, result, restarts):
-        from pagelens.agents.runner import run_agent
+    async def setup(self, browser, task, episode):
+        return Goal(f"Say {task.config['word']}", episode.options.page, site=task.site)
 
-        url = os.environ["ECHO_PAGE"]  # set by the test; worker processes inherit it
-        agent = worker.agent(f"Say {task.config['word']}", url)
-        run = await run_agent(
-            worker.browser, agent, f"Say {task.config['word']}", url, out, max_steps=worker.settings.max_steps
-        )
-        result.ended(run)
-        result.site = task.site
-        result.success = run.answer == task.config["word"]
-        result.reward = float(result.success)
+    async def score(self, browser, task, goal, run, episode):
+        success = run.answer == task.config["word"]
+        return Score(float(success), success, {"answer": run.answer})
 
 
 # A plugin registers itself when its module is imported (worker processes import it by name).
@@ -65,7 +66,6 @@ def test_a_fourth_benchmark_plugs_into_study_run(tmp_path, monkeypatch):
 
     llm = LLMServer(model)
     try:
-        monkeypatch.setenv("ECHO_PAGE", site.url("site/second.html"))
         code = main(
             [
                 "study",
@@ -83,8 +83,8 @@ def test_a_fourth_benchmark_plugs_into_study_run(tmp_path, monkeypatch):
                 "2",
                 "--max-steps",
                 "3",
-                "--reset-cmd",
-                "true",
+                "--page",
+                site.url("site/second.html"),
             ]
         )
     finally:

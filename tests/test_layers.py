@@ -102,13 +102,8 @@ sys.exit(main(sys.argv[1:]))
         assert not any((tmp_path / args[2]).glob("examples/*")), "nothing is written half"
 
 
-# Pairs of modules that name each other, and why that is allowed: only for type annotations
-# (under TYPE_CHECKING), never at run time.
-_ANNOTATION_ONLY = {
-    # The Benchmark protocol's methods are called with a worker and a study's settings.
-    frozenset({"pagelens.studies.benchmarks", "pagelens.studies.settings"}),
-    frozenset({"pagelens.studies.benchmarks", "pagelens.studies.episodes"}),
-}
+# Pairs of modules that name each other, even only for type annotations: none.
+_ANNOTATION_ONLY: set[frozenset[str]] = set()
 
 
 def _imports() -> tuple[dict[str, set[str]], dict[str, set[str]]]:

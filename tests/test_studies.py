@@ -6,8 +6,10 @@ headless Chromium; comparing two studies."""
 
 from __future__ import annotations
 
+import argparse
 import asyncio
 import contextlib
+import dataclasses
 import json
 import os
 import re
@@ -346,7 +348,7 @@ def test_a_slow_endpoint_is_the_endpoint_s_failure_with_the_steps_it_took(tmp_pa
     server = LLMServer(slow)
     study = settings(server, tasks=("click-test",), seeds=(0,), episode_seconds=5, max_steps=10_000)
     worker = Worker(study, tmp_path, RunOptions(backoff=0.01, llm_timeout=120))
-    task = get_benchmark("miniwob").resolve(study, "click-test")
+    task = get_benchmark("miniwob").resolve("click-test", study.options())
 
     async def episode():
         try:
@@ -384,7 +386,7 @@ def test_an_episode_cut_short_cancels_its_model_call(tmp_path):
     server = LLMServer(model)
     study = settings(server, tasks=("click-test",), seeds=(0,), episode_seconds=4)
     worker = Worker(study, tmp_path, RunOptions(backoff=0.01, llm_timeout=120))
-    task = get_benchmark("miniwob").resolve(study, "click-test")
+    task = get_benchmark("miniwob").resolve("click-test", study.options())
 
     async def episodes():
         kinds = []
@@ -647,9 +649,11 @@ def test_a_webarena_study_scores_each_episode_and_resets_sites(site, tmp_path):
             seeds=(0,),
             max_steps=3,
             base_url=server.base_url,
-            sites_file=str(tmp_path / "sites.json"),
-            task_file=str(tmp_path / "tasks.json"),
-            reset_cmd=f"echo {{site}} >> {log}",
+            benchmark_options={
+                "sites_file": str(tmp_path / "sites.json"),
+                "task_file": str(tmp_path / "tasks.json"),
+                "reset_cmd": f"echo {{site}} >> {log}",
+            },
         )
         summary = run_study(tmp_path / "s", s, RunOptions(workers=2, backoff=0.01))
     finally:
@@ -676,9 +680,11 @@ def test_a_webarena_study_scores_each_episode_and_resets_sites(site, tmp_path):
         seeds=(0,),
         max_steps=3,
         base_url="http://127.0.0.1:9/v1",
-        sites_file=str(tmp_path / "sites.json"),
-        task_file=str(tmp_path / "tasks.json"),
-        reset_cmd="echo no >&2; exit 3",
+        benchmark_options={
+            "sites_file": str(tmp_path / "sites.json"),
+            "task_file": str(tmp_path / "tasks.json"),
+            "reset_cmd": "echo no >&2; exit 3",
+        },
     )
     with pytest.raises(StudyStopped, match="the last: reset: reset command for shopping failed \\(3\\): no"):
         run_study(tmp_path / "broken", broken, RunOptions(max_infra_failures=1))
@@ -791,9 +797,11 @@ def _shop_study(folder: Path, server: LLMServer, storage: Path | None) -> StudyS
         seeds=(0,),
         max_steps=4,
         base_url=server.base_url,
-        sites_file=str(folder / "sites.json"),
-        task_file=str(folder / "tasks.json"),
-        storage_dir=str(storage) if storage else None,
+        benchmark_options={
+            "sites_file": str(folder / "sites.json"),
+            "task_file": str(folder / "tasks.json"),
+            "storage_dir": str(storage) if storage else None,
+        },
     )
 
 
@@ -840,7 +848,9 @@ def test_a_login_that_fails_is_the_run_s_failure_naming_it(tmp_path):
         json.dumps({"shopping": shop.url, "accounts": {"shopping": wrong, "shopping_admin": ADMIN}})
     )
     try:
-        run_study(tmp_path / "s", _shop_study(tmp_path, server, None), RunOptions(backoff=0.01))
+        # The study ends with its one episode lost: not a study that ran to its end.
+        with pytest.raises(StudyStopped, match=r"1 of 1 planned episodes lost: \S+ seed 0 \(setup\)"):
+            run_study(tmp_path / "s", _shop_study(tmp_path, server, None), RunOptions(backoff=0.01))
     finally:
         server.close()
         shop.close()
@@ -848,3 +858,189 @@ def test_a_login_that_fails_is_the_run_s_failure_naming_it(tmp_path):
     [failure] = [json.loads(line) for line in (tmp_path / "s" / "failures.jsonl").read_text().splitlines()]
     assert failure["error_kind"] == "setup" and "stayed on its login page" in failure["error"]
     assert failure["error"].count("logging in to") == 1, failure["error"]  # said once, not wrapped
+    # The account is named (the one the sites file gives), never its password.
+    assert repr(CUSTOMER["username"]) in failure["error"] and "wrong" not in failure["error"]
+
+
+# -- counts, exits and the report's word for them ----------------------------------------------
+
+
+def _study_cli(directory: Path, base_url: str, *extra: str) -> subprocess.CompletedProcess:
+    cmd = [sys.executable, "-m", "pagelens", "study", "run", str(directory), "--benchmark", "miniwob"]
+    cmd += ["--model", "scripted", "--base-url", base_url, "--max-steps", "8", *extra]
+    return subprocess.run(cmd, capture_output=True, text=True, timeout=600)
+
+
+def test_seeds_added_then_the_original_command_counts_its_own_plan(model, tmp_path):
+    """Seeds added by a second command extend the study; the first command, run again, runs
+    nothing and reports its own plan (1/1), never more finished than planned (2/1)."""
+    directory = tmp_path / "s"
+    first = _study_cli(directory, model.base_url, "--tasks", "click-test", "--seeds", "0")
+    assert first.returncode == 0, first.stderr[-2000:]
+    assert "1/1 episodes" in first.stderr
+    wider = _study_cli(directory, model.base_url, "--tasks", "click-test", "--seeds", "0-1")
+    assert wider.returncode == 0, wider.stderr[-2000:]
+    assert "2/2 episodes" in wider.stderr
+    again = _study_cli(directory, model.base_url, "--tasks", "click-test", "--seeds", "0")
+    assert again.returncode == 0, again.stderr[-2000:]
+    assert "1/1 episodes" in again.stderr, again.stderr
+    assert len(read_results(directory)) == 2  # the rerun ran nothing
+    summary = json.loads((directory / "summary.json").read_text())
+    assert (summary["episodes"], summary["finished"], summary["status"], summary["lost"]) == (1, 1, "ended", [])
+    report = (directory / "report.html").read_text()
+    assert "2 of 2 episodes planned" in report and "ran to its end" in report
+
+
+def test_a_study_that_loses_episodes_exits_2_and_names_each(tmp_path):
+    """An endpoint that fails for good, fewer losses than the stop threshold: the study is not
+    a success (exit 2), the terminal and the report name every lost episode (task, seed, kind,
+    cause), and an episode tried twice is counted once."""
+    server = LLMServer(miniwob_model)
+    server.failures = [500] * 100
+    directory = tmp_path / "s"
+    try:
+        for _ in range(2):
+            done = _study_cli(
+                directory, server.base_url, "--tasks", "click-test,enter-text", "--seeds", "0",
+                "--llm-retries", "0", "--max-infra-failures", "5",
+            )  # fmt: skip
+            assert done.returncode == 2, done.stderr[-2000:]
+    finally:
+        server.close()
+    assert "0/2 episodes" in done.stderr
+    for task in ("click-test", "enter-text"):
+        assert re.search(rf"lost: {task} seed 0: model: .*500", done.stderr), done.stderr
+    summary = json.loads((directory / "summary.json").read_text())
+    assert summary["status"] == "incomplete"
+    assert [(e["task"], e["seed"], e["kind"]) for e in summary["lost"]] == [
+        ("click-test", 0, "model"),
+        ("enter-text", 0, "model"),
+    ]
+    failures = (directory / "failures.jsonl").read_text().splitlines()
+    assert len(failures) == 4  # two runs of two episodes: one line per attempt...
+    report = (directory / "report.html").read_text()
+    lost = report.split('id="lost"', 1)[1].split("</table>", 1)[0]
+    assert lost.count("<td>model</td>") == 2 and "click-test" in lost and "enter-text" in lost
+    infrastructure = report.split('id="infrastructure"', 1)[1].split("</table>", 1)[0]
+    assert "<td>model</td><td>2</td>" in infrastructure  # ...and each episode counted once
+    assert "ended with episodes lost" in report
+
+
+@pytest.mark.parametrize(
+    ("flags", "named"),
+    [
+        (["--budget-usd", "-1"], "--budget-usd"),
+        (["--max-infra-failures", "0"], "--max-infra-failures"),
+        (["--sites", "shopping"], "--sites"),
+        (["--reset-cmd", "true"], "--reset-cmd"),
+        (["--episode-seconds", "0"], "--episode-seconds"),
+        (["--prices=-1,2"], "--prices"),
+    ],
+)
+def test_nonsense_settings_are_refused_before_a_folder_is_made(tmp_path, capsys, flags, named):
+    from pagelens.cli import main
+
+    directory = tmp_path / "s"
+    args = ["study", "run", str(directory), "--benchmark", "miniwob", "--model", "m", "--base-url", "http://x/v1"]
+    code = main([*args, "--tasks", "click-test", *flags])
+    assert code == 2
+    assert named in capsys.readouterr().err
+    assert not directory.exists()
+
+
+def test_the_report_says_running_only_while_the_run_is_alive(model, tmp_path):
+    """The summary a run writes as it starts says running, with its process: the report says
+    so while that process lives, and that the run was killed once it is gone."""
+    from pagelens.studies.store import summarize
+
+    directory = tmp_path / "s"
+    run_study(directory, settings(model, tasks=("click-test",), seeds=(0,)))
+    planned = [("miniwob.click-test.0.occam", "click-test", 0)]
+    summarize(directory, planned, "running")  # as a run starting now (this process) writes it
+    assert "running (process" in write_report(directory).read_text()
+    gone = subprocess.Popen([sys.executable, "-c", "pass"])
+    gone.wait()
+    summary = json.loads((directory / "summary.json").read_text())
+    (directory / "summary.json").write_text(json.dumps({**summary, "pid": gone.pid}))
+    assert "its run was killed or interrupted" in write_report(directory).read_text()
+
+
+def test_compare_clips_its_interval_and_pairs_seeds_per_task(tmp_path):
+    """A difference of success rates lies in [-1, 1], and so does its interval (two pairs that
+    disagree give Student's ±12.7 unclipped); per task, only the seeds both studies ran are
+    compared (a seed one study alone ran is a difference of seeds, not of agents)."""
+    from pagelens.studies.report import paired_interval
+    from pagelens.studies.store import EpisodeResult, ResultsLog
+
+    assert paired_interval([-1.0, 1.0]) == (-1.0, 1.0)
+    assert paired_interval([0.0, 0.0]) == (0.0, 0.0)
+
+    def study(name, outcomes):
+        directory = tmp_path / name
+        directory.mkdir()
+        (directory / "study.json").write_text(json.dumps(settings_json()))
+        log = ResultsLog(directory)
+        for (task, seed), success in outcomes.items():
+            log.append(EpisodeResult(f"miniwob.{task}.{seed}.occam", "miniwob", task, seed, "occam", "m", success=success))
+        return directory
+
+    def settings_json():
+        return StudySettings("miniwob", "occam", "m", tasks=("t",), seeds=(0, 1, 2)).to_json()
+
+    # The first study ran seeds 0-2 of t (seeds 1 and 2 failed); the second only seed 0.
+    first = study("a", {("t", 0): True, ("t", 1): False, ("t", 2): False})
+    second = study("b", {("t", 0): True})
+    [row] = compare(first, second)["tasks"]
+    assert (row["first"], row["second"], row["difference"]) == (1.0, 1.0, 0.0)
+
+
+def test_the_journal_names_pagelens_commit_from_a_wheel_too(monkeypatch):
+    """Installed from a wheel, pagelens has no git checkout beside it: the journal records the
+    commit its extension was built from (baked in by the build), marked as such."""
+    from pagelens._core import BUILD_COMMIT
+    from pagelens.studies import settings as study_settings
+
+    root = Path(__file__).resolve().parents[1]
+    monkeypatch.setattr(study_settings, "_git_commit", lambda folder: None)  # as in a wheel
+    if not (root / ".git").exists():  # built from a tree with no history: nothing to name
+        assert BUILD_COMMIT == "" and study_settings.pagelens_commit() is None
+        return
+    assert re.fullmatch(r"[0-9a-f]{40}", BUILD_COMMIT), BUILD_COMMIT
+    # A commit of this repository, at or before its HEAD (the extension is built from the tree).
+    known = subprocess.run(["git", "-C", str(root), "merge-base", "--is-ancestor", BUILD_COMMIT, "HEAD"])
+    assert known.returncode == 0
+    assert study_settings.pagelens_commit() == f"{BUILD_COMMIT} (built)"
+
+
+def test_study_run_passes_the_agent_options_run_takes(tmp_path):
+    """`study run` takes every agent option `pagelens run` takes (one set of flags), keeps them
+    in study.json, and the worker's agent is made with them: SteP reads the given policies."""
+    from pagelens.agents.factory import AgentSettings
+    from pagelens.cli import build_parser
+
+    def options_of(*path):
+        parser = build_parser()
+        for name in path:
+            sub = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction))
+            parser = sub.choices[name]
+        return {s for a in parser._actions for s in a.option_strings}
+
+    agent_flags = {"--" + f.name.replace("_", "-") for f in dataclasses.fields(AgentSettings)}
+    assert agent_flags <= options_of("run") and agent_flags <= options_of("study", "run")
+
+    policies = tmp_path / "policies"
+    shutil.copytree(Path(__import__("pagelens").__file__).parent / "agents" / "policies", policies)
+    root = policies / "root.md"
+    root.write_text(root.read_text() + "\nAlways mention ZEBRA-MARKER in your reason.\n")
+    server = LLMServer(lambda messages: "Reason: ZEBRA-MARKER.\nAction: stop [done]")
+    try:
+        done = _study_cli(
+            tmp_path / "s", server.base_url, "--agent", "step", "--tasks", "click-test", "--seeds", "0",
+            "--policies", str(policies), "--max-invalid", "1",
+        )  # fmt: skip
+    finally:
+        server.close()
+    assert done.returncode == 0, done.stderr[-2000:]
+    study = json.loads((tmp_path / "s" / "study.json").read_text())
+    assert study["agent_options"]["policies"] == str(policies) and study["agent_options"]["max_invalid"] == 1
+    assert any("ZEBRA-MARKER" in m["content"] for r in server.requests for m in r["messages"])

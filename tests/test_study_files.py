@@ -137,14 +137,14 @@ def test_subset_hard_is_webarena_verified_s_own():
     data = Path(next(iter(spec.submodule_search_locations))) / "assets/dataset/subsets/webarena-verified-hard.json"
     published = {str(i) for i in json.loads(data.read_text())["task_ids"]}
     verified = get_benchmark("webarena-verified")
-    hard = verified.task_names(TaskSelection(subset="hard"))
+    hard = verified.task_names(TaskSelection(subset="hard"), verified.options_type())
     assert set(hard) == published and len(hard) == 258
-    on_gitlab = verified.task_names(TaskSelection(subset="hard", sites=frozenset({"gitlab"})))
+    on_gitlab = verified.task_names(TaskSelection(subset="hard", sites=frozenset({"gitlab"})), verified.options_type())
     assert 0 < len(on_gitlab) < 258 and set(on_gitlab) <= published
     with pytest.raises(ArgumentError, match="no task subset 'hardest'.*known: hard, non-hard"):
-        verified.task_names(TaskSelection(subset="hardest"))
+        verified.task_names(TaskSelection(subset="hardest"), verified.options_type())
     with pytest.raises(ArgumentError, match="MiniWoB"):
-        get_benchmark("miniwob").task_names(TaskSelection(subset="hard"))
+        get_benchmark("miniwob").task_names(TaskSelection(subset="hard"), None)
     run = subprocess.run(
         [sys.executable, "-m", "pagelens", "study", "run", "--benchmark", "webarena-verified", "--subset", "hard",
          "--model", "m", "/nonexistent-dir-never-written"],

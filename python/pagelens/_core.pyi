@@ -36,6 +36,7 @@ __all__ = [
     "CLEAN_PROFILES",
     "TOKENIZERS",
     "CHUNK_KINDS",
+    "BUILD_COMMIT",
     "CORE_VERSION",
 ]
 
@@ -47,6 +48,7 @@ CLEAN_PROFILES: list[str]
 TOKENIZERS: list[str]  # embedded encodings; a tokenizer.json path also works where a file is accepted
 CHUNK_KINDS: list[str]
 CORE_VERSION: str
+BUILD_COMMIT: str  # the git commit the extension was built from ("" without a checkout)
 
 _Payload = bytes | bytearray | str | Mapping[str, Any] | Sequence[Mapping[str, Any]]
 _FrameSpec = tuple[int, _Payload] | tuple[int, _Payload, str | None] | Mapping[str, Any]

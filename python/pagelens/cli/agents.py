@@ -6,10 +6,17 @@ import argparse
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-import pagelens
 from pagelens.agents import factory, runner
-from pagelens.agents.scribe import ScribeConfig
-from pagelens.cli.common import choices_help, default, llm_call_arguments, model_arguments, own_host, param_default
+from pagelens.cli.common import (
+    agent_arguments,
+    agent_settings,
+    choices_help,
+    default,
+    llm_call_arguments,
+    model_arguments,
+    own_host,
+    param_default,
+)
 from pagelens.studies.settings import StudySettings
 
 if TYPE_CHECKING:
@@ -40,13 +47,15 @@ def _run(args: argparse.Namespace) -> int:
         max_retries=args.llm_retries,
         on_retry=say,
     )
+    agent_options = agent_settings(args)
     planner = None
-    if args.planner_model:
+    if agent_options.planner_model:
         planner = LLMClient(
-            model=args.planner_model, base_url=args.planner_base_url or args.base_url, cache_dir=args.cache
+            model=agent_options.planner_model,
+            base_url=agent_options.planner_base_url or args.base_url,
+            cache_dir=args.cache,
         )
-    scribe = ScribeConfig(max_tokens=args.max_tokens, samples=args.samples, tokenizer=args.tokenizer)
-    options = factory.AgentOptions(policies=args.policies, max_invalid=args.max_invalid, scribe=scribe, planner=planner)
+    options = agent_options.options(planner)
     agent = factory.make_agent(args.agent, llm, args.task, args.url, options)
     hosts = tuple(args.allow_host) or None
 
@@ -133,7 +142,6 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     run.add_argument("--out", default="run", help="folder for the trajectory and report")
     run.add_argument("--resume", action="store_true", help="continue the run in --out where it stopped")
     run.add_argument("--task-id", type=int, help="WebArena task id, recorded for `pagelens eval`")
-    run.add_argument("--policies", help="folder of SteP policy files (*.md); default: the built-in ones")
     run.add_argument("--allow-host", action="append", default=[], help="also allow navigation to HOST")
     run.add_argument("--screenshots", action="store_true", help="save a screenshot per step (in the report)")
     run.add_argument(
@@ -148,34 +156,12 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     )
     run.add_argument("--cache", help="folder caching the model's replies (reproducible reruns)")
     run.add_argument(
-        "--max-invalid",
-        type=int,
-        default=default(factory.AgentOptions, "max_invalid"),
-        help="invalid actions shown back before a step fails",
-    )
-    run.add_argument(
         "--max-failed-decisions",
         type=int,
         default=default(StudySettings, "max_failed_decisions"),
         help="steps in a row without a valid action that end the run (default %(default)d)",
     )
-    scribe = run.add_argument_group("scribe agent")
-    scribe.add_argument(
-        "--max-tokens",
-        type=int,
-        default=default(ScribeConfig, "max_tokens"),
-        help="chunk budget: the `pagelens prep --max-tokens` the model was trained with",
-    )
-    scribe.add_argument(
-        "--tokenizer",
-        default=default(ScribeConfig, "tokenizer"),
-        help="the tokenizer chunks are counted in: " + choices_help(pagelens.TOKENIZERS),
-    )
-    scribe.add_argument(
-        "--samples", type=int, default=default(ScribeConfig, "samples"), help="answers sampled per chunk, then voted"
-    )
-    scribe.add_argument("--planner-model", help="a general model that rewrites the objective and decides when to stop")
-    scribe.add_argument("--planner-base-url", help="its endpoint (default: --base-url)")
+    agent_arguments(run)
     run.set_defaults(func=_run)
 
     rep = sub.add_parser("report", help="write the HTML report of a trajectory")

@@ -123,3 +123,42 @@ def param_default(func: Any, name: str) -> Any:
     if value is inspect.Parameter.empty:
         raise KeyError(f"{func.__qualname__}({name}) has no default")
     return value
+
+
+def agent_arguments(parser: argparse.ArgumentParser) -> None:
+    """The agents' own options (pagelens.agents.factory.AgentSettings) as flags: `run` and
+    `study run` take the same ones."""
+    import pagelens
+    from pagelens.agents.factory import AgentSettings
+
+    parser.add_argument("--policies", help="SteP: folder of policy files (*.md); default: the built-in ones")
+    parser.add_argument(
+        "--max-invalid",
+        type=int,
+        default=default(AgentSettings, "max_invalid"),
+        help="invalid actions shown back before a step fails",
+    )
+    scribe = parser.add_argument_group("scribe agent")
+    scribe.add_argument(
+        "--max-tokens",
+        type=int,
+        default=default(AgentSettings, "max_tokens"),
+        help="chunk budget: the `pagelens prep --max-tokens` the model was trained with",
+    )
+    scribe.add_argument(
+        "--tokenizer",
+        default=default(AgentSettings, "tokenizer"),
+        help="the tokenizer chunks are counted in: " + choices_help(pagelens.TOKENIZERS),
+    )
+    scribe.add_argument(
+        "--samples", type=int, default=default(AgentSettings, "samples"), help="answers sampled per chunk, then voted"
+    )
+    scribe.add_argument("--planner-model", help="a general model that rewrites the objective and decides when to stop")
+    scribe.add_argument("--planner-base-url", help="its endpoint (default: --base-url)")
+
+
+def agent_settings(args: argparse.Namespace) -> Any:
+    """The AgentSettings the flags of :func:`agent_arguments` say."""
+    from pagelens.agents.factory import AgentSettings
+
+    return AgentSettings(**{f.name: getattr(args, f.name) for f in dataclasses.fields(AgentSettings)})

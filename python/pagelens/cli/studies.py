@@ -8,22 +8,50 @@ from typing import Any
 
 from pagelens import engines
 from pagelens.agents import factory
-from pagelens.cli.common import default, llm_call_arguments, model_arguments
+from pagelens.cli.common import agent_arguments, agent_settings, default, llm_call_arguments, model_arguments
 from pagelens.errors import ArgumentError
 from pagelens.llm import default_model
 from pagelens.studies import benchmarks
 from pagelens.studies import settings as study_settings
+from pagelens.studies.protocol import make_options, option_fields
 from pagelens.studies.store import EpisodeResult
 
 
-def _study_tasks(args: argparse.Namespace) -> tuple[str, ...]:
+def _benchmark_option_fields() -> dict[str, tuple[str, ...]]:
+    """Every registered benchmark's options, by field name: the benchmarks that have it."""
+    owners: dict[str, tuple[str, ...]] = {}
+    for benchmark in benchmarks.BENCHMARKS.values():
+        for f in option_fields(benchmark.options_type):
+            owners[f.name] = (*owners.get(f.name, ()), benchmark.name)
+    return owners
+
+
+def _benchmark_options(args: argparse.Namespace) -> dict[str, Any]:
+    """The options of --benchmark the flags give; a flag of another benchmark's options is
+    refused, naming it (a study must not look narrowed by a flag that changed nothing)."""
+    benchmark = benchmarks.get_benchmark(args.benchmark)
+    own = {f.name for f in option_fields(benchmark.options_type)}
+    given = {name: getattr(args, name) for name in _benchmark_option_fields() if getattr(args, name) is not None}
+    for name in given:
+        if name not in own:
+            takes = ", ".join(_flag(n) for n in sorted(own)) or "none"
+            raise ArgumentError(f"{_flag(name)} does not apply to {args.benchmark} (its own options: {takes})")
+    return given
+
+
+def _flag(name: str) -> str:
+    return "--" + name.replace("_", "-")
+
+
+def _study_tasks(args: argparse.Namespace, options: Any) -> tuple[str, ...]:
     if args.tasks:
-        if args.subset:
-            raise ArgumentError("give --tasks or --subset, not both")
+        for name in ("subset", "sites"):
+            if getattr(args, name):
+                raise ArgumentError(f"give --tasks or {_flag(name)}, not both")
         return tuple(t.strip() for t in args.tasks.split(",") if t.strip())
     sites = frozenset(s.strip() for s in args.sites.split(",")) if args.sites else None
-    selection = benchmarks.TaskSelection(task_file=args.task_file, sites=sites, subset=args.subset)
-    tasks = benchmarks.get_benchmark(args.benchmark).task_names(selection)
+    selection = benchmarks.TaskSelection(sites=sites, subset=args.subset)
+    tasks = benchmarks.get_benchmark(args.benchmark).task_names(selection, options)
     if not tasks:
         raise ArgumentError(f"no {args.benchmark} task is on those sites and in that subset")
     return tasks
@@ -33,23 +61,24 @@ def _study_run(args: argparse.Namespace) -> int:
     from rich.console import Console
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
 
-    from pagelens.studies import RunOptions, StudySettings, parse_seeds, run_study
+    from pagelens.studies import RunOptions, StudySettings, StudyStopped, parse_seeds, run_study
 
+    benchmark_options = _benchmark_options(args)
+    benchmark = benchmarks.get_benchmark(args.benchmark)
+    options_now = make_options(benchmark.options_type, benchmark_options, args.benchmark)
     settings = StudySettings(
         benchmark=args.benchmark,
         agent=args.agent,
         model=args.model or default_model(),
-        tasks=_study_tasks(args),
+        tasks=_study_tasks(args, options_now),
         seeds=parse_seeds(args.seeds),
         max_steps=args.max_steps,
         episode_seconds=args.episode_seconds,
         max_failed_decisions=args.max_failed_decisions,
         base_url=args.base_url,
-        sites_file=args.sites_file,
-        reset_cmd=args.reset_cmd,
-        storage_dir=args.storage_dir,
-        task_file=args.task_file,
         new_marks=not args.no_new_marks,
+        benchmark_options=benchmark_options,
+        agent_options=agent_settings(args).to_json(),
     )
     if not settings.model:
         raise ArgumentError("no model: give --model or set PAGELENS_MODEL")
@@ -90,13 +119,23 @@ def _study_run(args: argparse.Namespace) -> int:
                 outcome = "success" if result.success else (result.error_kind or "failure")
                 console.print(f"{result.id}: {outcome} ({state['done']}/{total})", highlight=False, markup=False)
 
-        summary = run_study(args.dir, settings, options, on_result=on_result)
+        try:
+            summary = run_study(args.dir, settings, options, on_result=on_result)
+        except StudyStopped as e:
+            summary = e.summary
+            console.print(f"pagelens: {e}", markup=False, highlight=False)
     console.print(
         f"{summary['finished']}/{summary['episodes']} episodes, success {summary['success_rate']:.1%}, "
-        f"${summary['cost_usd']:.4f}"
+        f"${summary['cost_usd']:.4f}",
+        markup=False,
+        highlight=False,
     )
+    for lost in summary.get("lost", ()):
+        console.print(
+            f"lost: {lost['task']} seed {lost['seed']}: {lost['kind']}: {lost['cause']}", markup=False, highlight=False
+        )
     print(Path(args.dir) / "report.html")
-    return 0
+    return 2 if summary.get("lost") else 0
 
 
 def _study_report(args: argparse.Namespace) -> int:
@@ -135,7 +174,6 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     model_arguments(srun)
     srun.add_argument("--tasks", help="comma-separated task names (MiniWoB++) or ids (WebArena); default: all")
     srun.add_argument("--sites", help="WebArena: only tasks on these sites (comma-separated)")
-    srun.add_argument("--task-file", help="WebArena: tasks from this file instead of the packaged ones")
     srun.add_argument(
         "--subset",
         help="WebArena: only a subset WebArena-Verified publishes, e.g. hard (its 258 hardest tasks)",
@@ -163,12 +201,12 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         help="; ".join(f"{k}: {v}" for k, v in engines.ENGINES.items()),
     )
     srun.add_argument("--address", help="Ray cluster to join (default: a local one)")
-    srun.add_argument("--sites-file", help="WebArena: site URLs (and accounts), as for `pagelens eval`")
-    srun.add_argument(
-        "--reset-cmd",
-        help="WebArena: shell command run before a task that changes its site ({site} is replaced by the site's name)",
-    )
-    srun.add_argument("--storage-dir", help="WebArena: <site>.json Playwright storage states (logins)")
+    # Each benchmark's own options (its options dataclass), named with the benchmarks that read them.
+    own = srun.add_argument_group("benchmarks' own options")
+    for name, owners in _benchmark_option_fields().items():
+        field = next(f for b in owners for f in option_fields(benchmarks.BENCHMARKS[b].options_type) if f.name == name)
+        own.add_argument(_flag(name), help=f"{', '.join(owners)}: {field.metadata.get('help', name)}")
+    agent_arguments(srun)
     srun.add_argument("--budget-usd", type=float, help="start no episode once the spend reaches this")
     llm_call_arguments(srun)
     srun.add_argument(

@@ -4,8 +4,8 @@ every result. Both engines run the same :class:`~pagelens.studies.episodes.Worke
 deterministic model gives the same results file on either.
 
 The dispatcher skips finished episodes (``results.jsonl``), starts no episode once the spend
-reaches the budget, runs ``--reset-cmd`` before a WebArena task that changes its site (with
-no other episode on that site meanwhile), and stops after several infrastructure failures in
+reaches the budget, resets a site before a task that changes it (WebArena's ``--reset-cmd``,
+with no other episode on that site meanwhile), and stops after several infrastructure failures in
 a row. A worker process that dies is replaced and its episode begun once more."""
 
 from __future__ import annotations
@@ -33,8 +33,14 @@ from pagelens.studies.store import EpisodeResult, ResultsLog, read_results, summ
 
 
 class StudyStopped(PagelensError, RuntimeError):
-    """The study stopped before its end (infrastructure failures, budget); finished episodes
-    are kept and a rerun continues."""
+    """The study ended with planned episodes lost: it stopped (infrastructure failures in a
+    row, the budget) or ran to its end with some episodes lost to the infrastructure.
+    Finished episodes are kept and a rerun runs the others; ``summary`` is the run's summary
+    (its ``lost`` episodes named)."""
+
+    def __init__(self, message: str, summary: dict[str, Any] | None = None) -> None:
+        super().__init__(message)
+        self.summary = summary or {}
 
 
 class Pool(Protocol):
@@ -203,9 +209,10 @@ def run_study(
     # command's mistake, refused with its name, never a finished episode.
     resolved: dict[str, EpisodeTask] = {}
     unknown: list[str] = []
+    benchmark_options = settings.options()
     for name in dict.fromkeys(settings.tasks):
         try:
-            resolved[name] = benchmark.resolve(settings, name)
+            resolved[name] = benchmark.resolve(name, benchmark_options)
         except EpisodeSetupError as e:
             unknown.append(str(e))
     if unknown:
@@ -214,13 +221,18 @@ def run_study(
     directory = Path(directory)
     directory.mkdir(parents=True, exist_ok=True)
     check_study(directory, settings)
-    sites = _Sites(benchmark, settings, resolved)
-    finished = {r["id"]: r for r in read_results(directory)}
-    pending = deque(s for s in settings.episodes() if s.id not in finished)
+    sites = _Sites(benchmark, benchmark_options, resolved)
+    # This command's plan: a study extended by another command (more seeds, more tasks) has
+    # more, which this run neither runs nor counts.
+    plan = settings.episodes()
+    planned = [(s.id, s.task, s.seed) for s in plan]
+    in_plan = {s.id for s in plan}
+    finished = {r["id"]: r for r in read_results(directory) if r["id"] in in_plan}
+    pending = deque(s for s in plan if s.id not in finished)
     log = ResultsLog(directory)
-    spent = sum(r.get("cost", 0.0) for r in finished.values())
+    spent = sum(r.get("cost", 0.0) for r in read_results(directory))  # the budget is the study's
     state = {
-        "total": len(settings.episodes()),
+        "total": len(plan),
         "done": len(finished),
         "successes": sum(bool(r["success"]) for r in finished.values()),
         "running": 0,
@@ -272,7 +284,7 @@ def run_study(
         if on_result is not None:
             on_result(result, state)
 
-    summarize(directory, settings.to_json(), None)  # a stop of an earlier run is not this run's
+    summarize(directory, planned, "running")  # a stop of an earlier run is not this run's
     report()  # there from the start: the CLI prints where
     try:
         while pending or running:
@@ -321,12 +333,18 @@ def run_study(
         log.close()
         if pool is not None:
             pool.close()
-    summary = summarize(directory, settings.to_json(), stopped)
+    lost = len(planned) - len({r["id"] for r in read_results(directory) if r["id"] in in_plan})
+    status = "stopped" if stopped is not None else "incomplete" if lost else "ended"
+    summary = summarize(directory, planned, status, stopped)
     report()  # with why it stopped, if it did
-    if stopped is not None:
+    if summary["lost"]:
+        named = "; ".join(f"{e['task']} seed {e['seed']} ({e['kind']})" for e in summary["lost"][:10])
+        more = f"; and {len(summary['lost']) - 10} more" if len(summary["lost"]) > 10 else ""
+        why = f"{stopped}; " if stopped else ""
         raise StudyStopped(
-            f"{stopped} ({summary['finished']} of {summary['episodes']} episodes finished; "
-            "rerun the same command to continue)"
+            f"{why}{len(summary['lost'])} of {summary['episodes']} planned episodes lost: {named}{more} "
+            "(rerun the same command to run them)",
+            summary,
         )
     return summary
 
@@ -350,8 +368,8 @@ class _Sites:
     other episode. ``resolved``: every task of the study, resolved once before it started;
     each episode's is sent to its worker."""
 
-    def __init__(self, benchmark: Benchmark, settings: StudySettings, resolved: dict[str, EpisodeTask]):
-        self.benchmark, self.settings, self.resolved = benchmark, settings, resolved
+    def __init__(self, benchmark: Benchmark, options: Any, resolved: dict[str, EpisodeTask]):
+        self.benchmark, self.options, self.resolved = benchmark, options, resolved
         self.busy: dict[str, int] = {}
         self.exclusive: set[str] = set()
 
@@ -361,7 +379,7 @@ class _Sites:
             if task.site is not None:
                 if task.site in self.exclusive:
                     continue
-                if self.settings.reset_cmd and task.changes_state and self.busy.get(task.site):
+                if task.changes_state and self.busy.get(task.site):
                     continue
             del pending[k]
             return spec, task
@@ -370,10 +388,10 @@ class _Sites:
     def prepare(self, task: EpisodeTask) -> None:
         if task.site is None:
             return
-        if self.settings.reset_cmd and task.changes_state:
+        if task.changes_state:
             # The dispatcher waits for the reset, so nothing starts on the site meanwhile; while
             # the episode runs, the site takes no other. Marked only once the reset succeeded.
-            self.benchmark.reset(self.settings, task)
+            self.benchmark.reset(task, self.options)
             self.exclusive.add(task.site)
         self.busy[task.site] = self.busy.get(task.site, 0) + 1
 

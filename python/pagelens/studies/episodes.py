@@ -1,5 +1,6 @@
-"""One episode in a worker: the agent run on its benchmark's page with the worker's browser,
-under the episode's wall-clock limit, scored, and described as an :class:`EpisodeResult`.
+"""One episode in a worker: the benchmark sets it up, the worker runs the agent on the page
+with its browser under the episode's wall-clock limit (the one ``run_agent`` call of a
+study), the benchmark scores it, and the worker describes it as an :class:`EpisodeResult`.
 
 A worker keeps one browser for all its episodes. A browser that crashes or hangs is replaced
 and the episode begun once more on the fresh one; a second loss is recorded as the
@@ -29,12 +30,13 @@ from typing import Any
 from pagelens import settle
 from pagelens.agents.factory import make_agent
 from pagelens.agents.report import write_report
-from pagelens.agents.runner import Agent
+from pagelens.agents.runner import Agent, run_agent
 from pagelens.browser.config import BrowserConfig
 from pagelens.browser.env import AsyncBrowserEnv, PageCrashed
 from pagelens.errors import PagelensError
 from pagelens.llm import LLMClient, LLMError
-from pagelens.studies.benchmarks import EpisodeSetupError, EpisodeTask, get_benchmark
+from pagelens.studies.benchmarks import get_benchmark
+from pagelens.studies.protocol import EpisodeContext, EpisodeSetupError, EpisodeTask
 from pagelens.studies.settings import EpisodeSpec, RunOptions, StudySettings
 from pagelens.studies.store import EpisodeResult, episode_dir
 
@@ -56,14 +58,57 @@ class Worker:
     options: RunOptions = field(default_factory=RunOptions)  # the model client's prices, timeout, retries
     browser: AsyncBrowserEnv | None = None
     llm: LLMClient | None = None
-    logins: dict[str, dict[str, Any]] = field(default_factory=dict)  # storage state per site, once per worker
+    kept: dict[str, Any] = field(default_factory=dict)  # the benchmark's, across episodes (logins)
     current: str | None = None  # the episode running now
     run_started: float | None = None  # when the episode's agent was made (its setup done)
+    planner: LLMClient | None = None  # the agent's planning model, when it has one
 
     def agent(self, objective: str, url: str) -> Agent:
-        """The study's agent for one episode, on this worker's model client."""
+        """The study's agent for one episode, on this worker's model client, with its options."""
         self.run_started = time.monotonic()
-        return make_agent(self.settings.agent, self.client(), objective, url)
+        agent_settings = self.settings.agent_settings()
+        if agent_settings.planner_model and self.planner is None:
+            s, o = self.settings, self.options
+            self.planner = LLMClient(
+                model=agent_settings.planner_model,
+                base_url=agent_settings.planner_base_url or s.base_url,
+                prices=o.prices,
+                backoff=o.backoff,
+                timeout=o.llm_timeout,
+                max_retries=o.llm_retries,
+                on_retry=self._retrying,
+            )
+        options = agent_settings.options(self.planner)
+        return make_agent(self.settings.agent, self.client(), objective, url, options)
+
+    async def episode(
+        self, task: EpisodeTask, spec: EpisodeSpec, out: Path, result: EpisodeResult, restarts: int
+    ) -> None:
+        """The benchmark sets the episode up, the agent runs, the benchmark scores it."""
+        benchmark = get_benchmark(spec.benchmark)
+        browser = self.browser
+        assert browser is not None
+        context = EpisodeContext(spec.seed, out, self.settings.options(), self.settings.episode_seconds, self.kept)
+        goal = await benchmark.setup(browser, task, context)
+        settings = self.settings
+        run = await run_agent(
+            browser,
+            self.agent(goal.intent, goal.start_url),
+            goal.intent,
+            goal.start_url,
+            out,
+            max_steps=settings.max_steps,
+            reset=goal.start,
+            task_id=goal.task_id,
+            max_failed_decisions=settings.max_failed_decisions,
+            header={"episode": spec.id, "seed": spec.seed, "restarts": restarts},
+            ended=goal.ended,
+            report=False,  # the worker writes the step viewer once, with the score
+        )
+        result.ended(run)
+        result.site = goal.site
+        score = await benchmark.score(browser, task, goal, run, context)
+        result.reward, result.success, result.evaluation = score.reward, score.success, score.evaluation
 
     def client(self) -> LLMClient:
         if self.llm is None:
@@ -131,10 +176,7 @@ class Worker:
                     self.browser = None
                     break
             try:
-                benchmark = get_benchmark(spec.benchmark)
-                await asyncio.wait_for(
-                    benchmark.run_episode(self, task, spec, out, result, restarts), self.settings.episode_seconds
-                )
+                await asyncio.wait_for(self.episode(task, spec, out, result, restarts), self.settings.episode_seconds)
                 result.error_kind = result.error = None
                 break
             except asyncio.TimeoutError:

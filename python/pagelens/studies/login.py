@@ -103,7 +103,8 @@ async def log_in(browser: Any, site: str, base_url: str, account: dict[str, str]
             pass  # no answer in time: where the page is tells
         if page.url.split("?")[0].rstrip("/") == login_url.rstrip("/"):
             raise LoginError(
-                f"logging in to {site} at {base_url}: the site stayed on its login page (is the account right?)"
+                f"logging in to {site} at {base_url} as {account.get('username')!r} (the sites file's account for "
+                f"{site}): the site stayed on its login page; is that account's password right?"
             )
         await page.wait_for_load_state("load")
         state: dict[str, Any] = await context.storage_state()
@@ -111,7 +112,7 @@ async def log_in(browser: Any, site: str, base_url: str, account: dict[str, str]
     except LoginError:
         raise
     except Exception as e:
-        raise LoginError(f"logging in to {site} at {base_url} failed: {e}") from e
+        raise LoginError(f"logging in to {site} at {base_url} as {account.get('username')!r} failed: {e}") from e
     finally:
         await context.close()
 

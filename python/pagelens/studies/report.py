@@ -13,9 +13,9 @@ from collections import Counter, defaultdict
 from pathlib import Path
 from typing import Any
 
-from pagelens._io import read_json, read_json_lines, write_atomically
+from pagelens._io import read_json, write_atomically
 from pagelens.rates import Rate, rate_of, rates_by
-from pagelens.studies.store import read_results, study_folder
+from pagelens.studies.store import episode_id, lost_episodes, read_results, study_folder
 
 
 def _rate_rows(groups: dict[str, list[dict[str, Any]]], link: bool) -> str:
@@ -79,7 +79,7 @@ def _settings_rows(study: dict[str, Any]) -> str:
         ("agent", study.get("agent")),
         ("model", study.get("model")),
         ("endpoint", study.get("base_url") or "(OPENAI_BASE_URL)"),
-        ("tasks", len(study.get("tasks") or [])),
+        ("tasks", f"{len(study.get('tasks') or [])}: {', '.join(map(str, study.get('tasks') or []))}"),
         ("seeds", ", ".join(map(str, study.get("seeds") or []))),
         ("max steps", study.get("max_steps")),
         ("episode limit", f"{study.get('episode_seconds')} s"),
@@ -117,24 +117,41 @@ def _episode_rows(results: list[dict[str, Any]]) -> str:
     return "".join(rows)
 
 
-def _infrastructure(directory: Path, finished: set[str]) -> str:
-    """Episodes lost to the infrastructure (``failures.jsonl``) and not finished since, by
-    kind, with the last message of each."""
-    kinds: Counter[str] = Counter()
-    last: dict[str, str] = {}
-    path = directory / "failures.jsonl"
-    if path.is_file():
-        for record in read_json_lines(path).records:
-            if isinstance(record, dict) and isinstance(record.get("error_kind"), str):
-                if record.get("id") in finished:
-                    continue  # a rerun finished it
-                kinds[record["error_kind"]] += 1
-                last[record["error_kind"]] = str(record.get("error") or "")
+def _lost_rows(lost: list[dict[str, Any]]) -> str:
+    """Every planned episode with no result: its task, seed, what lost it and why."""
     rows = "".join(
-        f"<tr><td>{html.escape(k)}</td><td>{n}</td><td>{html.escape(last[k][:300])}</td></tr>"
-        for k, n in kinds.most_common()
+        f"<tr><td>{html.escape(str(e['task']))}</td><td>{e['seed']}</td><td>{html.escape(str(e['kind']))}</td>"
+        f"<td>{html.escape(str(e['cause']))}</td></tr>"
+        for e in lost
     )
-    return rows or "<tr><td colspan='3'>none</td></tr>"
+    return rows or "<tr><td colspan='4'>none</td></tr>"
+
+
+def _status(summary: dict[str, Any], finished: int, planned: int) -> str:
+    """How far the study's last run got: running (its process alive), or how it ended."""
+    status = summary.get("status")
+    if status == "running":
+        pid = summary.get("pid")
+        if isinstance(pid, int) and _alive(pid):
+            return f"running (process {pid}): {finished} of {planned} episodes finished so far"
+        return "stopped: its run was killed or interrupted (rerun the same command to continue)"
+    if status == "stopped" or summary.get("stopped"):
+        return f"stopped: {summary.get('stopped')}"
+    if finished >= planned:
+        return "ran to its end"
+    if status in ("ended", "incomplete"):
+        return "ended with episodes lost (listed below; rerun the same command to run them)"
+    return "not finished (rerun the same command to continue)"
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True  # another user's process holds the number
+    return True
 
 
 def write_report(directory: str | os.PathLike[str]) -> Path:
@@ -149,13 +166,16 @@ def write_report(directory: str | os.PathLike[str]) -> Path:
     summary_path = directory / "summary.json"
     summary = read_json(summary_path, "study summary") if summary_path.is_file() else {}
     summary = summary if isinstance(summary, dict) else {}
-    planned = len(study.get("tasks") or []) * len(study.get("seeds") or [])
-    if summary.get("stopped"):
-        status = f"stopped: {summary['stopped']}"
-    elif len(results) >= planned:
-        status = "ran to its end"
-    else:
-        status = "not finished (running, or stopped: rerun the same command to continue)"
+    tasks, seeds = study.get("tasks") or [], study.get("seeds") or []
+    planned_ids = [
+        (episode_id(str(study.get("benchmark")), str(t), s, str(study.get("agent"))), str(t), s)
+        for t in tasks
+        for s in seeds
+    ]
+    planned = len(planned_ids)
+    results = [r for r in results if r["id"] in {p[0] for p in planned_ids}] if planned_ids else results
+    lost = lost_episodes(directory, planned_ids, {r["id"] for r in results})
+    status = _status(summary, len(results), planned)
     by_task: dict[str, list[dict[str, Any]]] = defaultdict(list)
     by_site: dict[str, list[dict[str, Any]]] = defaultdict(list)
     for r in results:
@@ -170,7 +190,11 @@ def write_report(directory: str | os.PathLike[str]) -> Path:
         "".join(f"<tr><td>{html.escape(k)}</td><td>{n}</td></tr>" for k, n in errors.most_common())
         or "<tr><td colspan='2'>none</td></tr>"
     )
-    infrastructure = _infrastructure(directory, {r["id"] for r in results})
+    infrastructure = Counter(e["kind"] for e in lost if e["kind"] != "not run")
+    infrastructure_rows = (
+        "".join(f"<tr><td>{html.escape(k)}</td><td>{n}</td></tr>" for k, n in infrastructure.most_common())
+        or "<tr><td colspan='2'>none</td></tr>"
+    )
     endings = "".join(f"<tr><td>{html.escape(k)}</td><td>{n}</td></tr>" for k, n in reasons.most_common())
     cost = sum(r.get("cost", 0.0) for r in results)
     task_extra = "<th>episodes (by seed)</th>"
@@ -191,8 +215,11 @@ td,th{{border:1px solid #ccc;padding:3px 8px;text-align:left}}a.ok,.ok{{color:#0
 <h2>Per task</h2><table id="per-task">{head.format("task", task_extra)}{_rate_rows(by_task, True)}</table>
 <h2>Episodes</h2><table id="episodes"><tr><th>task</th><th>seed</th><th>reward</th><th>steps</th><th>ended</th>
 <th>error</th></tr>{_episode_rows(results)}</table>
-<h2>Infrastructure failures (not finished: a rerun runs them)</h2>
-<table id="infrastructure"><tr><th>kind</th><th>episodes</th><th>last message</th></tr>{infrastructure}</table>
+<h2>Episodes lost ({len(lost)} of {planned} planned; a rerun runs them)</h2>
+<table id="lost"><tr><th>task</th><th>seed</th><th>lost to</th><th>cause (the last attempt's)</th></tr>
+{_lost_rows(lost)}</table>
+<h2>Infrastructure failures by kind (episodes, each counted once)</h2>
+<table id="infrastructure"><tr><th>kind</th><th>episodes</th></tr>{infrastructure_rows}</table>
 <h2>Steps and tokens</h2><div class="plots">
 {histogram_svg([float(r.get("steps", 0)) for r in results], "steps per episode")}
 {
@@ -225,7 +252,8 @@ def paired_interval(differences: list[float]) -> tuple[float, float] | None:
     mean = sum(differences) / n
     sd = math.sqrt(sum((d - mean) ** 2 for d in differences) / (n - 1))
     half = (_T975[n - 2] if n - 1 <= len(_T975) else 1.96) * sd / math.sqrt(n)
-    return mean - half, mean + half
+    # A difference of two success rates lies in [-1, 1]; so does what can be said of it.
+    return max(-1.0, mean - half), min(1.0, mean + half)
 
 
 def compare(first: str | os.PathLike[str], second: str | os.PathLike[str]) -> dict[str, Any]:
@@ -240,15 +268,19 @@ def compare(first: str | os.PathLike[str], second: str | os.PathLike[str]) -> di
     def rates(results: list[dict[str, Any]]) -> dict[str, Rate]:
         return rates_by(results, lambda r: r["task"], lambda r: bool(r["success"]))
 
-    a, b = rates(a_results), rates(b_results)
+    by_episode_a = {(r["task"], r["seed"]): bool(r["success"]) for r in a_results}
+    by_episode_b = {(r["task"], r["seed"]): bool(r["success"]) for r in b_results}
+    paired = sorted(set(by_episode_a) & set(by_episode_b))
+    # Per task, the same episodes (task and seed) on both sides: a seed only one study ran
+    # would make a difference of seeds, not of agents.
+    pairs = set(paired)
+    a = rates([r for r in a_results if (r["task"], r["seed"]) in pairs])
+    b = rates([r for r in b_results if (r["task"], r["seed"]) in pairs])
     rows: list[dict[str, Any]] = []
     for task in sorted(set(a) & set(b)):
         ra, rb = a[task].rate or 0.0, b[task].rate or 0.0
         flipped = "gained" if ra == 0 and rb == 1 else "lost" if ra == 1 and rb == 0 else ""
         rows.append({"task": task, "first": ra, "second": rb, "difference": rb - ra, "flipped": flipped})
-    by_episode_a = {(r["task"], r["seed"]): bool(r["success"]) for r in a_results}
-    by_episode_b = {(r["task"], r["seed"]): bool(r["success"]) for r in b_results}
-    paired = sorted(set(by_episode_a) & set(by_episode_b))
     differences = [float(by_episode_b[k]) - float(by_episode_a[k]) for k in paired]
     warnings = []
     settings_a, settings_b = (read_json(d / "study.json", "study settings file") for d in (a_dir, b_dir))
@@ -267,8 +299,8 @@ def compare(first: str | os.PathLike[str], second: str | os.PathLike[str]) -> di
         "mean_difference": sum(differences) / len(differences) if differences else 0.0,
         "interval": list(interval) if interval else None,
         "warnings": warnings,
-        "only_first": sorted(set(a) - set(b)),
-        "only_second": sorted(set(b) - set(a)),
+        "only_first": sorted({r["task"] for r in a_results} - {r["task"] for r in b_results}),
+        "only_second": sorted({r["task"] for r in b_results} - {r["task"] for r in a_results}),
     }
 
 

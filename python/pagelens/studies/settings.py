@@ -7,20 +7,26 @@ from __future__ import annotations
 import dataclasses
 import hashlib
 import json
+import math
 import os
 import subprocess
 import time
-from dataclasses import asdict, dataclass, fields
+from dataclasses import asdict, dataclass, field, fields
 from pathlib import Path
 from typing import Any
 
 from pagelens._io import read_json, write_atomically
-from pagelens.agents.factory import AGENTS
+from pagelens.agents.factory import AGENTS, AgentSettings
 from pagelens.agents.runner import MAX_STEPS
 from pagelens.engines import ENGINES
 from pagelens.errors import ArgumentError, PagelensError
 from pagelens.llm import LLM_RETRIES, LLM_TIMEOUT
 from pagelens.studies import benchmarks
+from pagelens.studies.protocol import make_options
+from pagelens.studies.store import episode_id
+
+# Fields of study.json files written before benchmarks had options of their own.
+_LEGACY_WEBARENA = ("sites_file", "reset_cmd", "storage_dir", "task_file")
 
 
 class StudyMismatch(PagelensError, ValueError):
@@ -41,11 +47,12 @@ class StudySettings:
     max_failed_decisions: int = 3  # steps in a row without a valid action that end an episode
     base_url: str | None = None
     temperature: float | None = 0.0
-    sites_file: str | None = None  # WebArena: site URLs (and accounts)
-    reset_cmd: str | None = None  # WebArena: run before a task that changes its site's state
-    storage_dir: str | None = None  # WebArena: <site>.json Playwright storage states (logins)
-    task_file: str | None = None  # WebArena: tasks from this file instead of the benchmark's own
     new_marks: bool = True  # the observation marks elements new since the last step (`*[id]`)
+    # The benchmark's own settings (its options dataclass's fields: WebArena's sites file...).
+    benchmark_options: dict[str, Any] = field(default_factory=dict)
+    # The agent's own settings (see pagelens.agents.factory.AgentSettings: SteP's policies,
+    # ScribeAgent's budget and tokenizer, its planner).
+    agent_options: dict[str, Any] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
         if self.benchmark not in benchmarks.BENCHMARKS:
@@ -56,8 +63,23 @@ class StudySettings:
             raise ArgumentError("a study needs at least one task")
         if not self.seeds:
             raise ArgumentError("a study needs at least one seed")
-        if self.max_steps < 1 or self.episode_seconds <= 0 or self.max_failed_decisions < 1:
-            raise ArgumentError("max_steps, episode_seconds and max_failed_decisions must be positive")
+        self.options()  # a benchmark option it does not have is refused here, naming it
+        AgentSettings.from_json(self.agent_options)
+        for flag, value in (
+            ("--max-steps", self.max_steps),
+            ("--episode-seconds", self.episode_seconds),
+            ("--max-failed-decisions", self.max_failed_decisions),
+        ):
+            if not value > 0 or not math.isfinite(value):
+                raise ArgumentError(f"{flag} must be positive, not {value:g}")
+
+    def options(self) -> Any:
+        """The benchmark's options, as its own dataclass."""
+        benchmark = benchmarks.get_benchmark(self.benchmark)
+        return make_options(benchmark.options_type, self.benchmark_options, self.benchmark)
+
+    def agent_settings(self) -> AgentSettings:
+        return AgentSettings.from_json(self.agent_options)
 
     def to_json(self) -> dict[str, Any]:
         data = asdict(self)
@@ -69,6 +91,10 @@ class StudySettings:
         known = {f.name for f in fields(cls)}
         values = {k: v for k, v in data.items() if k in known}
         values["tasks"], values["seeds"] = tuple(values["tasks"]), tuple(values["seeds"])
+        # A study.json from before benchmarks had options of their own kept WebArena's at the top.
+        legacy = {k: data[k] for k in _LEGACY_WEBARENA if data.get(k) is not None}
+        if legacy:
+            values["benchmark_options"] = {**legacy, **(values.get("benchmark_options") or {})}
         return cls(**values)
 
     def episodes(self) -> list[EpisodeSpec]:
@@ -84,7 +110,7 @@ class EpisodeSpec:
 
     @property
     def id(self) -> str:
-        return f"{self.benchmark}.{self.task}.{self.seed}.{self.agent}"
+        return episode_id(self.benchmark, self.task, self.seed, self.agent)
 
 
 @dataclass
@@ -104,11 +130,21 @@ class RunOptions:
 
     def __post_init__(self) -> None:
         if self.workers < 1:
-            raise ArgumentError(f"workers must be at least 1, not {self.workers}")
+            raise ArgumentError(f"--workers must be at least 1, not {self.workers}")
         if self.engine not in ENGINES:
             raise ArgumentError(f"engine must be one of {', '.join(ENGINES)}, not {self.engine!r}")
         if self.llm_timeout <= 0 or self.llm_retries < 0:
             raise ArgumentError("llm_timeout must be positive and llm_retries at least 0")
+        # Each named as `study run` spells it: a setting that cannot be is refused before the
+        # study's folder is made.
+        if self.budget_usd is not None and not (self.budget_usd >= 0 and math.isfinite(self.budget_usd)):
+            raise ArgumentError(f"--budget-usd is a spend in USD, 0 or more, not {self.budget_usd:g}")
+        if self.max_infra_failures < 1:
+            raise ArgumentError(f"--max-infra-failures must be at least 1, not {self.max_infra_failures}")
+        if self.prices is not None and not all(p >= 0 and math.isfinite(p) for p in self.prices):
+            raise ArgumentError(f"--prices are USD per 1M tokens, 0 or more, not {self.prices}")
+        if self.backoff < 0:
+            raise ArgumentError(f"backoff must be 0 or more, not {self.backoff:g}")
 
 
 def parse_seeds(text: str) -> tuple[int, ...]:
@@ -173,15 +209,28 @@ def journal_entry(settings: StudySettings) -> dict[str, Any]:
     """What one run of a study ran on, for reproducing it: when, the versions of pagelens, its
     core, Playwright, Chromium, Python and the OS, the git commit of pagelens' source and of
     the working directory's project (when they are git checkouts, with a flag when they
-    have uncommitted changes), and the settings' hash."""
+    have uncommitted changes; pagelens' from its build when it is a wheel), and the settings'
+    hash."""
     from pagelens.versions import versions
 
     return {
         "started": time.strftime("%Y-%m-%dT%H:%M:%S%z"),
         "versions": versions(),
-        "git": {"pagelens": _git_commit(Path(__file__).parent), "project": _git_commit(Path.cwd())},
+        "git": {"pagelens": pagelens_commit(), "project": _git_commit(Path.cwd())},
         "settings_hash": settings_hash(settings),
     }
+
+
+def pagelens_commit() -> str | None:
+    """The commit of the pagelens that runs: its source checkout's (``+dirty`` with uncommitted
+    changes), else the one its extension was built from (``BUILD_COMMIT``: a wheel), marked
+    ``built`` (the Python files beside it may have been changed since)."""
+    from pagelens._core import BUILD_COMMIT
+
+    checkout = _git_commit(Path(__file__).parent)
+    if checkout is not None:
+        return checkout
+    return f"{BUILD_COMMIT} (built)" if BUILD_COMMIT else None
 
 
 def _git_commit(folder: Path) -> str | None:
@@ -209,6 +258,9 @@ def _meaning(settings: StudySettings) -> dict[str, Any]:
     tasks and seeds are not compared (a rerun with more of them extends the study)."""
     data = settings.to_json()
     data.pop("tasks"), data.pop("seeds")
+    # Options as their dataclasses read them: a default left out is the default written out.
+    data["benchmark_options"] = dataclasses.asdict(settings.options())
+    data["agent_options"] = settings.agent_settings().to_json()
     if data.get("base_url"):
         data["base_url"] = str(data["base_url"]).rstrip("/")
     return data

@@ -53,6 +53,11 @@ class EpisodeResult:
         self.model_seconds, self.step_seconds = run.model_seconds, run.step_seconds
 
 
+def episode_id(benchmark: str, task: str, seed: int, agent: str) -> str:
+    """An episode's id: its folder's name and its key in ``results.jsonl``."""
+    return f"{benchmark}.{task}.{seed}.{agent}"
+
+
 def episode_dir(directory: str | os.PathLike[str], episode_id: str) -> Path:
     return Path(directory) / "episodes" / episode_id
 
@@ -130,9 +135,48 @@ class ResultsLog:
         pass  # every append is on disk already
 
 
-def summarize(directory: str | os.PathLike[str], settings: dict[str, Any], stopped: str | None) -> dict[str, Any]:
-    """``DIR/summary.json``: success overall, per task and per site, spend and error kinds."""
-    results = read_results(directory)
+def last_failures(directory: str | os.PathLike[str]) -> dict[str, dict[str, Any]]:
+    """Each episode's last infrastructure failure (``failures.jsonl``: one line per attempt), by
+    episode id: an episode is counted once however often it was tried."""
+    path = Path(directory) / "failures.jsonl"
+    last: dict[str, dict[str, Any]] = {}
+    if path.is_file():
+        for record in read_json_lines(path).records:
+            if isinstance(record, dict) and isinstance(record.get("id"), str):
+                last[record["id"]] = record
+    return last
+
+
+def lost_episodes(
+    directory: str | os.PathLike[str], planned: list[tuple[str, str, int]], finished: set[str]
+) -> list[dict[str, Any]]:
+    """The planned episodes (id, task, seed) with no result: task, seed, what lost it and why
+    (``not run`` for one the study stopped before)."""
+    failures = last_failures(directory)
+    lost = []
+    for episode_id, task, seed in planned:
+        if episode_id in finished:
+            continue
+        failure = failures.get(episode_id) or {}
+        kind = failure.get("error_kind") if isinstance(failure.get("error_kind"), str) else None
+        cause = str(failure.get("error") or "")[:300] if kind else "the study stopped before it began"
+        lost.append({"id": episode_id, "task": task, "seed": seed, "kind": kind or "not run", "cause": cause})
+    return lost
+
+
+def summarize(
+    directory: str | os.PathLike[str],
+    planned: list[tuple[str, str, int]],
+    status: str,
+    stopped: str | None = None,
+) -> dict[str, Any]:
+    """``DIR/summary.json`` for one run's plan (``planned``: id, task, seed of each episode the
+    command asked for; a study extended by another command has more): finished of planned,
+    success overall, per task and per site, spend, error kinds (one per episode), the episodes
+    lost (task, seed, kind, cause), and the run's status: ``running`` (with its process id),
+    ``ended`` (every planned episode finished), ``incomplete`` or ``stopped``."""
+    ids = {p[0] for p in planned}
+    results = [r for r in read_results(directory) if r["id"] in ids]
     per_task: dict[str, list[dict[str, Any]]] = {}
     per_site: dict[str, list[dict[str, Any]]] = {}
     errors: dict[str, int] = {}
@@ -146,15 +190,19 @@ def summarize(directory: str | os.PathLike[str], settings: dict[str, Any], stopp
         counted = rate_of("", (bool(r["success"]) for r in rows))
         return {"episodes": counted.runs, "successes": counted.successes, "success_rate": counted.rate or 0.0}
 
-    total = len(settings["tasks"]) * len(settings["seeds"])
+    lost = lost_episodes(directory, planned, {r["id"] for r in results})
     summary = {
-        "episodes": total,
+        "episodes": len(planned),
         "finished": len(results),
         **{k: v for k, v in rate(results).items() if k != "episodes"},
         "cost_usd": sum(r.get("cost", 0.0) for r in results),
         "tokens": sum(r.get("prompt_tokens", 0) + r.get("completion_tokens", 0) for r in results),
         "errors": errors,
+        "status": status,
+        "pid": os.getpid() if status == "running" else None,
         "stopped": stopped,
+        "lost": lost,
+        "tasks": sorted({p[1] for p in planned}),
         "per_task": {t: rate(rows) for t, rows in sorted(per_task.items())},
         "per_site": {s: rate(rows) for s, rows in sorted(per_site.items())},
     }

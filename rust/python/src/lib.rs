@@ -68,5 +68,6 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("TOKENIZERS", Encoding::NAMES.to_vec())?;
     m.add("CHUNK_KINDS", ChunkKind::NAMES.to_vec())?;
     m.add("CORE_VERSION", pagelens_core::VERSION)?;
+    m.add("BUILD_COMMIT", env!("PAGELENS_BUILD_COMMIT"))?;
     Ok(())
 }

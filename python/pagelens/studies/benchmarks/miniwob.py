@@ -1,37 +1,45 @@
 """MiniWoB++ as a study benchmark: task pages from the ``miniwob`` wheel, one seed an episode,
-MiniWoB's own reward."""
+MiniWoB's own reward (the episode ends at MiniWoB's done)."""
 
 from __future__ import annotations
 
 import difflib
-from pathlib import Path
-from typing import TYPE_CHECKING
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
 
-from pagelens.agents.runner import run_agent
-from pagelens.browser.records import PageObservation
+from pagelens.errors import ArgumentError
+from pagelens.studies.protocol import EpisodeContext, EpisodeSetupError, EpisodeTask, Goal, NoOptions, Score
 
 if TYPE_CHECKING:
-    from pagelens.studies.benchmarks import EpisodeTask, TaskSelection
-    from pagelens.studies.episodes import Worker
-    from pagelens.studies.settings import EpisodeSpec, StudySettings
-    from pagelens.studies.store import EpisodeResult
+    from pagelens.agents.runner import RunResult
+    from pagelens.browser.env import AsyncBrowserEnv
+    from pagelens.browser.records import PageObservation
+    from pagelens.envs.miniwob import AsyncMiniWoBEnv, EpisodeState
+    from pagelens.studies.protocol import TaskSelection
+
+
+@dataclass
+class _Episode:
+    env: AsyncMiniWoBEnv
+    final: list[EpisodeState]  # MiniWoB's state when it said done
 
 
 class MiniWoB:
     name = "miniwob"
     summary = "MiniWoB++ (offline task pages, reward from the page)"
+    options_type = NoOptions
 
-    def task_names(self, selection: TaskSelection) -> tuple[str, ...]:
+    def task_names(self, selection: TaskSelection, options: Any) -> tuple[str, ...]:
         from pagelens.envs.miniwob import available_tasks
-        from pagelens.errors import ArgumentError
 
         if selection.subset is not None:
             raise ArgumentError(f"MiniWoB++ has no task subsets (--subset {selection.subset}); name them with --tasks")
+        if selection.sites is not None:
+            raise ArgumentError("MiniWoB++ tasks run on no site (--sites); name them with --tasks")
         return tuple(available_tasks())
 
-    def resolve(self, settings: StudySettings, task: str) -> EpisodeTask:
+    def resolve(self, task: str, options: Any) -> EpisodeTask:
         from pagelens.envs.miniwob import available_tasks
-        from pagelens.studies.benchmarks import EpisodeSetupError, EpisodeTask
 
         known = available_tasks()
         if task not in known:
@@ -40,50 +48,38 @@ class MiniWoB:
             raise EpisodeSetupError(f"no MiniWoB++ task {task!r}{hint}")
         return EpisodeTask(task)
 
-    def reset(self, settings: StudySettings, task: EpisodeTask) -> None:
+    def reset(self, task: EpisodeTask, options: Any) -> None:
         return None  # every episode starts its own page
 
-    async def run_episode(
-        self, worker: Worker, task: EpisodeTask, spec: EpisodeSpec, out: Path, result: EpisodeResult, restarts: int
-    ) -> None:
-        from pagelens.envs.miniwob import AsyncMiniWoBEnv, EpisodeState, MiniWoBConfig
+    async def setup(self, browser: AsyncBrowserEnv, task: EpisodeTask, episode: EpisodeContext) -> Goal:
+        from pagelens.envs.miniwob import AsyncMiniWoBEnv, MiniWoBConfig
 
-        assert worker.browser is not None
-        settings = worker.settings
-        mw = AsyncMiniWoBEnv(MiniWoBConfig(episode_seconds=settings.episode_seconds), browser=worker.browser)
+        env = AsyncMiniWoBEnv(MiniWoBConfig(episode_seconds=episode.seconds), browser=browser)
         # The episode starts once: its utterance (the agent's objective) is read from the started
         # page, and that first observation is the run's.
-        first: list[PageObservation] = [await mw.reset(task.name, spec.seed)]
+        first: list[PageObservation] = [await env.reset(task.name, episode.seed)]
+        state = _Episode(env, [])
 
         async def start() -> PageObservation:
-            return first.pop() if first else await mw.reset(task.name, spec.seed)
+            return first.pop() if first else await env.reset(task.name, episode.seed)
 
         # MiniWoB's done ends the episode with its reward: what the agent does afterwards (a
         # click on START begins another episode) does not count.
-        final: list[EpisodeState] = []
-
         async def ended() -> bool:
-            state = await mw.state()
-            if state.done:
-                final.append(state)
-            return state.done
+            now = await env.state()
+            if now.done:
+                state.final.append(now)
+            return now.done
 
-        url = f"miniwob:{task.name}"
-        agent = worker.agent(mw.utterance, url)
-        run = await run_agent(
-            worker.browser,
-            agent,
-            mw.utterance,
-            url,
-            out,
-            max_steps=settings.max_steps,
-            reset=start,
-            max_failed_decisions=settings.max_failed_decisions,
-            header={"episode": spec.id, "seed": spec.seed, "restarts": restarts},
-            ended=ended,
-            report=False,  # the worker writes the step viewer once, with the score
+        return Goal(env.utterance, f"miniwob:{task.name}", start=start, ended=ended, state=state)
+
+    async def score(
+        self, browser: AsyncBrowserEnv, task: EpisodeTask, goal: Goal, run: RunResult, episode: EpisodeContext
+    ) -> Score:
+        state: _Episode = goal.state
+        final = state.final[0] if state.final else await state.env.state()
+        return Score(
+            final.reward,
+            final.done and final.reward > 0,
+            {"done": final.done, "reason": final.reason, "discounted": final.discounted_reward},
         )
-        state = final[0] if final else await mw.state()
-        result.reward, result.success = state.reward, state.done and state.reward > 0
-        result.evaluation = {"done": state.done, "reason": state.reason, "discounted": state.discounted_reward}
-        result.ended(run)

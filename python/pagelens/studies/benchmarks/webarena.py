@@ -1,29 +1,51 @@
 """WebArena and WebArena-Verified as study benchmarks: the task's start URL from the sites
 file, the sites' logins (``STORAGE_DIR/<site>.json``, or WebArena's login recipe with the
-sites file's account, once per worker), the agent's run, and the score at the end of the
-episode while the site is as the agent left it (program_html reads the live site), in the
-worker's own browser with the episode's login."""
+sites file's account, once per worker), and the score at the end of the episode while the
+site is as the agent left it (program_html reads the live site), in the worker's own browser
+with the episode's login. Its settings (:class:`WebArenaOptions`) are its own: the study's
+flags for them are made from the dataclass."""
 
 from __future__ import annotations
 
 import functools
 import json
 import subprocess
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
 
-from pagelens.agents.runner import run_agent
 from pagelens.errors import ArgumentError
 from pagelens.evaluation import Harness, SiteConfig, TaskConfig, load_tasks
 from pagelens.evaluation.harness import RunOutcome
 from pagelens.evaluation.tasks import PLACEHOLDERS, packaged_subsets
+from pagelens.studies.protocol import EpisodeContext, EpisodeSetupError, EpisodeTask, Goal, Score, TaskSelection
 
 if TYPE_CHECKING:
-    from pagelens.studies.benchmarks import EpisodeTask, TaskSelection
-    from pagelens.studies.episodes import Worker
-    from pagelens.studies.settings import EpisodeSpec, StudySettings
-    from pagelens.studies.store import EpisodeResult
+    from pagelens.agents.runner import RunResult
+    from pagelens.browser.env import AsyncBrowserEnv
+
+
+@dataclass(frozen=True)
+class WebArenaOptions:
+    """WebArena's settings of a study (each a `study run` flag)."""
+
+    sites_file: str | None = field(default=None, metadata={"help": "site URLs (and accounts), as for `pagelens eval`"})
+    reset_cmd: str | None = field(
+        default=None,
+        metadata={
+            "help": "shell command run before a task that changes its site ({site} is replaced by the site's name)"
+        },
+    )
+    storage_dir: str | None = field(default=None, metadata={"help": "<site>.json Playwright storage states (logins)"})
+    task_file: str | None = field(default=None, metadata={"help": "tasks from this file instead of the packaged ones"})
+
+
+@dataclass
+class _Episode:
+    sites: SiteConfig
+    login: dict[str, Any] | None
+    har: Path | None
 
 
 @functools.lru_cache(maxsize=4)
@@ -46,14 +68,16 @@ def site_url(sites: SiteConfig, site: str) -> str | None:
 
 
 class WebArena:
+    options_type = WebArenaOptions
+
     def __init__(self, name: str, summary: str, variant: str):
         self.name, self.summary, self.variant = name, summary, variant
 
-    def _source(self, task_file: str | None) -> str:
-        return task_file or self.name
+    def _source(self, options: WebArenaOptions) -> str:
+        return options.task_file or self.name
 
-    def task_names(self, selection: TaskSelection) -> tuple[str, ...]:
-        tasks = _tasks_of(self._source(selection.task_file)).values()
+    def task_names(self, selection: TaskSelection, options: WebArenaOptions) -> tuple[str, ...]:
+        tasks = _tasks_of(self._source(options)).values()
         keep: frozenset[int] | None = None
         if selection.subset is not None:
             subsets = packaged_subsets()
@@ -68,103 +92,96 @@ class WebArena:
             if (selection.sites is None or set(t.sites) & selection.sites) and (keep is None or t.task_id in keep)
         )
 
-    def resolve(self, settings: StudySettings, task: str) -> EpisodeTask:
-        from pagelens.studies.benchmarks import EpisodeSetupError, EpisodeTask
-
-        source = self._source(settings.task_file)
+    def resolve(self, task: str, options: WebArenaOptions) -> EpisodeTask:
+        source = self._source(options)
         try:
             config = _tasks_of(source)[int(task)]
         except (KeyError, ValueError):
             raise EpisodeSetupError(f"no task {task!r} in {source}") from None
         # A site with no URL is known before anything runs: refused here, not 258 setup errors.
-        sites = SiteConfig.load(settings.sites_file)
+        sites = SiteConfig.load(options.sites_file)
         missing = sites.unresolved(config.resolved(sites, tuple(PLACEHOLDERS)).start_url)
         if missing:
-            where = f"the sites file {settings.sites_file}" if settings.sites_file else "--sites-file (none given)"
+            where = f"the sites file {options.sites_file}" if options.sites_file else "--sites-file (none given)"
             raise EpisodeSetupError(f"task {task}: no URL for {', '.join(missing)} in {where}")
-        return EpisodeTask(task, config.site, changes_state(config), config)
+        # Reset first and run alone: a task whose check reads the site afterwards, where the
+        # study was given a way to reset the site.
+        return EpisodeTask(task, config.site, changes_state(config) and bool(options.reset_cmd), config)
 
-    def reset(self, settings: StudySettings, task: EpisodeTask) -> None:
+    def reset(self, task: EpisodeTask, options: WebArenaOptions) -> None:
         """``--reset-cmd``, with ``{site}`` replaced by the site's name."""
-        from pagelens.studies.benchmarks import EpisodeSetupError
-
-        if not settings.reset_cmd or not task.site:
+        if not options.reset_cmd or not task.site:
             return
-        command = settings.reset_cmd.replace("{site}", task.site)
+        command = options.reset_cmd.replace("{site}", task.site)
         done = subprocess.run(command, shell=True, capture_output=True, text=True, timeout=1800)
         if done.returncode != 0:
             raise EpisodeSetupError(
                 f"reset command for {task.site} failed ({done.returncode}): {done.stderr.strip()[-500:]}"
             )
 
-    async def run_episode(
-        self, worker: Worker, task: EpisodeTask, spec: EpisodeSpec, out: Path, result: EpisodeResult, restarts: int
-    ) -> None:
-
-        settings = worker.settings
+    async def setup(self, browser: AsyncBrowserEnv, task: EpisodeTask, episode: EpisodeContext) -> Goal:
+        options: WebArenaOptions = episode.options
         config: TaskConfig = task.config
-        sites = SiteConfig.load(settings.sites_file)
+        sites = SiteConfig.load(options.sites_file)
         resolved = config.resolved(sites, tuple(PLACEHOLDERS))  # every URL it needs: checked by resolve()
-        result.site = config.site
-        browser = worker.browser
-        assert browser is not None
         hosts = {urlsplit(u).hostname for u in sites.urls.values() if urlsplit(u).hostname}
         browser.config.allowed_hosts = tuple(sorted(h for h in hosts if h)) or None
-        login = await self._login_state(worker, config, sites) if config.require_login else None
+        login = await self._login_state(browser, config, sites, episode) if config.require_login else None
         browser.config.storage_state = login
-        har = out / "network.har" if self.variant == "verified" else None
+        har = episode.out / "network.har" if self.variant == "verified" else None
         browser.config.har_path = str(har) if har else None
-        agent = worker.agent(resolved.intent, resolved.start_url)
-        run = await run_agent(
-            browser,
-            agent,
+        return Goal(
             resolved.intent,
             resolved.start_url,
-            out,
-            max_steps=settings.max_steps,
             task_id=config.task_id,
-            max_failed_decisions=settings.max_failed_decisions,
-            header={"episode": spec.id, "seed": spec.seed, "restarts": restarts},
-            report=False,  # the worker writes the step viewer once, with the score
+            site=config.site,
+            state=_Episode(sites, login, har),
         )
-        result.ended(run)
-        # Scored from the run in memory, in this browser with the episode's login.
+
+    async def score(
+        self, browser: AsyncBrowserEnv, task: EpisodeTask, goal: Goal, run: RunResult, episode: EpisodeContext
+    ) -> Score:
+        """Scored from the run in memory, in this browser with the episode's login."""
+        config: TaskConfig = task.config
+        state: _Episode = goal.state
         harness = Harness(
             {config.task_id: config},
             self.variant,
-            sites=sites,
-            auth_dir=settings.storage_dir,
+            sites=state.sites,
+            auth_dir=episode.options.storage_dir,
             browser=browser._browser,
-            storage_state=login,
+            storage_state=state.login,
         )
-        outcome = RunOutcome(
-            config.task_id, run.answer, run.final_url, source=str(run.trajectory), har=str(har) if har else None
-        )
+        har = str(state.har) if state.har else None
+        outcome = RunOutcome(config.task_id, run.answer, run.final_url, source=str(run.trajectory), har=har)
         try:
             score = await harness.score(outcome)
         finally:
             await harness.close()
-        result.reward, result.success = float(score.score or 0.0), bool(score.success)
-        result.evaluation = {
+        evaluation = {
             "scored": score.scored,
             "evaluators": score.evaluators,
             "reason": score.reason,
             "details": score.details[:20],
         }
+        return Score(float(score.score or 0.0), bool(score.success), evaluation)
 
-    async def _login_state(self, worker: Worker, task: TaskConfig, sites: SiteConfig) -> dict[str, Any]:
+    async def _login_state(
+        self, browser: AsyncBrowserEnv, task: TaskConfig, sites: SiteConfig, episode: EpisodeContext
+    ) -> dict[str, Any]:
         """The storage state for a task that needs its sites logged in: ``STORAGE_DIR/<site>.json``
         when there is one, else WebArena's login recipe with the sites file's account, run once
-        per worker and site."""
-        from pagelens.studies.benchmarks import EpisodeSetupError
+        per worker and site (kept in the worker's ``episode.kept``)."""
         from pagelens.studies.login import LoginError, log_in, merge_states
 
+        storage_dir = episode.options.storage_dir
+        logins: dict[str, dict[str, Any]] = episode.kept.setdefault("logins", {})
         states = []
         for site in task.sites:
-            if site not in worker.logins:
-                given = Path(worker.settings.storage_dir) / f"{site}.json" if worker.settings.storage_dir else None
+            if site not in logins:
+                given = Path(storage_dir) / f"{site}.json" if storage_dir else None
                 if given is not None and given.is_file():
-                    worker.logins[site] = json.loads(given.read_text())
+                    logins[site] = json.loads(given.read_text())
                 else:
                     account, url = sites.accounts.get(site), site_url(sites, site)
                     if account is None or url is None:
@@ -172,12 +189,12 @@ class WebArena:
                             f"task {task.task_id} needs a login on {site}: give its account in "
                             f'the sites file ("accounts") or STORAGE_DIR/{site}.json'
                         )
-                    assert worker.browser is not None and worker.browser._browser is not None
+                    assert browser._browser is not None
                     try:
-                        worker.logins[site] = await log_in(
-                            worker.browser._browser, site, url, account, worker.browser.config.navigation_timeout_ms
+                        logins[site] = await log_in(
+                            browser._browser, site, url, account, browser.config.navigation_timeout_ms
                         )
                     except LoginError as e:
                         raise EpisodeSetupError(str(e)) from e
-            states.append(worker.logins[site])
+            states.append(logins[site])
         return merge_states(states)
