@@ -159,3 +159,26 @@ def test_no_two_modules_import_each_other():
     assert "pagelens.browser.env" not in every["pagelens.browser.execute"]
     assert "pagelens.browser.execute" not in every["pagelens.browser.resolve"]
     assert "pagelens.browser.env" not in every["pagelens.browser.resolve"]
+
+
+def test_agents_load_no_dataset_module_and_datasets_load_no_engine():
+    """ScribeAgent's step format has a room of its own below the agent and the prep pipeline:
+    importing the agents loads no `pagelens.datasets` module, and importing `pagelens.datasets`
+    loads none of its modules (no engine, no Ray) until a name of it is used."""
+    probe = (
+        "import sys, pagelens.agents, pagelens.agents.scribe, pagelens.datasets\n"
+        "print(sorted(m for m in sys.modules if m.startswith(('pagelens.datasets.', 'ray', 'pyarrow'))))\n"
+        "from pagelens.datasets import run_local\n"
+        "print('pagelens.datasets.local' in sys.modules)\n"
+    )
+    proc = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 0, proc.stderr
+    loaded, used = proc.stdout.splitlines()
+    assert loaded == "[]" and used == "True"
+    _, runtime = _imports()
+    assert not any(
+        m.startswith("pagelens.datasets")
+        for a, deps in runtime.items()
+        if a.startswith("pagelens.agents")
+        for m in deps
+    )

@@ -118,9 +118,9 @@ def test_one_operations_table_for_prep_readers_metrics_and_the_agent():
     read back in ScribeAgent's step format, scored by Mind2Web's operation, and acted on by
     the agent as a page action; nothing else knows an operation's name."""
     from pagelens.actions import ACTIONS, parse_action
-    from pagelens.datasets.operations import MIND2WEB, OPERATIONS, canonical_operation, to_action
     from pagelens.datasets.records import RecordError, step_from_record
-    from pagelens.datasets.scribe_format import parse_step, step_lines
+    from pagelens.stepformat.lines import parse_step, step_lines
+    from pagelens.stepformat.operations import MIND2WEB, OPERATIONS, canonical_operation, to_action
 
     for op in OPERATIONS.values():
         for spelling in (op.name, *op.spellings, *(s.upper() for s in op.spellings)):

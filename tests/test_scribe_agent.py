@@ -16,9 +16,9 @@ from llm_server import LLMServer
 from pagelens.agents import ScribeAgent, ScribeConfig, read_trajectory, run_agent
 from pagelens.browser import AsyncBrowserEnv, BrowserConfig
 from pagelens.datasets import PrepConfig, Step, Transformer, Workflow
-from pagelens.datasets.scribe_format import SYSTEM
 from pagelens.envs.miniwob import AsyncMiniWoBEnv, MiniWoBConfig
 from pagelens.llm import LLMClient
+from pagelens.stepformat.lines import SYSTEM
 
 CHUNK_TOKENS = 256  # small, so that pages come in several chunks and the votes pool over them
 

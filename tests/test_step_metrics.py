@@ -168,7 +168,7 @@ def test_predict_steps_resumes_and_the_cli_scores(prep_out, tmp_path):
 
 def test_replies_are_read_as_scribeagent_reads_them():
     from pagelens.actions import ActionError
-    from pagelens.datasets.scribe_format import parse_step, vote
+    from pagelens.stepformat.lines import parse_step, vote
 
     step = parse_step(
         '3.\nDescription: Type  "ab"\nAction: keyboard_sequence_action [ab]\nNode: 42 42 42\nTarget: <input node="42">'

@@ -327,7 +327,9 @@ def test_a_hung_endpoint_is_the_run_s_failure_and_a_rerun_runs_the_episodes(tmp_
         server.close()
     assert summary["finished"] == 3 and summary["success_rate"] == 1.0
     report = (tmp_path / "s" / "report.html").read_text()
-    assert "ran to its end" in report and "<tr><td colspan='3'>none</td></tr>" in report  # the rerun finished them
+    # The rerun finished them: nothing lost, no infrastructure failure left standing.
+    assert "ran to its end" in report and "<tr><td colspan='4'>none</td></tr>" in report
+    assert "<tr><td colspan='2'>none</td></tr>" in report.split('id="infrastructure"', 1)[1]
 
 
 def test_a_slow_endpoint_is_the_endpoint_s_failure_with_the_steps_it_took(tmp_path):
@@ -981,7 +983,9 @@ def test_compare_clips_its_interval_and_pairs_seeds_per_task(tmp_path):
         (directory / "study.json").write_text(json.dumps(settings_json()))
         log = ResultsLog(directory)
         for (task, seed), success in outcomes.items():
-            log.append(EpisodeResult(f"miniwob.{task}.{seed}.occam", "miniwob", task, seed, "occam", "m", success=success))
+            log.append(
+                EpisodeResult(f"miniwob.{task}.{seed}.occam", "miniwob", task, seed, "occam", "m", success=success)
+            )
         return directory
 
     def settings_json():

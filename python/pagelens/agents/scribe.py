@@ -30,8 +30,9 @@ from pagelens import DEFAULT_TOKENIZER, Chunk, load_tokenizer
 from pagelens.actions import Action, ActionError
 from pagelens.agents.base import Decision, load_prompt
 from pagelens.browser.records import HtmlObservation
-from pagelens.datasets.operations import click_means_typing, to_action
-from pagelens.datasets.scribe_format import (
+from pagelens.llm import LLMClient
+from pagelens.stepformat.chunks import check_chunking, page_chunks
+from pagelens.stepformat.lines import (
     SYSTEM,
     ParsedStep,
     parse_step,
@@ -39,8 +40,7 @@ from pagelens.datasets.scribe_format import (
     step_lines,
     vote,
 )
-from pagelens.datasets.transform import PrepConfig, page_chunks
-from pagelens.llm import LLMClient
+from pagelens.stepformat.operations import click_means_typing, to_action
 
 _QUOTED = re.compile(r'"([^"\n]{1,500})"')
 
@@ -59,8 +59,8 @@ class ScribeConfig:
     max_answer_tokens: int = 200
     rounds: int = 2  # sampling rounds before a step with no usable answer fails
 
-    def prep(self) -> PrepConfig:
-        return PrepConfig(tokenizer=self.tokenizer, max_tokens=self.max_tokens, profile=self.profile)  # type: ignore[arg-type]
+    def __post_init__(self) -> None:
+        check_chunking(self.profile, self.max_tokens)
 
 
 @dataclass
@@ -81,7 +81,6 @@ class ScribeAgent:
         self.llm = llm
         self.planner = planner
         self.config = config or ScribeConfig()
-        self.prep = self.config.prep()
         self.tokenizer = load_tokenizer(self.config.tokenizer)
         self.task = objective
         self.objective = objective  # rewritten by the planner, if there is one
@@ -112,7 +111,7 @@ class ScribeAgent:
         """The user prompt of every chunk of the page (``chunks``: the page's, if already cut),
         as `pagelens prep` writes them."""
         if chunks is None:
-            _, chunks = page_chunks(obs.dom, self.prep, self.tokenizer)
+            _, chunks = page_chunks(obs.dom, self.config.profile, self.config.max_tokens, self.tokenizer)
         guide = "\n".join(d.lines for d in self.history)
         prompts = [prompt_text(self.objective, obs.url, c.text, guide) for c in chunks]
         if self.last_error:  # not in prep's prompts: only after a step that failed
@@ -126,7 +125,7 @@ class ScribeAgent:
             if stop is not None:
                 decision.action = stop
                 return decision
-        cleaned, chunks = page_chunks(obs.dom, self.prep, self.tokenizer)
+        cleaned, chunks = page_chunks(obs.dom, self.config.profile, self.config.max_tokens, self.tokenizer)
         prompts = self.prompts_for(obs, chunks)
         votes: dict[int, list[ParsedStep]] = defaultdict(list)
         for round_ in range(self.config.rounds):

@@ -226,10 +226,10 @@ class Executor:
             finally:
                 await release(select)
             return
-        await element.scroll_into_view_if_needed(timeout=self.timeout)
         # The pointer arrives first, as a person's does: a page that restyles an element on
         # :hover (an icon swapping its image) settles before the click, which Playwright only
-        # sends once the element is visible and stable again.
+        # sends once the element is visible and stable again. Both scroll the element into
+        # view themselves (a scroll of our own first only cost another wait for stability).
         await element.hover(timeout=self.timeout)
         await element.click(timeout=self.timeout)
 

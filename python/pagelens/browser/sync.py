@@ -37,6 +37,21 @@ class BrowserEnv:
     def config(self) -> BrowserConfig:
         return self.aenv.config
 
+    @property
+    def alive(self) -> bool:
+        return self.aenv.alive
+
+    @property
+    def last_observation(self) -> PageObservation | None:
+        return self.aenv.last_observation
+
+    def start(self) -> None:
+        """Launch the browser now (reset() does it when needed)."""
+        self._run(self.aenv.start())
+
+    def set_allow_list(self, hosts: tuple[str, ...]) -> None:
+        self.aenv.set_allow_list(hosts)
+
     def reset(self, url: str, observe: bool = True) -> PageObservation | None:
         return self._run(self.aenv.reset(url, observe=observe))
 

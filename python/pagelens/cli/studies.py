@@ -123,7 +123,7 @@ def _study_run(args: argparse.Namespace) -> int:
             summary = run_study(args.dir, settings, options, on_result=on_result)
         except StudyStopped as e:
             summary = e.summary
-            console.print(f"pagelens: {e}", markup=False, highlight=False)
+            console.print(f"pagelens: {e}", markup=False, highlight=False, soft_wrap=True)
     console.print(
         f"{summary['finished']}/{summary['episodes']} episodes, success {summary['success_rate']:.1%}, "
         f"${summary['cost_usd']:.4f}",
@@ -131,8 +131,12 @@ def _study_run(args: argparse.Namespace) -> int:
         highlight=False,
     )
     for lost in summary.get("lost", ()):
+        # One line each, never wrapped: a script greps them.
         console.print(
-            f"lost: {lost['task']} seed {lost['seed']}: {lost['kind']}: {lost['cause']}", markup=False, highlight=False
+            f"lost: {lost['task']} seed {lost['seed']}: {lost['kind']}: {lost['cause']}",
+            markup=False,
+            highlight=False,
+            soft_wrap=True,
         )
     print(Path(args.dir) / "report.html")
     return 2 if summary.get("lost") else 0

@@ -37,7 +37,6 @@ from typing import Any
 
 from pagelens._core import RawHtml, long_member_strings, long_member_texts
 from pagelens._io import BOM, lenient_strings, lenient_text, parse_json
-from pagelens.datasets.operations import MIND2WEB
 from pagelens.datasets.records import (
     RecordError,
     Reject,
@@ -47,6 +46,7 @@ from pagelens.datasets.records import (
     step_from_record,
 )
 from pagelens.errors import ArgumentError, InputFileError
+from pagelens.stepformat.operations import MIND2WEB
 
 FORMATS = {".jsonl": "jsonl", ".ndjson": "jsonl", ".json": "json", ".parquet": "parquet"}
 

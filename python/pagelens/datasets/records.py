@@ -11,8 +11,8 @@ from dataclasses import asdict, dataclass, field, fields
 from typing import Any
 
 from pagelens._core import RawHtml
-from pagelens.datasets.operations import OPERATIONS, canonical_operation
 from pagelens.errors import PagelensError
+from pagelens.stepformat.operations import OPERATIONS, canonical_operation
 
 # ScribeAgent's action names (the operations table's keys).
 ACTIONS = tuple(OPERATIONS)

@@ -33,11 +33,11 @@ from urllib.parse import urlsplit
 
 from pagelens._io import JsonlLog, read_json_lines
 from pagelens.actions import ActionError
-from pagelens.datasets.operations import click_means_typing, mind2web_operation
 from pagelens.datasets.output import read_output
-from pagelens.datasets.scribe_format import SYSTEM, ParsedStep, parse_step, vote
 from pagelens.errors import ArgumentError
 from pagelens.llm import LLMClient
+from pagelens.stepformat.lines import SYSTEM, ParsedStep, parse_step, vote
+from pagelens.stepformat.operations import click_means_typing, mind2web_operation
 
 
 def example_id(example: dict[str, Any]) -> str:

@@ -12,10 +12,11 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from pagelens import DEFAULT_TOKENIZER, Chunk, Dom, DomError, Tokenizer, load_tokenizer
+from pagelens import DEFAULT_TOKENIZER, Dom, DomError, load_tokenizer
 from pagelens.datasets.records import Example, Reject, Step, Workflow, html_bytes
-from pagelens.datasets.scribe_format import one_line, prompt_text, step_lines
 from pagelens.errors import ArgumentError
+from pagelens.stepformat.chunks import check_chunking, page_chunks
+from pagelens.stepformat.lines import one_line, prompt_text, step_lines
 
 CHUNK_MODES = ("target", "all", "last")
 
@@ -34,10 +35,7 @@ class PrepConfig:
     def __post_init__(self) -> None:
         if self.chunks not in CHUNK_MODES:
             raise ArgumentError(f"chunks must be one of {', '.join(CHUNK_MODES)}, not {self.chunks!r}")
-        if self.max_tokens < 16:
-            raise ArgumentError(f"max_tokens must be at least 16, not {self.max_tokens}")
-        if self.profile not in ("scribe", "minimal"):
-            raise ArgumentError(f"unknown cleaning profile {self.profile!r}; expected scribe or minimal")
+        check_chunking(self.profile, self.max_tokens)
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -80,17 +78,6 @@ def _describe(step: Step, dom: Dom, node: int) -> str:
     if step.action == "select_action":
         return f'Select "{one_line(step.text)}" in "{label}"'
     return f'{verb} "{label}"'
-
-
-def page_chunks(
-    dom: Dom, config: PrepConfig, tokenizer: Tokenizer, keep: list[int] | None = None
-) -> tuple[Dom, list[Chunk]]:
-    """A page as the model reads it: cleaned under ``config``'s profile (``keep``: ids that
-    survive every rule) and cut at start tags into chunks of at most ``max_tokens``. Shared
-    by `pagelens prep` and the ScribeAgent agent, so that what a model is trained on and what
-    it is shown at inference are made alike."""
-    cleaned = dom.clean(config.profile, tokenizer=tokenizer, keep=keep)
-    return cleaned, cleaned.chunks(config.max_tokens, tokenizer)
 
 
 class Transformer:
@@ -160,7 +147,7 @@ class Transformer:
         if reject is not None:
             return [], reject, None
         assert node is not None  # _resolve gives a node or a reject
-        cleaned, chunks = page_chunks(dom, cfg, tok, keep=[node])
+        cleaned, chunks = page_chunks(dom, cfg.profile, cfg.max_tokens, tok, keep=[node])
         target_tag = cleaned.start_tag(node)
         tag_tokens = tok.count(target_tag)
         if tag_tokens > cfg.max_tokens:

@@ -159,7 +159,7 @@ def lost_episodes(
             continue
         failure = failures.get(episode_id) or {}
         kind = failure.get("error_kind") if isinstance(failure.get("error_kind"), str) else None
-        cause = str(failure.get("error") or "")[:300] if kind else "the study stopped before it began"
+        cause = " ".join(str(failure.get("error") or "").split())[:300] if kind else "the study stopped before it began"
         lost.append({"id": episode_id, "task": task, "seed": seed, "kind": kind or "not run", "cause": cause})
     return lost
 

@@ -20,7 +20,7 @@ import re
 from dataclasses import dataclass
 
 from pagelens.actions import ActionError
-from pagelens.datasets.operations import OPERATIONS, canonical_operation
+from pagelens.stepformat.operations import OPERATIONS, canonical_operation
 
 # The system message of ScribeAgent's own inference (benchmarks/webarena/agent/workflow_agent.py).
 SYSTEM = "Help achieve the objective by generating the next step."
