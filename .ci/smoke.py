@@ -11,6 +11,7 @@ import sys
 from pathlib import Path
 
 import pagelens
+from pagelens.cli import command_paths
 from pagelens.extras import EXTRAS, adapters
 
 ADAPTERS = adapters()
@@ -34,21 +35,10 @@ for extra in EXTRAS.values():
             pass
 
 exe = str(Path(sys.executable).parent / "pagelens")
-commands = [
-    [],
-    ["observe"],
-    ["clean"],
-    ["eval"],
-    ["run"],
-    ["report"],
-    ["prep"],
-    ["predict-steps"],
-    ["score-steps"],
-    ["study"],
-    ["study", "run"],
-    ["study", "report"],
-    ["study", "compare"],
-]
+# Every command the parser has (none listed by hand here to fall behind it).
+commands = command_paths()
+if ("mcp",) not in commands or ("study", "run") not in commands:
+    failed.append(f"the command walk missed commands: {commands}")
 for cmd in commands:
     done = subprocess.run([exe, *cmd, "--help"], capture_output=True, text=True)
     if done.returncode != 0 or "usage:" not in done.stdout:

@@ -672,3 +672,47 @@ def test_run_stops_on_a_garbage_model_and_fails_fast_on_a_hung_endpoint(site, tm
     assert "pagelens: error" in proc.stderr and "Traceback" not in proc.stderr, proc.stderr
     # The retry was announced as it happened, with its cause: never silence.
     assert "retry 1/1" in proc.stderr and "Timeout" in proc.stderr, proc.stderr
+
+
+# -- the step viewer's pictures -------------------------------------------------------------------
+
+
+def test_each_step_s_picture_is_the_moment_of_its_action_and_is_readable(site, tmp_path):
+    """A square that slides to and fro for 0.75 s after the page opens and after each click (a
+    CSS animation; the page is read while it moves): each click's picture is taken as the click
+    begins, with the square's box measured on that same picture (the outline's middle is the
+    square's green on every step, wherever the square was when the page was read), cut to
+    the page's content (a 300-pixel page in a 1280-pixel viewport), which the viewer shows at
+    twice its size, with the observation beside it."""
+    from PIL import Image
+
+    from pagelens.agents.report import write_report
+    from pagelens.agents.trajectory import load_trajectory
+
+    def click_square(messages):
+        return answer(f"click [{find(page_of(messages), 'button', 'Catch me')}]")
+
+    server = LLMServer(click_square)
+    try:
+
+        async def main():
+            async with AsyncBrowserEnv(allowed_hosts=("127.0.0.1",), settle_ms=50, screenshots=True) as env:
+                a = OccamAgent(client(server), "catch it", site.url("site/moving.html"))
+                return await run_agent(env, a, "catch it", site.url("site/moving.html"), tmp_path / "run", max_steps=5)
+
+        asyncio.run(main())
+    finally:
+        server.close()
+    run = load_trajectory(tmp_path / "run" / "trajectory.jsonl")
+    assert len(run.steps) == 5 and all(s.ok for s in run.steps)
+    for s in run.steps:
+        picture = Image.open(tmp_path / "run" / s.screenshot).convert("RGB")
+        x0, y0, w, h = s.screenshot_box
+        assert w < 400 and picture.size[0] == round(w)  # cut to the content, not the 1280-pixel viewport
+        bx, by, bw, bh = s.target_box
+        middle = (int(bx + bw / 2 - x0), int(by + bh / 2 - y0))
+        assert picture.getpixel(middle) == (0, 200, 0), (s.step, middle, s.target_box, s.screenshot_box)
+    viewer = write_report(tmp_path / "run" / "trajectory.jsonl", tmp_path / "run" / "report.html").read_text()
+    widths = [int(v) for v in re.findall(r"<svg class='shot'[^>]* width='(\d+)'", viewer)]
+    assert len(widths) == 5 and all(v >= 2 * round(s.screenshot_box[2]) for v, s in zip(widths, run.steps, strict=True))
+    assert viewer.count("<div class='picture'>") == 5 and viewer.count("<div class='text'>") == 5

@@ -352,3 +352,15 @@ def test_a_private_file_is_the_users_alone_even_over_an_older_readable_one(tmp_p
     assert path.stat().st_mode & 0o777 == 0o600
     assert path.read_bytes() == b'{"cookies": []}'
     assert [p.name for p in tmp_path.iterdir()] == ["state.json"]
+
+
+def test_every_json_lines_file_is_written_by_the_one_encoder():
+    """Rejects, examples and logs hold a lone surrogate (a page's text) as U+FFFD: one
+    encoder writes every JSON-lines record, so none of them raises UnicodeEncodeError."""
+    from pagelens._io import json_line
+    from pagelens.datasets.output import examples_bytes, rejects_bytes
+
+    odd = {"reason": "cut \ud800 here"}
+    assert json_line(odd).decode("utf-8") == '{"reason": "cut \ufffd here"}\n'
+    assert rejects_bytes([odd, odd]) == json_line(odd) * 2
+    assert examples_bytes([odd], "jsonl") == json_line(odd)

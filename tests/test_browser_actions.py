@@ -511,3 +511,43 @@ def test_a_page_that_never_stops_changing_is_read_after_settle_ms(browser, site)
     assert result.ok, result.error
     assert re.search(r"Tick \d+", result.observation.text), result.observation.text
     assert result.elapsed_ms >= 400, result.elapsed_ms
+
+
+# -- the region a step's picture shows ---------------------------------------------------------
+
+from hypothesis import given  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
+
+_coord = st.floats(min_value=-500, max_value=3000, allow_nan=False)
+_size = st.floats(min_value=0, max_value=3000, allow_nan=False)
+_boxes = st.tuples(_coord, _coord, _size, _size)
+
+
+@given(content=st.none() | _boxes, target=st.none() | _boxes, viewport=st.tuples(_size, _size))
+def test_a_picture_region_lies_in_the_viewport_and_holds_what_it_must(content, target, viewport):
+    from pagelens.browser.execute import picture_region
+
+    region = picture_region(content, target, viewport)
+    if region is None:
+        return  # the whole viewport
+    x, y, w, h = region
+    assert 0 <= x and 0 <= y and w >= 1 and h >= 1
+    assert x + w <= viewport[0] + 1 and y + h <= viewport[1] + 1  # whole pixels
+    assert w * h < 0.6 * viewport[0] * viewport[1] + w + h  # a crop only where it shows less
+    for box in (content, target):
+        if box is None or box[2] <= 0 or box[3] <= 0:
+            continue
+        # What is of it inside the viewport is inside the region (rounding aside).
+        left, top = max(0.0, box[0]), max(0.0, box[1])
+        right, bottom = min(viewport[0], box[0] + box[2]), min(viewport[1], box[1] + box[3])
+        if right > left and bottom > top:
+            assert x <= left and y <= top and right <= x + w and bottom <= y + h
+
+
+def test_a_small_page_is_cut_to_its_size():
+    from pagelens.browser.execute import picture_region
+
+    # MiniWoB++'s task (160×210 at the top left) in a 1280×720 viewport: the task and a margin.
+    assert picture_region((0, 0, 160, 210), (10, 60, 40, 20), (1280, 720)) == (0, 0, 168, 218)
+    assert picture_region((0, 0, 1200, 700), None, (1280, 720)) is None  # most of it: all of it
+    assert picture_region(None, (10, 10, 5, 5), (1280, 720)) is None  # nothing known of the content

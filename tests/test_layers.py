@@ -35,17 +35,10 @@ for m in pkgutil.walk_packages(pagelens.__path__, "pagelens."):
     except ImportError as e:
         failed[m.name] = str(e)
 
-from pagelens.cli import build_parser, main
-
-def commands(parser, prefix=()):
-    yield prefix
-    for action in parser._actions:
-        if isinstance(action, argparse._SubParsersAction):
-            for name, sub in action.choices.items():
-                yield from commands(sub, (*prefix, name))
+from pagelens.cli import command_paths, main
 
 helps = {}
-for cmd in commands(build_parser()):
+for cmd in command_paths():
     out = io.StringIO()
     with contextlib.redirect_stdout(out):
         try:

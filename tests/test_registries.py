@@ -148,3 +148,40 @@ def test_one_operations_table_for_prep_readers_metrics_and_the_agent():
         assert parse_action(str(action), "all") == action  # a plain Action, not text to re-parse
     with pytest.raises(pagelens.PagelensError, match="unknown operation"):
         to_action("fly_action", 1, "", "div")
+
+
+def test_python_literal_types_are_the_core_s_lists():
+    """The names the core knows (render modes, cleaning profiles, chunk kinds) are spelled
+    once, in the core; every Literal type that repeats them for type checkers — in the
+    package and in the extension's stub — is checked against the core's list here."""
+    import ast
+    import typing
+    from pathlib import Path
+
+    import pagelens
+    from pagelens import _core
+    from pagelens.browser.records import RenderMode
+    from pagelens.datasets.transform import PrepConfig
+
+    core = {"mode": _core.RENDER_MODES, "profile": _core.CLEAN_PROFILES, "kind": _core.CHUNK_KINDS}
+    assert set(typing.get_args(RenderMode)) == set(core["mode"])
+    assert set(typing.get_args(typing.get_type_hints(PrepConfig)["profile"])) == set(core["profile"])
+    stub = ast.parse((Path(pagelens.__file__).parent / "_core.pyi").read_text())
+    checked = 0
+    for node in ast.walk(stub):
+        if isinstance(node, ast.arg) and node.arg in core and node.annotation is not None:
+            text = ast.unparse(node.annotation)
+            if text.startswith("Literal["):
+                names = ast.literal_eval(text[len("Literal") :].replace("[", "(", 1)[:-1] + ",)")
+                assert set(names) == set(core[node.arg]), (node.arg, names)
+                checked += 1
+    assert checked >= 3  # render's mode, clean's profile, chunks' kind
+
+
+def test_every_engine_of_the_registry_runs_a_study():
+    """The engines registry (what `--engine` offers) and the study's pools are the same set:
+    an engine added to one and not the other is caught here, not by a user."""
+    from pagelens.engines import ENGINES
+    from pagelens.studies.engines import POOLS
+
+    assert set(POOLS) == set(ENGINES)

@@ -87,6 +87,16 @@ def remove_unfinished_writes(folder: str | os.PathLike[str]) -> None:
         tmp.unlink(missing_ok=True)
 
 
+def json_line(record: Any) -> bytes:
+    """One JSON-lines record: UTF-8 (a lone surrogate as U+FFFD), one line, its line break."""
+    return utf8(json.dumps(record, ensure_ascii=False, default=str) + "\n")
+
+
+def json_lines(records: Any) -> bytes:
+    """Records as a whole JSON-lines file (see :func:`json_line`)."""
+    return b"".join(json_line(r) for r in records)
+
+
 class JsonlLog:
     """An append-only JSON-lines log (trajectories, study results, predictions): each record is
     one line written with a single write, flushed and fsync'ed, so a crash loses at most the
@@ -100,7 +110,7 @@ class JsonlLog:
         self._lock = threading.Lock()
 
     def append(self, record: Any) -> None:
-        line = utf8(json.dumps(record, ensure_ascii=False, default=str) + "\n")
+        line = json_line(record)
         with self._lock, open(self.path, "ab") as f:
             f.write(line)
             f.flush()

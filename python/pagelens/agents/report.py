@@ -25,8 +25,10 @@ dt { font-weight: 600; margin-top: .4em; } dd { margin-left: 1.2em; white-space:
 table { border-collapse: collapse; } td, th { border: 1px solid #ddd; padding: .2em .6em; text-align: left; }
 .step { border-top: 2px solid #ccd; padding-top: .6em; margin-top: 1.6em; }
 .stepnav { display: flex; gap: 1em; font-size: 13px; margin-bottom: .3em; }
-.cols { display: flex; gap: 1.2em; align-items: flex-start; } .cols > * { flex: 1; min-width: 0; }
-.shot { border: 1px solid #ccc; width: 100%; height: auto; }
+.cols { display: flex; gap: 1.2em; align-items: flex-start; }
+.cols > .picture { flex: 0 1 auto; max-width: 60%; } .cols > .text { flex: 1 1 0; min-width: 20em; }
+.shot { border: 1px solid #ccc; max-width: 100%; height: auto; display: block; }
+pre.observation { max-height: 40em; overflow-y: auto; }
 #index a { margin-right: .5em; font-family: monospace; }
 """
 
@@ -55,24 +57,43 @@ def _png_size(data: bytes) -> tuple[int, int] | None:
     return (width, height) if width and height else None
 
 
-def _screenshot(path: Path, box: list[float] | None, step: int) -> str:
-    """The step's screenshot as inline SVG, with the acted element's box outlined on it."""
+# A picture narrower than this is shown twice its size (MiniWoB++'s 160-pixel task at 320).
+_ENLARGE_BELOW = 400
+
+
+def _box(value: object) -> tuple[float, float, float, float] | None:
+    if isinstance(value, list) and len(value) == 4 and all(isinstance(v, (int, float)) for v in value):
+        return (float(value[0]), float(value[1]), float(value[2]), float(value[3]))
+    return None
+
+
+def _screenshot(path: Path, box: object, region: object, step: int) -> str:
+    """The step's picture as inline SVG at 1× (2× when small), with the acted element's box
+    (viewport coordinates) outlined where it is on the picture (``region``: the part of the
+    viewport the picture shows; None: all of it)."""
     data = path.read_bytes()
     size = _png_size(data)
     if size is None:
         return f"<p>(step {step}: {_e(path.name)} is not a PNG)</p>"
     width, height = size
     href = "data:image/png;base64," + base64.b64encode(data).decode()
+    origin = _box(region) or (0.0, 0.0, float(width), float(height))
+    # The picture's pixels per CSS pixel of the viewport (a device scale factor above 1).
+    scale = width / origin[2] if origin[2] > 0 else 1.0
     outline = ""
-    if box is not None and len(box) == 4 and all(isinstance(v, (int, float)) for v in box):
-        x, y, w, h = box
+    target = _box(box)
+    if target is not None:
+        x, y = (target[0] - origin[0]) * scale, (target[1] - origin[1]) * scale
+        w, h = max(target[2] * scale, 2), max(target[3] * scale, 2)
         outline = (
-            f"<rect class='target' x='{x:.1f}' y='{y:.1f}' width='{max(w, 2):.1f}' height='{max(h, 2):.1f}' "
+            f"<rect class='target' x='{x:.1f}' y='{y:.1f}' width='{w:.1f}' height='{h:.1f}' "
             "fill='none' stroke='#e0218a' stroke-width='3'/>"
         )
+    shown = origin[2] * (2 if origin[2] < _ENLARGE_BELOW else 1)
     return (
         f"<svg class='shot' role='img' aria-label='the page at step {step}' viewBox='0 0 {width} {height}' "
-        f"xmlns='http://www.w3.org/2000/svg'><image href='{href}' width='{width}' height='{height}'/>{outline}</svg>"
+        f"width='{shown:.0f}' xmlns='http://www.w3.org/2000/svg'>"
+        f"<image href='{href}' width='{width}' height='{height}'/>{outline}</svg>"
     )
 
 
@@ -102,10 +123,10 @@ def _step(s: StepRecord, index: int, count: int, folder: Path) -> str:
     ]
     shot = _inside(folder, s.screenshot) if s.screenshot else None
     if shot is not None and shot.is_file():
-        parts.append(f"<div>{_screenshot(shot, s.target_box, s.step)}</div>")
+        parts.append(f"<div class='picture'>{_screenshot(shot, s.target_box, s.screenshot_box, s.step)}</div>")
     elif s.screenshot and shot is None:
         parts.append(f"<p>(step {s.step}: the screenshot path {_e(str(s.screenshot))} is outside the run's folder)</p>")
-    parts.append("<dl>")
+    parts.append("<div class='text'><dl>")
     for name, text in s.sections.items():
         parts.append(f"<dt>{_e(name.replace('_', ' ').capitalize())}</dt><dd>{_e(text)}</dd>")
     for error in s.invalid:
@@ -119,10 +140,11 @@ def _step(s: StepRecord, index: int, count: int, folder: Path) -> str:
         parts.append(f"<dt>Policy</dt><dd>{_e(s.meta['policy'])}</dd>")
     if s.responses:
         parts.append(f"<dt>Model reply</dt><dd><pre class='reply'>{_e(s.responses[-1])}</pre></dd>")
-    parts.append("</dl></div>")
+    parts.append("</dl>")
+    # Beside the picture, not below it: what the model read is what the picture is checked against.
     parts.append(
-        f"<details><summary>Observation ({len(s.observation)} characters)</summary>"
-        f"<pre class='observation'>{_e(s.observation)}</pre></details></section>"
+        f"<details open><summary>Observation ({len(s.observation)} characters)</summary>"
+        f"<pre class='observation'>{_e(s.observation)}</pre></details></div></div></section>"
     )
     return "".join(parts)
 

@@ -147,6 +147,9 @@ async def run_agent(
         before = obs
         ok, error, done = True, None, False
         box: tuple[float, float, float, float] | None = None
+        # The picture of the moment the action began (the box measured on it), else the page
+        # the model read.
+        picture, region = before.screenshot, None
         action = decision.action
         if action is None:
             ok, error = False, decision.error
@@ -165,6 +168,8 @@ async def run_agent(
             else:
                 result = await env.step(action if isinstance(action, Action) else str(action), observe=not reads_html)
                 ok, error, box = result.ok, result.error, result.target_box
+                if result.picture is not None:
+                    picture, region = result.picture, result.picture_box
                 obs = result.observation or await look()
         agent.record(step, decision, before, ok, error)
         record = StepRecord(
@@ -185,12 +190,13 @@ async def run_agent(
             },
             state=agent.state(),
             target_box=list(box) if box is not None else None,
+            screenshot_box=list(region) if region is not None else None,
         )
         model_s += t_model
         step_s += record.seconds("total_s")
-        if before.screenshot is not None:
+        if picture is not None:
             shot = out / f"step-{step:03d}.png"
-            write_atomically(shot, before.screenshot)
+            write_atomically(shot, picture)
             record.screenshot = shot.name
         writer.write(record)
         if progress is not None:

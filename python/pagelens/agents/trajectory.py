@@ -132,7 +132,10 @@ class StepRecord(_Typed):
     timing: dict[str, Any] = field(default_factory=dict)
     state: dict[str, Any] = field(default_factory=dict)  # the agent's, to resume from
     screenshot: str | None = None  # a file beside the trajectory
-    target_box: list[float] | None = None  # the acted element on the screenshot: x, y, width, height
+    target_box: list[float] | None = None  # the acted element in the viewport: x, y, width, height
+    # The viewport region the screenshot shows (x, y, width, height; None: the whole viewport,
+    # from the top left): the picture is cut to the page's content and the acted element.
+    screenshot_box: list[float] | None = None
 
     @property
     def ok(self) -> bool:

@@ -433,6 +433,19 @@ async def registry_element(
     return int(described["node"]["backendNodeId"]), frame_id or record.frame_id
 
 
+async def registry_content_box(
+    capture: InPageCapture, record: FrameRecord, limit: int, timeout: float
+) -> tuple[float, float, float, float] | None:
+    """The part of the viewport that holds the frame's content (x, y, width, height), from
+    pagelens' world; None when the page has none in view or more than ``limit`` nodes."""
+    expression = f"typeof __pagelens === 'object' ? __pagelens.contentBox({int(limit)}) : null"
+    value = (await _in_world(capture, record, expression, timeout, by_value=True)).get("value")
+    if not isinstance(value, list) or len(value) != 4 or not all(isinstance(v, (int, float)) for v in value):
+        return None
+    x, y, w, h = (float(v) for v in value)
+    return (x, y, w, h) if w > 0 and h > 0 else None
+
+
 async def registry_boxes(
     capture: InPageCapture, record: FrameRecord, element_ids: list[int], timeout: float
 ) -> list[tuple[int, float, float, float, float]]:

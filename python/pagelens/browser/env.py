@@ -31,7 +31,7 @@ from pagelens.browser.allowlist import HostAllowList
 from pagelens.browser.capture import InPageCapture, capture_page
 from pagelens.browser.config import BrowserConfig
 from pagelens.browser.devtools import DevToolsSocket, free_port
-from pagelens.browser.execute import Executor, action_failure, goto
+from pagelens.browser.execute import Acted, Executor, action_failure, goto
 from pagelens.browser.frames import Capture, FrameSessions, fetch_tree
 from pagelens.browser.guard import Refusal, RequestGuard
 from pagelens.browser.html import fetch_html
@@ -612,9 +612,9 @@ class AsyncBrowserEnv:
 
     async def _carry_out(self, result: StepResult, operation: Callable[[], Awaitable[Any]], description: str) -> None:
         try:
-            box = await operation()
-            if isinstance(box, tuple):
-                result.target_box = box
+            acted = await operation()
+            if isinstance(acted, Acted):
+                result.target_box, result.picture, result.picture_box = acted.box, acted.picture, acted.picture_box
             await self._adopt_opened_pages()
             await self._settle()
         except (ActionError, PlaywrightError, asyncio.TimeoutError) as e:

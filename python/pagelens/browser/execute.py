@@ -9,7 +9,10 @@ frame. No coordinates are remembered between steps.
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Awaitable, Callable
+import contextlib
+import math
+from collections.abc import AsyncIterator, Awaitable, Callable
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Protocol
 
 from playwright.async_api import ElementHandle
@@ -177,6 +180,45 @@ async def goto(page: Page, url: str, timeout_ms: float) -> None:
         page.remove_listener("framenavigated", committed)
 
 
+Box = tuple[float, float, float, float]  # x, y, width, height in the viewport (CSS pixels)
+
+# Past this share of the viewport, a crop shows no more than the viewport does.
+_CROP_MAX_SHARE = 0.6
+_CROP_MARGIN = 8.0
+
+
+@dataclass
+class Acted:
+    """What an action's start looked like: the acted element's box, and (with screenshots on)
+    the page at that moment with the viewport region it shows — the box is measured on that
+    same picture."""
+
+    box: Box | None = None
+    picture: bytes | None = None
+    picture_box: Box | None = None
+
+
+def picture_region(content: Box | None, target: Box | None, viewport: tuple[float, float]) -> Box | None:
+    """The region of the viewport a step's picture shows: the page's content and the acted
+    element, with a margin, inside the viewport; None (the whole viewport) when that is most of
+    it or nothing is known of the content. A small page (MiniWoB++'s 160×210 task) is cut to
+    its size, so the viewer can show it at 1× or larger."""
+    width, height = viewport
+    if content is None or width <= 0 or height <= 0:
+        return None
+    x0, y0, x1, y1 = content[0], content[1], content[0] + content[2], content[1] + content[3]
+    if target is not None:
+        x0, y0 = min(x0, target[0]), min(y0, target[1])
+        x1, y1 = max(x1, target[0] + target[2]), max(y1, target[1] + target[3])
+    x0, y0 = max(0.0, x0 - _CROP_MARGIN), max(0.0, y0 - _CROP_MARGIN)
+    x1, y1 = min(width, x1 + _CROP_MARGIN), min(height, y1 + _CROP_MARGIN)
+    if x1 - x0 < 1 or y1 - y0 < 1 or (x1 - x0) * (y1 - y0) >= _CROP_MAX_SHARE * width * height:
+        return None
+    # Whole pixels that hold the region (its far edges rounded outwards).
+    left, top = math.floor(x0), math.floor(y0)
+    return (left, top, math.ceil(x1) - left, math.ceil(y1) - top)
+
+
 class Executor:
     """Carries out page actions; internal ones (the table's ``internal``) never reach it."""
 
@@ -194,27 +236,68 @@ class Executor:
         element, ``_<kind>(action)`` for the others."""
         return getattr(self, "_" + ACTIONS[kind].name)  # type: ignore[no-any-return]
 
-    async def run(self, action: Action) -> tuple[float, float, float, float] | None:
-        """Carries ``action`` out; for an action on an element, returns where the element was in
-        the viewport as it began (None for the others, or an element with no box)."""
+    async def run(self, action: Action) -> Acted:
+        """Carries ``action`` out; says where the acted element was in the viewport as it
+        began and, with ``config.screenshots``, the picture of that moment."""
         if action.internal:
             raise ActionError(f"`{action.kind}` changes the agent, not the page: the browser does not carry it out")
-        box = None
+        acted = Acted()
         try:
             if action.acts_on_element:
                 element = await self.resolver.element(self.tabs.page, action.target)
                 try:
-                    found = await element.bounding_box()
-                    if found is not None:
-                        box = (found["x"], found["y"], found["width"], found["height"])
+                    if self.config.screenshots:
+                        # In view first, so that the picture shows the element it outlines.
+                        await element.scroll_into_view_if_needed(timeout=self.timeout)
+                        async with self._still():
+                            await self._measure(element, acted)
+                            await self._picture(acted)
+                    else:
+                        await self._measure(element, acted)
                     await self.handler(action.kind)(element, action)
                 finally:
                     await release(element)
             else:
+                if self.config.screenshots:
+                    await self._picture(acted)
                 await self.handler(action.kind)(action)
         except (ActionError, PlaywrightError, asyncio.TimeoutError) as e:
             raise action_failure(str(action), e) from None
-        return box
+        return acted
+
+    @staticmethod
+    async def _measure(element: ElementHandle, acted: Acted) -> None:
+        found = await element.bounding_box()
+        if found is not None:
+            acted.box = (found["x"], found["y"], found["width"], found["height"])
+
+    @contextlib.asynccontextmanager
+    async def _still(self) -> AsyncIterator[None]:
+        """The page's animations paused (its document timeline at rate 0) while the acted
+        element is measured and pictured, so that the outline is where the picture shows it;
+        they run on before the action."""
+        session = await self.tabs.sessions_for(self.tabs.page).main()
+        paused = False
+        try:
+            await cdp(session, "Animation.setPlaybackRate", {"playbackRate": 0}, self.config.cdp_timeout_s)
+            paused = True
+        except (PlaywrightError, asyncio.TimeoutError):
+            pass  # measured and pictured as it moves
+        try:
+            yield
+        finally:
+            if paused:
+                await cdp(session, "Animation.setPlaybackRate", {"playbackRate": 1}, self.config.cdp_timeout_s)
+
+    async def _picture(self, acted: Acted) -> None:
+        """The page as the action begins, cut to its content and the acted element."""
+        page = self.tabs.page
+        size = page.viewport_size
+        viewport = (float(size["width"]), float(size["height"])) if size else (0.0, 0.0)
+        region = picture_region(await self.resolver.content_box(), acted.box, viewport)
+        clip = None if region is None else {"x": region[0], "y": region[1], "width": region[2], "height": region[3]}
+        acted.picture = await page.screenshot(timeout=self.timeout, clip=clip)  # type: ignore[arg-type]
+        acted.picture_box = region if region is not None else (0.0, 0.0, *viewport)
 
     # -- element actions ----------------------------------------------------------------------
 

@@ -114,3 +114,7 @@ class StepResult:
     # Where the acted element was in the viewport when the action began (x, y, width, height
     # in CSS pixels): the step viewer outlines it on the step's screenshot.
     target_box: tuple[float, float, float, float] | None = None
+    # With screenshots on: the page as the action began (PNG), and the viewport region it
+    # shows (x, y, width, height): target_box was measured on this same picture.
+    picture: bytes | None = None
+    picture_box: tuple[float, float, float, float] | None = None

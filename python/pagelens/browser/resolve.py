@@ -20,7 +20,13 @@ from playwright.async_api import Error as PlaywrightError
 
 from pagelens.actions import ActionError, UnknownElementError
 from pagelens.browser._util import quietly
-from pagelens.browser.capture import InPageCapture, frame_owner, registry_boxes, registry_element
+from pagelens.browser.capture import (
+    InPageCapture,
+    frame_owner,
+    registry_boxes,
+    registry_content_box,
+    registry_element,
+)
 from pagelens.browser.frames import FrameRecord, cdp
 
 if TYPE_CHECKING:
@@ -146,6 +152,18 @@ class ElementResolver:
 
         found = await asyncio.gather(*(box(i, b) for i, b in wanted))
         return [b for b in found if b is not None and b[3] > 0 and b[4] > 0]
+
+    async def content_box(self, limit: int = 20_000) -> tuple[float, float, float, float] | None:
+        """The part of the viewport holding the main frame's content (see
+        :func:`registry_content_box`); None when it cannot be told (the AX source, a page
+        too large), which means the whole viewport."""
+        main = next((r for r in self._frames.values() if r.parent_id is None), None)
+        if main is None or main.source != "dom" or self._capture is None:
+            return None
+        try:
+            return await registry_content_box(self._capture, main, limit, self.config.cdp_timeout_s)
+        except (PlaywrightError, asyncio.TimeoutError, KeyError):
+            return None  # the document went away: the whole viewport
 
     # -- the live element ---------------------------------------------------------------------
 

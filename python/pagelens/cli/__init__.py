@@ -42,6 +42,20 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+def command_paths(parser: argparse.ArgumentParser | None = None) -> list[tuple[str, ...]]:
+    """Every command the parser has, as the words that name it (``()`` for ``pagelens``
+    itself): what the base-install check and the layers test run ``--help`` of."""
+    found: list[tuple[str, ...]] = []
+    stack: list[tuple[argparse.ArgumentParser, tuple[str, ...]]] = [(parser or build_parser(), ())]
+    while stack:
+        current, words = stack.pop()
+        found.append(words)
+        for action in current._actions:
+            if isinstance(action, argparse._SubParsersAction):
+                stack.extend((sub, (*words, name)) for name, sub in action.choices.items())
+    return sorted(found)
+
+
 def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else argv
     if argv[:1] == ["browser"]:  # a shell agent's step: only what it needs is imported
@@ -66,4 +80,4 @@ def main(argv: list[str] | None = None) -> int:
         raise
 
 
-__all__ = ["build_parser", "main"]
+__all__ = ["build_parser", "command_paths", "main"]

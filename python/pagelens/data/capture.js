@@ -1023,8 +1023,38 @@
     return out;
   }
 
+  // The part of the viewport that holds the page's content: the union of the boxes of the
+  // text and the replaced elements (images, fields, canvases) in view, as [x, y, width,
+  // height]; null when there is none, or past `limit` nodes (the whole viewport then).
+  const REPLACED = new Set(["img", "svg", "canvas", "video", "input", "textarea", "select", "button", "iframe"]);
+  function contentBox(limit) {
+    const vw = innerWidth, vh = innerHeight;
+    let x0 = Infinity, y0 = Infinity, x1 = -Infinity, y1 = -Infinity, seen = 0;
+    const add = (r) => {
+      if (r.width <= 0 || r.height <= 0 || r.right <= 0 || r.bottom <= 0 || r.left >= vw || r.top >= vh) return;
+      x0 = Math.min(x0, r.left); y0 = Math.min(y0, r.top); x1 = Math.max(x1, r.right); y1 = Math.max(y1, r.bottom);
+    };
+    const root = document.body || document.documentElement;
+    if (!root) return null;
+    const walker = document.createTreeWalker(root, NodeFilter.SHOW_ELEMENT | NodeFilter.SHOW_TEXT);
+    const range = document.createRange();
+    for (let n = walker.nextNode(); n; n = walker.nextNode()) {
+      if (++seen > limit) return null;
+      if (n.nodeType === 3) {
+        if (!n.data.trim()) continue;
+        range.selectNodeContents(n);
+        add(range.getBoundingClientRect());
+      } else if (REPLACED.has(n.localName)) {
+        add(n.getBoundingClientRect());
+      }
+    }
+    if (x0 === Infinity) return null;
+    const x = Math.max(0, x0), y = Math.max(0, y0);
+    return [x, y, Math.min(vw, x1) - x, Math.min(vh, y1) - y];
+  }
+
   Object.defineProperty(globalThis, "__pagelens", {
-    value: Object.freeze({ capture, lookup, idOf, boxes, unread: () => lastUnread }),
+    value: Object.freeze({ capture, lookup, idOf, boxes, contentBox, unread: () => lastUnread }),
     enumerable: false,
   });
 })();

@@ -16,7 +16,7 @@ import os
 from pathlib import Path
 from typing import Any
 
-from pagelens._io import parse_json, write_atomically
+from pagelens._io import json_lines, parse_json, write_atomically
 from pagelens.datasets.records import ORIGIN_KEY, Example
 from pagelens.errors import ArgumentError, InputFileError
 from pagelens.extras import require
@@ -34,14 +34,14 @@ def check_format(fmt: str) -> None:
 
 def examples_bytes(rows: list[dict[str, Any]], fmt: str) -> bytes:
     if fmt == "jsonl":
-        return "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows).encode()
+        return json_lines(rows)
     from pagelens.datasets import arrow
 
     return arrow.parquet_bytes(rows)
 
 
 def rejects_bytes(rejects: list[dict[str, Any]]) -> bytes:
-    return "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rejects).encode()
+    return json_lines(rejects)
 
 
 def _example_files(out: Path) -> list[Path]:

@@ -11,7 +11,6 @@ a row. A worker process that dies is replaced and its episode begun once more.""
 from __future__ import annotations
 
 import asyncio
-import json
 import multiprocessing
 import multiprocessing.connection
 import time
@@ -21,7 +20,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any, Protocol
 
-from pagelens._io import write_atomically
+from pagelens._io import JsonlLog
 from pagelens.errors import ArgumentError, PagelensError
 from pagelens.ray_cluster import RayCluster
 from pagelens.studies import benchmarks
@@ -192,6 +191,10 @@ class RayPool:
         self._cluster.close()
 
 
+# Each engine of the registry (pagelens.engines.ENGINES) and how a study runs on it.
+POOLS: dict[str, Callable[[int, StudySettings, Path, RunOptions], Pool]] = {"local": ProcessPool, "ray": RayPool}
+
+
 # -- the dispatcher ---------------------------------------------------------------------------------------
 
 
@@ -244,11 +247,7 @@ def run_study(
     pool: Pool | None = None
     if pending:
         workers = min(options.workers, len(pending))
-        pool = (
-            RayPool(workers, settings, directory, options)
-            if options.engine == "ray"
-            else ProcessPool(workers, settings, directory, options)
-        )
+        pool = POOLS[options.engine](workers, settings, directory, options)
     running: dict[int, tuple[EpisodeSpec, EpisodeTask]] = {}  # slot -> episode, its task
     free = list(range(min(options.workers, len(pending)))) if pending else []
     begun_again: set[str] = set()
@@ -404,6 +403,5 @@ class _Sites:
 
 
 def _append_failure(directory: Path, result: EpisodeResult) -> None:
-    path = directory / "failures.jsonl"
-    old = path.read_text() if path.exists() else ""
-    write_atomically(path, old + json.dumps(result.to_json(), ensure_ascii=False) + "\n")
+    """One line per attempt lost to the infrastructure (appended, never rewritten)."""
+    JsonlLog(directory / "failures.jsonl").append(result.to_json())

@@ -209,11 +209,7 @@ impl PyAxTree {
         Ok(PyObservation {
             text: obs.text,
             ids: obs.ids,
-            mode: if mode == Mode::Occam {
-                "occam"
-            } else {
-                "webarena"
-            },
+            mode: mode.name(),
             encoding: enc,
             line_count: obs.line_count,
             omitted_lines: obs.omitted_lines,

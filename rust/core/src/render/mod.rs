@@ -19,11 +19,8 @@ pub struct UnknownMode(pub String);
 
 impl std::fmt::Display for UnknownMode {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(
-            f,
-            "unknown mode {:?}; expected \"occam\" or \"webarena\"",
-            self.0
-        )
+        let expected: Vec<String> = Mode::NAMES.iter().map(|n| format!("{n:?}")).collect();
+        write!(f, "unknown mode {:?}; expected {}", self.0, expected.join(" or "))
     }
 }
 
@@ -39,18 +36,25 @@ pub enum Mode {
 }
 
 impl Mode {
-    /// Every mode by name, the default first: the registry the binding, CLI and docs read.
-    pub const NAMES: [&'static str; 2] = ["occam", "webarena"];
+    /// Every mode, the default first.
+    pub const ALL: [Mode; 2] = [Mode::Occam, Mode::WebArena];
+    /// Every mode by name, in [`Mode::ALL`]'s order: the registry the binding, CLI and docs read.
+    pub const NAMES: [&'static str; 2] = [Mode::Occam.name(), Mode::WebArena.name()];
+
+    /// The mode's name: the one home of it (parsing, the binding's answers and errors read it).
+    #[must_use]
+    pub const fn name(self) -> &'static str {
+        match self {
+            Mode::Occam => "occam",
+            Mode::WebArena => "webarena",
+        }
+    }
 }
 
 impl FromStr for Mode {
     type Err = UnknownMode;
     fn from_str(s: &str) -> Result<Mode, UnknownMode> {
-        match s {
-            "webarena" => Ok(Mode::WebArena),
-            "occam" => Ok(Mode::Occam),
-            other => Err(UnknownMode(other.to_owned())),
-        }
+        Mode::ALL.into_iter().find(|m| m.name() == s).ok_or_else(|| UnknownMode(s.to_owned()))
     }
 }
 
