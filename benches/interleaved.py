@@ -84,7 +84,7 @@ def main() -> None:
     for build in (args.before, args.after):
         if not (build / "pagelens" / "__init__.py").exists():
             sys.exit(f"{build} holds no pagelens package (copy python/pagelens there with its _core)")
-    from workflow_data import build_dataset
+    from support.workflow_data import build_dataset
 
     with tempfile.TemporaryDirectory(prefix="interleaved-") as work:
         build_dataset(Path(work), n_pages=1000, steps=2, broken=False)

@@ -34,7 +34,7 @@ sys.path.insert(0, str(ROOT / "tests"))
 
 from pagelens.browser import AsyncBrowserEnv  # noqa: E402
 from pagelens.browser.frames import cdp  # noqa: E402
-from site_server import SiteServer  # noqa: E402
+from support.site_server import SiteServer  # noqa: E402
 
 CORPUS = ROOT / "tests" / "corpus"
 

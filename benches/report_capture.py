@@ -36,9 +36,9 @@ sys.path.insert(0, str(ROOT / "benches"))
 
 from pagelens.browser import AsyncBrowserEnv  # noqa: E402
 from pagelens.browser.frames import cdp, fetch_tree  # noqa: E402
-from reference import INTERACTIVE, is_bullet, normalize  # noqa: E402
 from report_browser import node_counts  # noqa: E402
-from site_server import SiteServer  # noqa: E402
+from support.reference import INTERACTIVE, is_bullet, normalize  # noqa: E402
+from support.site_server import SiteServer  # noqa: E402
 
 RELAYOUT = "document.body.style.paddingLeft = (document.body.style.paddingLeft === '1px' ? '2px' : '1px')"
 _ID_OF = "function() { return typeof __pagelens === 'object' ? __pagelens.idOf(this) : null; }"

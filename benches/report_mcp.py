@@ -37,10 +37,10 @@ sys.path.insert(0, str(ROOT / "tests"))
 from mcp.client.session import ClientSession  # noqa: E402
 from mcp.client.stdio import StdioServerParameters, stdio_client  # noqa: E402
 
-from miniwob_policy import next_action  # noqa: E402
 from pagelens._core import count_tokens  # noqa: E402
 from pagelens.actions import parse_action  # noqa: E402
-from site_server import SiteServer  # noqa: E402
+from support.miniwob_policy import next_action  # noqa: E402
+from support.site_server import SiteServer  # noqa: E402
 
 CORPUS = ROOT / "tests" / "corpus"
 MINIWOB = Path(__import__("miniwob").__file__).parent / "html" / "miniwob"

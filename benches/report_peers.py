@@ -54,9 +54,9 @@ sys.path.insert(0, str(ROOT / "benches"))
 
 from pagelens import count_tokens  # noqa: E402
 from pagelens.browser import AsyncBrowserEnv  # noqa: E402
-from reference import INTERACTIVE, is_bullet, normalize  # noqa: E402
 from report_browser import node_counts, pick_pages  # noqa: E402
-from site_server import SiteServer  # noqa: E402
+from support.reference import INTERACTIVE, is_bullet, normalize  # noqa: E402
+from support.site_server import SiteServer  # noqa: E402
 
 CORPUS = ROOT / "tests" / "corpus"
 PEERS_PYTHON = ROOT / "target" / "peers-venv" / "bin" / "python"

@@ -26,7 +26,7 @@ sys.path.insert(0, str(HERE.parent / "tests"))
 
 from pagelens.datasets import PrepConfig, read_workflows, run_local, run_ray  # noqa: E402
 from report_dom import offline_tiktoken  # noqa: E402
-from workflow_data import build_dataset, repeat_workflows, split_workflows  # noqa: E402
+from support.workflow_data import build_dataset, repeat_workflows, split_workflows  # noqa: E402
 
 
 def main() -> None:

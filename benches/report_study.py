@@ -21,9 +21,9 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
 
-from llm_server import LLMServer  # noqa: E402
 from pagelens.studies import RunOptions, StudySettings, read_results, run_study  # noqa: E402
-from test_agents import miniwob_model  # noqa: E402
+from support.llm_server import LLMServer  # noqa: E402
+from support.scripted import miniwob_model  # noqa: E402
 
 TASKS = ("click-test", "enter-text", "login-user", "choose-list")
 SEEDS = tuple(range(4))

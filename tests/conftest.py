@@ -1,53 +1,10 @@
 from __future__ import annotations
 
-import contextlib
-import gzip
-import json
 import os
-import sys
-from functools import cache
-from pathlib import Path
 
 import pytest
 
-CORPUS = Path(__file__).parent / "corpus"
-PAGES = sorted(p.name for p in CORPUS.iterdir() if (p / "axtree.json.gz").exists())
-
-
-def descendants(pid: int) -> list[int]:
-    """Every live process descended from ``pid``, read from /proc."""
-    children: dict[int, list[int]] = {}
-    for stat in Path("/proc").glob("[0-9]*/stat"):
-        with contextlib.suppress(OSError):
-            # "pid (comm) state ppid ...": comm may hold spaces and parentheses.
-            fields = stat.read_text().rsplit(")", 1)[1].split()
-            children.setdefault(int(fields[1]), []).append(int(stat.parent.name))
-    found, todo = [], [pid]
-    while todo:
-        for child in children.get(todo.pop(), []):
-            found.append(child)
-            todo.append(child)
-    return found
-
-
-@cache
-def executable(name: str) -> str:
-    """A command this environment installed (``ray``, ``pagelens``): next to the running
-    Python, never from PATH (a fresh clone's ./.venv is not on PATH). Not resolved through
-    links: a venv's python is a link to the base interpreter, its scripts are not."""
-    path = Path(sys.executable).parent / name
-    if not path.exists():
-        raise AssertionError(f"{name} is not installed next to {sys.executable}")
-    return str(path)
-
-
-def ax_bytes(page: str) -> bytes:
-    return gzip.decompress((CORPUS / page / "axtree.json.gz").read_bytes())
-
-
-@cache
-def ax_nodes(page: str) -> tuple:
-    return tuple(json.loads(ax_bytes(page))["nodes"])
+from support.corpus import PAGES
 
 
 @pytest.fixture(params=PAGES)
@@ -55,16 +12,10 @@ def page(request) -> str:
     return request.param
 
 
-@cache
-def html_bytes(page: str, kind: str) -> bytes:
-    """kind: 'source' (as saved from the site) or 'dom' (after Chromium ran its scripts)."""
-    return gzip.decompress((CORPUS / page / f"{kind}.html.gz").read_bytes())
-
-
 @pytest.fixture(scope="session")
 def site():
-    """The local test-page server (see tests/site_server.py)."""
-    from site_server import SiteServer
+    """The local test-page server (see tests/support/site_server.py)."""
+    from support.site_server import SiteServer
 
     server = SiteServer()
     yield server

@@ -1,7 +1,7 @@
 """The optional extras: which import each one provides and what it is for. One home for the
 message a missing extra gives, so that every feature names the same ``pip install``.
 
-Layering rule (tested in ``tests/test_layers.py``): no module imports an optional dependency
+Layering rule (tested in ``tests/house/test_layers.py``): no module imports an optional dependency
 at import time but the adapters each extra lists (``pagelens.datasets.arrow`` for pyarrow);
 every other module, ``pagelens.ray_cluster`` (Ray's one start-up) among them, asks for it with
 :func:`require` when a feature needs it, so the base install imports every module and runs every command's ``--help``.

@@ -292,8 +292,13 @@ class AsyncBrowserEnv:
                 pending.clear()
                 self._commits[page] = self._commits.get(page, 0) + 1
 
+        def closed(_: Page) -> None:
+            pending.clear()
+            in_flight.clear()
+            idle.set()
+
         page.on("framenavigated", committed)
-        page.on("close", lambda _: (pending.clear(), in_flight.clear(), idle.set()))
+        page.on("close", closed)
         self._page = page
 
     async def _on_dialog(self, dialog: Dialog) -> None:

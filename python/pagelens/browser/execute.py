@@ -248,7 +248,7 @@ class Executor:
                 try:
                     if self.config.screenshots:
                         # In view first, so that the picture shows the element it outlines.
-                        await element.scroll_into_view_if_needed(timeout=self.timeout)
+                        await self.resolver.scroll_into_view()
                         async with self._still():
                             await self._measure(element, acted)
                             await self._picture(acted)

@@ -70,6 +70,7 @@ class ElementResolver:
         self._ax: PageObservation | None = None
         self._html: HtmlObservation | None = None
         self._document: float | None = None  # the document the observation was of
+        self._last_node: tuple[Any, int] | None = None  # (CDP session, backend id) last resolved
 
     # -- what was observed --------------------------------------------------------------------
 
@@ -192,7 +193,18 @@ class ElementResolver:
         handle = await self._handle(record.session, backend_id, frame)
         if handle is None:
             raise UnknownElementError(f"element [{element_id}] ({described}) is no longer on the page{_LOOK_AGAIN}")
+        self._last_node = (record.session, backend_id)
         return handle
+
+    async def scroll_into_view(self) -> None:
+        """Scrolls the element :meth:`element` last resolved into view, as Chromium does for
+        DevTools: no wait for it to be visible or stable (an <option> of a closed list has no
+        box of its own: nothing moves)."""
+        if self._last_node is None:
+            return
+        session, backend_id = self._last_node
+        with contextlib.suppress(PlaywrightError, asyncio.TimeoutError):
+            await cdp(session, "DOM.scrollIntoViewIfNeeded", {"backendNodeId": backend_id}, self.config.cdp_timeout_s)
 
     async def _handle(self, session: Any, backend_id: int, frame: Frame) -> ElementHandle | None:
         t = self.config.cdp_timeout_s

@@ -21,6 +21,18 @@ if TYPE_CHECKING:
     from rich.progress import TaskID
 
 
+def _prep_local(inputs: list[str], out: str, config: Any, args: argparse.Namespace, common: dict[str, Any]) -> Any:
+    return local.run_local(inputs, out, config, **common)
+
+
+def _prep_ray(inputs: list[str], out: str, config: Any, args: argparse.Namespace, common: dict[str, Any]) -> Any:
+    return cluster.run_ray(inputs, out, config, address=args.address, stall_seconds=args.stall_seconds, **common)
+
+
+# Each engine of the registry (pagelens.engines.ENGINES) and how `prep` runs on it.
+PREP_ENGINES = {"local": _prep_local, "ray": _prep_ray}
+
+
 def _prep(args: argparse.Namespace) -> int:
     from rich.console import Console
     from rich.progress import (
@@ -63,12 +75,7 @@ def _prep(args: argparse.Namespace) -> int:
             "on_progress": progress,
             **sizing,
         }
-        if args.engine == "ray":
-            summary = cluster.run_ray(
-                inputs, out, config, address=args.address, stall_seconds=args.stall_seconds, **common
-            )
-        else:
-            summary = local.run_local(inputs, out, config, **common)
+        summary = PREP_ENGINES[args.engine](inputs, out, config, args, common)
     console.print(
         f"{summary['examples_out']:,} examples from {summary['steps_out']:,} steps; {summary['rejected']:,} rejected "
         f"(see {Path(out) / 'rejects'}); tokens {summary['tokens_before']:,} -> {summary['tokens_after']:,}; "

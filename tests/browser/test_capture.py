@@ -1,0 +1,461 @@
+"""pagelens' own capture (``source="dom"``, run in an isolated world of the page) on real
+Chromium: roles and names by WAI-ARIA, HTML-AAM and accname 1.2 (facts written from the specs
+and the Web Platform Tests' accname/ and html-aam/ expectations, Chromium's own tree read beside
+them), ids that stay with their element, a page that patches everything it can, the cases a
+page script cannot read, and agreement with Chromium's tree on local and corpus pages."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+
+from pagelens.browser import BrowserEnv
+from pagelens.browser.frames import cdp, fetch_tree
+from support.reference import INTERACTIVE, normalize
+from support.strategies import dom_fragments
+
+# case -> (role, name, properties that must hold); None: the element is no node of the tree.
+FACTS: dict[str, tuple[str, str, dict] | None] = {
+    "header-top": ("banner", "", {}),
+    "header-in-article": ("sectionheader", "", {}),  # html-aam: header scoped to sectioning content
+    "aside-in-article": ("generic", "", {}),  # html-aam: an unnamed aside in an article is no landmark
+    "aside-in-article-named": ("complementary", "Related", {}),
+    "footer-in-article": ("sectionfooter", "", {}),
+    "aside-in-main": ("complementary", "", {}),
+    "footer-top": ("contentinfo", "", {}),
+    "labelledby-two": ("button", "Hello World", {}),
+    "labelledby-self": ("button", "Delete file.txt", {}),  # accname: a node naming itself lends aria-label
+    "labelledby-hidden": ("button", "Secret name", {}),  # hidden but referenced
+    "labelledby-chain": ("textbox", "first", {}),  # labelledby is not followed twice
+    "hidden-descendant": ("button", "Visible", {}),
+    "aria-hidden-descendant": ("link", "Go", {}),
+    "label-with-textbox": ("checkbox", "Flash the screen 3 times", {}),  # embedded control: its value
+    "label-with-select": ("checkbox", "Show 10 rows", {}),  # embedded select: its chosen option
+    "label-with-range": ("checkbox", "Volume 7 level", {}),  # embedded range: its value
+    "title-only": ("button", "Close", {}),
+    "placeholder-only": ("textbox", "Search site", {}),
+    "submit-default": ("button", "Submit", {}),
+    "reset-default": ("button", "Reset", {}),
+    "image-button": ("button", "Send", {}),
+    "link-image": ("link", "Logo", {}),
+    "img-empty-alt": None,  # alt="": presentational
+    "aria-label-link": ("link", "Home page", {}),
+    "blocks-in-link": ("link", "Line Two", {}),
+    "role-button": ("button", "Press me", {}),
+    "css-before": ("button", "Menu", {}),  # pseudo-element content counts
+    "uppercase": ("link", "SHOUT", {}),  # the text as shown
+    "th-in-thead": ("columnheader", "Name", {}),
+    "th-scope-row": ("rowheader", "Ann", {}),
+    "td": ("cell", "31", {}),
+    "presentation-table": None,
+    "fieldset-disabled": ("textbox", "Inside", {"disabled": True}),
+    "mixed": ("checkbox", "All", {"checked": "mixed"}),
+    "pressed": ("button", "Bold", {"pressed": "true"}),
+    "summary-closed": ("DisclosureTriangle", "More", {"expanded": False}),
+    "details-content": None,  # closed <details>
+    "summary-open": ("DisclosureTriangle", "Less", {"expanded": True}),
+    "inert-button": None,
+    "visible-in-hidden": ("button", "Shown", {}),
+    "in-display-contents": ("button", "Contents", {}),
+    "select": ("combobox", "", {}),
+    "aria-heading": ("heading", "Level four", {"level": 4}),
+    "required": ("textbox", "Must", {"required": True}),
+    "readonly": ("textbox", "Fixed", {"readonly": True}),
+    "nav": ("navigation", "", {}),
+    "section-unnamed": ("generic", "", {}),
+    "section-named": ("region", "Named section", {}),
+    "li-in-menu": ("generic", "", {}),
+    "li-in-list": ("listitem", "", {}),
+    "textarea": ("textbox", "Notes", {}),
+}
+
+_CASE_IDS = """Array.from(document.querySelectorAll('[data-case]'), el => [el.dataset.case, __pagelens.idOf(el)])"""
+
+
+def in_capture_world(env: BrowserEnv, expression: str):
+    """Evaluates in the capture's isolated world of the main frame (where its registry is)."""
+
+    async def go(aenv):
+        session = await aenv.sessions_for(aenv.page).main()
+        frame_id = (await cdp(session, "Page.getFrameTree"))["frameTree"]["frame"]["id"]
+        context = await aenv._capture.world(session, frame_id, 30)
+        reply = await cdp(
+            session, "Runtime.evaluate", {"expression": expression, "contextId": context, "returnByValue": True}
+        )
+        assert "exceptionDetails" not in reply, reply
+        return reply["result"]["value"]
+
+    return env.run(go)
+
+
+def chromium_reading(env: BrowserEnv, case: str) -> tuple[str, str] | None:
+    """Chromium's own role and name of a case element (its accessibility tree)."""
+
+    async def go(aenv):
+        session = await aenv.sessions_for(aenv.page).main()
+        doc = await cdp(session, "DOM.getDocument", {"depth": 0})
+        found = await cdp(
+            session, "DOM.querySelector", {"nodeId": doc["root"]["nodeId"], "selector": f'[data-case="{case}"]'}
+        )
+        nodes = (
+            await cdp(session, "Accessibility.getPartialAXTree", {"nodeId": found["nodeId"], "fetchRelatives": False})
+        )["nodes"]
+        node = nodes[0] if nodes else None
+        if node is None or node.get("ignored"):
+            return None
+        return node["role"]["value"], normalize(str(node.get("name", {}).get("value", "")))
+
+    return env.run(go)
+
+
+@pytest.fixture(scope="module")
+def names(browser, site):
+    browser.config.source = "dom"
+    obs = browser.reset(site.url("site/capture-names.html"))
+    ids = dict(in_capture_world(browser, _CASE_IDS))
+    return obs, ids
+
+
+@pytest.mark.parametrize("case", sorted(FACTS))
+def test_roles_names_and_states_by_the_specs(names, case):
+    obs, ids = names
+    fact = FACTS[case]
+    element_id = ids[case]
+    if fact is None:
+        assert element_id not in obs.tree or not obs.tree.node(element_id).rendered, case
+        return
+    role, name, props = fact
+    assert element_id in obs.tree, f"{case}: no node"
+    node = obs.tree.node(element_id)
+    assert (node.role, normalize(node.name)) == (role, name), case
+    for key, value in props.items():
+        assert node.properties.get(key) == value, (case, node.properties)
+
+
+def test_chromium_agrees_on_most_facts(browser, names):
+    """Chromium's own tree beside the facts: where both read the element, they agree on almost
+    every case (a disagreement is listed; the facts come from the specs, not from Chromium)."""
+    obs, ids = names
+    agree, disagree = 0, []
+    for case, fact in FACTS.items():
+        if fact is None:
+            continue
+        theirs = chromium_reading(browser, case)
+        if theirs == (fact[0], fact[1]):
+            agree += 1
+        else:
+            disagree.append((case, theirs))
+    assert agree >= len([f for f in FACTS.values() if f]) - 3, disagree
+
+
+def test_hidden_text_is_not_read(names):
+    obs, _ = names
+    for hidden in ("Hidden words", "Inside details", "Inert", "Gone", "Layout table"):
+        assert hidden not in obs.text
+    assert "Shown details" in obs.text and "Shown" in obs.text
+
+
+def test_ids_stay_with_their_element_and_new_ones_are_marked(browser, site):
+    browser.config.source = "dom"
+    first = browser.reset(site.url("site/menu.html"))
+    before = {first.tree.node(i).name: i for i in first.ids}
+    step = browser.step(f"click [{next(i for n, i in before.items() if 'Menu' in n or 'menu' in n.lower())}]")
+    assert step.ok, step.error
+    after = step.observation
+    for name, element_id in before.items():
+        if element_id in after.tree:
+            assert after.tree.node(element_id).name == name  # the same element, the same id
+    new = re.findall(r"\*\[(\d+)\]", after.text)
+    assert new and all(int(i) not in before.values() for i in new)
+
+
+HOSTILE = """
+<title>Hostile</title>
+<script>
+  // Everything a page could patch to steer a script that reads it from the page's own world.
+  const lie = () => "forged";
+  Element.prototype.getAttribute = function () { return "forged"; };
+  Element.prototype.hasAttribute = () => true;
+  Element.prototype.checkVisibility = () => false;
+  Object.defineProperty(Node.prototype, "childNodes", { get() { return []; } });
+  Object.defineProperty(Node.prototype, "textContent", { get: lie });
+  Object.defineProperty(Text.prototype, "data", { get: lie });
+  Object.defineProperty(Element.prototype, "localName", { get: lie });
+  window.getComputedStyle = () => ({ display: "none", visibility: "hidden" });
+  window.WeakMap = function () { throw new Error("no"); };
+  window.Map = function () { throw new Error("no"); };
+  Array.prototype.push = function () { throw new Error("no"); };
+  JSON.stringify = lie;
+  Object.defineProperty(globalThis, "__pagelens", { value: { capture: lie } });
+</script>
+"""
+
+PLAIN = """<h1>Real heading</h1><p>Body text <a href="#x">a link</a></p><button>Act</button>
+<input aria-label="Field" value="typed"><select><option>A</option><option selected>B</option></select>"""
+
+
+def test_a_page_that_patches_everything_reads_the_same(browser, site):
+    browser.config.source = "dom"
+
+    async def load(aenv, html):
+        await aenv.page.set_content(html)
+
+    browser.reset(site.url("site/second.html"), observe=False)
+    browser.run(lambda aenv: load(aenv, "<title>Hostile</title>" + PLAIN))
+    honest = browser.observe()
+    browser.run(lambda aenv: load(aenv, HOSTILE + PLAIN))
+    hostile = browser.observe()
+    assert hostile.notes == []  # read by the capture, no fallback
+    # (The same document, rewritten: what the second read shows is new to it, hence marks.)
+    assert re.sub(r"\*?\[\d+\]", "[]", hostile.text) == re.sub(r"\*?\[\d+\]", "[]", honest.text)
+    assert "forged" not in hostile.text and "Real heading" in hostile.text
+
+
+def test_a_page_that_removes_the_hook_only_hides_its_own_clickables(browser, site):
+    browser.config.source = "dom"
+    obs = browser.reset(site.url("site/clickable.html"))
+    with_hook = len(obs.tree.clickable_ids)
+
+    async def unhook(aenv):
+        # A fresh addEventListener from a new frame, and new listeners through it.
+        await aenv.page.evaluate(
+            """() => { const f = document.createElement('iframe'); document.body.append(f);
+               const add = f.contentWindow.EventTarget.prototype.addEventListener;
+               EventTarget.prototype.addEventListener = add;
+               const d = document.createElement('div'); d.textContent = 'Late clickable';
+               document.body.append(d); d.addEventListener('click', () => {}); f.remove(); }"""
+        )
+
+    browser.run(unhook)
+    after = browser.observe()
+    assert "Late clickable" in after.text  # still read; only not marked clickable
+    assert len(after.tree.clickable_ids) >= with_hook  # the others keep theirs
+
+
+def test_a_closed_shadow_root_falls_back_to_chromiums_tree(browser, site):
+    browser.config.source = "dom"
+    browser.reset(site.url("site/second.html"), observe=False)
+
+    async def closed(aenv):
+        await aenv.page.evaluate(
+            """() => { const host = document.createElement('div'); document.body.append(host);
+               const root = host.attachShadow({mode: 'closed'});
+               root.innerHTML = '<button>Inside closed root</button>'; }"""
+        )
+
+    browser.run(closed)
+    obs = browser.observe()
+    assert "Inside closed root" in obs.text
+    assert any("closed shadow roots" in n for n in obs.notes), obs.notes
+
+
+def test_open_shadow_roots_and_slots_are_read(browser, site):
+    browser.config.source = "dom"
+    browser.reset(site.url("site/second.html"), observe=False)
+
+    async def shadow(aenv):
+        await aenv.page.evaluate(
+            """() => { const host = document.createElement('div'); host.innerHTML = '<span slot=s>Slotted text</span>';
+               document.body.append(host);
+               const root = host.attachShadow({mode: 'open'});
+               root.innerHTML = '<button>Shadow button</button><slot name=s></slot>'; }"""
+        )
+
+    browser.run(shadow)
+    obs = browser.observe()
+    assert re.search(r"button \[\d+\] 'Shadow button'", obs.text) and "Slotted text" in obs.text
+    assert obs.notes == []
+
+
+def test_deep_and_huge_pages_never_stall_or_crash(browser, site):
+    browser.config.source = "dom"
+    browser.reset(site.url("site/second.html"), observe=False)
+
+    async def build(aenv):
+        await aenv.page.evaluate(
+            """() => { let el = document.body;
+               // 5,000 levels (display: contents, so that Chromium's own layout, which a block
+               // this deep crashes, has no boxes for them; the DOM is as deep).
+               for (let i = 0; i < 5000; i++) { const d = document.createElement('div'); d.style.display = 'contents'; el.append(d); el = d; }
+               el.textContent = 'Bottom of the well';
+               const list = document.createElement('ul');
+               for (let i = 0; i < 20000; i++) { const li = document.createElement('li'); li.textContent = 'row ' + i; list.append(li); }
+               document.body.append(list);
+               const odd = document.createElement('p'); odd.textContent = 'odd \\ud800 text \\ufeff end'; document.body.append(odd); }"""
+        )
+
+    browser.run(build)
+    obs = browser.observe()
+    assert obs.notes == [] or all("accessibility tree" not in n for n in obs.notes)
+    assert "row 19999" in obs.text and "Bottom of the well" in obs.text
+    assert "odd \ufffd text" in obs.text
+
+
+def test_the_ax_source_stays_selectable(browser, site):
+    browser.config.source = "ax"
+    try:
+        obs = browser.reset(site.url("site/clickable.html"))
+        assert "snapshot" in obs.timings_ms and "capture" not in obs.timings_ms
+        assert re.search(r"clickable \[\d+\] 'Open the panel'", obs.text)
+    finally:
+        browser.config.source = "dom"
+
+
+def _actionables(tree):
+    out = []
+    for i in tree.ids():
+        node = tree.node(i)
+        if node.role in INTERACTIVE and not node.ignored and node.backend_dom_node_id is not None:
+            out.append(node)
+    return out
+
+
+@pytest.mark.parametrize(
+    "path",
+    [
+        "site/form.html",
+        "site/clickable.html",
+        "site/menu.html",
+        "site/capture-names.html",
+        "corpus/ars-1/",
+        "corpus/wikipedia-2/",
+    ],
+)
+def test_roles_and_names_agree_with_chromium_on_actionables(browser, site, path):
+    """Every actionable element of Chromium's tree is in the capture, with Chromium's role and
+    name (whitespace normalised), on local and corpus pages."""
+    browser.config.source = "dom"
+    obs = browser.reset(site.url(path))
+
+    async def chromium(aenv):
+        return await fetch_tree(aenv.sessions_for(aenv.page), include_frames=False, clickables=False)
+
+    ax = browser.run(chromium).tree
+    actionable = _actionables(ax)
+    backend = [n.backend_dom_node_id for n in actionable]
+    mapping = {}
+
+    async def registry(aenv):
+        session = await aenv.sessions_for(aenv.page).main()
+        frame_id = (await cdp(session, "Page.getFrameTree"))["frameTree"]["frame"]["id"]
+        context = await aenv._capture.world(session, frame_id, 30)
+        for b in backend:
+            obj = await cdp(session, "DOM.resolveNode", {"backendNodeId": b, "executionContextId": context})
+            reply = await cdp(
+                session,
+                "Runtime.callFunctionOn",
+                {
+                    "objectId": obj["object"]["objectId"],
+                    "functionDeclaration": "function(){return __pagelens.idOf(this)}",
+                    "returnByValue": True,
+                },
+            )
+            mapping[b] = reply["result"]["value"]
+
+    browser.run(registry)
+    wrong = []
+    for node in actionable:
+        mine = mapping.get(node.backend_dom_node_id)
+        if mine not in obs.tree:
+            wrong.append(("missing", node.role, node.name))
+            continue
+        ours = obs.tree.node(mine)
+        if ours.role != node.role or normalize(ours.name) != normalize(node.name):
+            wrong.append((node.role, node.name, ours.role, ours.name))
+    assert len(wrong) <= len(actionable) // 100, wrong
+
+
+def test_no_id_ever_names_two_elements_across_documents(browser, site):
+    """A new document's registry starts above every id given so far: an id the agent kept
+    from the page before is unknown on the new one (refused), never another element."""
+    browser.config.source = "dom"
+    first = browser.reset(site.url("site/second.html"))
+    link = next(i for i in first.ids if first.tree.node(i).role == "link")
+    moved = browser.step(f"click [{link}]")
+    assert moved.ok and moved.observation.url != first.url
+    assert not set(first.tree.ids()) & set(moved.observation.tree.ids())
+    stale = browser.step(f"click [{link}]")
+    assert not stale.ok and f"[{link}]" in stale.error
+
+
+def test_a_frame_the_capture_cannot_read_is_read_from_chromiums_tree(browser, site, monkeypatch):
+    """A frame of another origin whose own pass fails (no world, an error) is read from
+    Chromium's tree for that frame alone, said in the notes, and its elements act."""
+    from pagelens.browser.capture import InPageCapture
+
+    walk = InPageCapture.walk
+
+    async def failing_in_frames(self, sessions, record, *args, **kwargs):
+        if record.parent_id is not None:
+            raise RuntimeError("no world in this frame")
+        return await walk(self, sessions, record, *args, **kwargs)
+
+    monkeypatch.setattr(InPageCapture, "walk", failing_in_frames)
+    browser.config.source = "dom"
+    obs = browser.reset(site.url("site/frames.html"))
+    assert "Text inside the cross-site frame" in obs.text and "Child button" in obs.text
+    assert any("read from Chromium's accessibility tree" in n and "no world" in n for n in obs.notes), obs.notes
+    cross = next(i for i in obs.ids if obs.tree.node(i).name == "Cross button")
+    clicked = browser.step(f"click [{cross}]")
+    assert clicked.ok, clicked.error
+    assert "cross clicked" in clicked.observation.text
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(body=dom_fragments())
+def test_generated_doms_read_alike_through_both_sources(browser, site, body):
+    """Generated DOMs (nesting, hidden parts, labels, lists, tables, details, shadow roots):
+    the capture reads them without a fallback, prints every id once, and gives every action
+    target of Chromium's tree an id with Chromium's role and name."""
+    browser.reset(site.url("site/second.html"), observe=False)
+
+    async def load(aenv):
+        await aenv.page.set_content(f"<title>Generated</title><body>{body}</body>")
+
+    browser.run(load)
+    browser.config.source = "ax"
+    try:
+        theirs = browser.observe()
+    finally:
+        browser.config.source = "dom"
+    ours = browser.observe()
+    assert ours.notes == [], ours.notes
+    printed = [int(i) for i in re.findall(r"(?<!\\)\[(\d+)\]", ours.text)]
+    assert len(printed) == len(set(printed)) and set(printed) <= set(ours.tree.ids())
+    mine = sorted((ours.tree.node(i).role, normalize(ours.tree.node(i).name)) for i in ours.ids)
+    chromium = sorted((theirs.tree.node(i).role, normalize(theirs.tree.node(i).name)) for i in theirs.ids)
+    assert mine == chromium, (body, ours.text, theirs.text)
+
+
+def test_clickables_reported_once_count_at_every_later_observation(browser, site):
+    """The hook tells the capture of each element once it is in the document, and the capture
+    keeps it: an element given a listener after the first observation, and one given a listener
+    before it was inserted, are clickable at the next observation and every one after."""
+    browser.config.source = "dom"
+    first = browser.reset(site.url("site/second.html"))
+    before = len(first.tree.clickable_ids)
+
+    async def add(aenv):
+        await aenv.page.evaluate(
+            """() => { const a = document.createElement('div'); a.textContent = 'Late listener';
+               document.body.append(a); a.addEventListener('click', () => {});
+               const b = document.createElement('div'); b.textContent = 'Listener before insert';
+               b.addEventListener('click', () => {}); window.__later = b; }"""
+        )
+
+    browser.run(add)
+    second = browser.observe()
+    assert re.search(r"clickable \*?\[\d+\] 'Late listener'", second.text), second.text
+    assert "Listener before insert" not in second.text
+
+    async def insert(aenv):
+        await aenv.page.evaluate("() => document.body.append(window.__later)")
+
+    browser.run(insert)
+    for _ in range(2):  # told once, kept after
+        obs = browser.observe()
+        assert re.search(r"clickable \*?\[\d+\] 'Late listener'", obs.text)
+        assert re.search(r"clickable \*?\[\d+\] 'Listener before insert'", obs.text)
+        assert len(obs.tree.clickable_ids) == before + 2

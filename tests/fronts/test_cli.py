@@ -1,0 +1,55 @@
+"""The command line, run as a user would (a subprocess)."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+from support.corpus import CORPUS
+
+
+def run(*args: str) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "pagelens", *args], capture_output=True, text=True, timeout=120)
+
+
+def test_observe_builtin_page_with_stats():
+    r = run("observe", "--stats")
+    assert r.returncode == 0, r.stderr
+    assert "wikipedia-3" in r.stdout and "occam tokens" in r.stdout and "fewer tokens" in r.stdout
+
+
+def test_observe_saved_tree_both_modes():
+    path = str(CORPUS / "001" / "axtree.json.gz")
+    occam = run("observe", path)
+    webarena = run("observe", path, "--mode", "webarena")
+    assert occam.stdout.startswith("RootWebArea 'Get your Frontend")
+    assert webarena.stdout.startswith("RootWebArea [2] 'Get your Frontend")
+    cut = run("observe", path, "--max-tokens", "200")
+    assert "more lines not shown" in cut.stdout
+
+
+def test_clean_and_chunks():
+    path = str(CORPUS / "001" / "source.html.gz")
+    r = run("clean", path)
+    assert r.returncode == 0 and r.stdout.startswith("<html") and "tokens" in r.stderr
+    r = run("clean", path, "--max-tokens", "800")
+    assert r.stdout.count("<!-- chunk ") >= 3
+
+
+def test_errors_are_messages_not_tracebacks(tmp_path):
+    bad = tmp_path / "bad.json"
+    bad.write_text('{"nodes": [')
+    r = run("observe", str(bad))
+    assert r.returncode == 2 and "pagelens: error: malformed" in r.stderr and "Traceback" not in r.stderr
+    r = run("observe", str(tmp_path / "missing.json"))
+    assert r.returncode == 2 and "no such file" in r.stderr
+
+
+def test_version_names_pagelens_its_core_playwright_and_chromium():
+    import pagelens
+
+    proc = run("--version")
+    assert proc.returncode == 0, proc.stderr
+    lines = dict(line.split(" ", 1) for line in proc.stdout.splitlines())
+    assert lines["pagelens"] == pagelens.__version__ and lines["pagelens-core"] == pagelens.CORE_VERSION
+    assert lines["playwright"][0].isdigit() and lines["chromium"].startswith("Chromium ")

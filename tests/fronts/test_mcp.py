@@ -1,0 +1,850 @@
+"""`pagelens mcp` driven by the official MCP SDK's own client, over stdio and streamable HTTP,
+with real Chromium and real pages: Playwright MCP's tools by their own argument names, answers
+that carry what changed, a browser per session, errors that say why (issues 25 and 41)."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import os
+import re
+import socket
+import subprocess
+import sys
+import time
+from contextlib import asynccontextmanager
+from pathlib import Path
+
+import pytest
+
+mcp = pytest.importorskip("mcp", reason="the mcp extra is not installed")
+
+from mcp.client.session import ClientSession  # noqa: E402
+from mcp.client.stdio import StdioServerParameters, stdio_client  # noqa: E402
+from mcp.client.streamable_http import streamable_http_client  # noqa: E402
+
+from pagelens.actions import parse_action  # noqa: E402
+from support.miniwob_policy import next_action  # noqa: E402
+
+# Playwright MCP's core tools, by its names (microsoft/playwright, packages/playwright-core/src/
+# tools/backend/*.ts: defineTool/defineTabTool with capability core*), and pagelens' own.
+PLAYWRIGHT_MCP_TOOLS = {
+    "browser_navigate",
+    "browser_navigate_back",
+    "browser_navigate_forward",
+    "browser_snapshot",
+    "browser_click",
+    "browser_type",
+    "browser_fill_form",
+    "browser_select_option",
+    "browser_press_key",
+    "browser_hover",
+    "browser_drag",
+    "browser_wait_for",
+    "browser_tabs",
+    "browser_take_screenshot",
+    "browser_handle_dialog",
+    "browser_file_upload",
+    "browser_console_messages",
+    "browser_network_requests",
+    "browser_resize",
+    "browser_close",
+}
+OWN_TOOLS = {"browser_observe", "browser_find", "browser_scroll", "browser_html"}
+TOOLS = PLAYWRIGHT_MCP_TOOLS | OWN_TOOLS
+# Playwright MCP's argument names per tool (its zod schemas): a prompt written against them works.
+ARGUMENTS = {
+    "browser_navigate": {"url"},
+    "browser_snapshot": {"target", "filename", "depth"},
+    "browser_click": {"element", "target", "doubleClick", "button", "modifiers"},
+    "browser_type": {"element", "target", "text", "submit", "slowly"},
+    "browser_fill_form": {"fields"},
+    "browser_select_option": {"element", "target", "values"},
+    "browser_press_key": {"key"},
+    "browser_hover": {"element", "target"},
+    "browser_drag": {"startElement", "startTarget", "endElement", "endTarget"},
+    "browser_wait_for": {"time", "text", "textGone"},
+    "browser_tabs": {"action", "index", "url"},
+    "browser_take_screenshot": {"type", "filename", "fullPage", "element", "target"},
+    "browser_handle_dialog": {"accept", "promptText"},
+    "browser_file_upload": {"paths"},
+    "browser_console_messages": {"level", "all"},
+    "browser_network_requests": {"static", "filter"},
+    "browser_resize": {"width", "height"},
+}
+
+
+@asynccontextmanager
+async def stdio_session(*args: str, cwd: str | None = None):
+    params = StdioServerParameters(command=sys.executable, args=["-m", "pagelens", "mcp", *args], cwd=cwd)
+    async with stdio_client(params) as streams, ClientSession(*streams) as session:
+        await session.initialize()
+        yield session
+
+
+async def call(session: ClientSession, tool: str, **arguments) -> tuple[bool, str]:
+    """(is an error, the answer's text)."""
+    result = await session.call_tool(tool, arguments)
+    assert len(result.content) == 1, result.content  # one item: never the same text twice
+    assert not result.structured_content, result.structured_content
+    text = "\n".join(getattr(c, "text", "") for c in result.content)
+    return bool(result.is_error), text
+
+
+def find_id(text: str, role: str, name: str) -> str:
+    """The ref (as a string, as a client passes it) of the element ``role`` named ``name``."""
+    found = re.search(rf"{role} \*?\[(\d+)\] '[^'\n]*{re.escape(name)}", text)
+    assert found, f"no {role} named {name!r} in:\n{text}"
+    return found.group(1)
+
+
+def red_pixels(png_base64: str) -> int:
+    """Pixels of the ids' overlay colour (#e00) in a screenshot."""
+    import base64
+    import io
+
+    from PIL import Image
+
+    data = Image.open(io.BytesIO(base64.b64decode(png_base64))).convert("RGB").tobytes()
+    return sum(1 for i in range(0, len(data), 3) if data[i] > 200 and data[i + 1] < 40 and data[i + 2] < 40)
+
+
+def test_the_tool_surface_is_playwright_mcps(tmp_path):
+    async def session_run():
+        async with stdio_session("--output-dir", str(tmp_path)) as s:
+            listed = {t.name: t for t in (await s.list_tools()).tools}
+            assert set(listed) == TOOLS
+            for tool, names in ARGUMENTS.items():
+                assert names <= set(listed[tool].input_schema["properties"]), tool
+            # ref is a string, as Playwright MCP's snapshots print refs; the description is optional.
+            click = listed["browser_click"].input_schema
+            assert click["properties"]["ref"]["anyOf"][0]["type"] == "string"
+            assert "element" not in click.get("required", [])
+            assert listed["browser_snapshot"].annotations.read_only_hint
+            assert not any(t.output_schema for t in listed.values())  # one text item, no copy
+
+    asyncio.run(session_run())
+
+
+def test_the_server_reports_its_version():
+    import pagelens
+
+    async def session_run():
+        params = StdioServerParameters(command=sys.executable, args=["-m", "pagelens", "mcp"])
+        async with stdio_client(params) as streams, ClientSession(*streams) as session:
+            init = await session.initialize()
+            return init.server_info
+
+    info = asyncio.run(session_run())
+    assert info.name == "pagelens" and info.version == pagelens.__version__ and info.version
+
+
+def test_the_tools_over_stdio(site, tmp_path):
+    async def session_run():
+        async with stdio_session("--output-dir", str(tmp_path)) as s:
+            assert {t.name for t in (await s.list_tools()).tools} == TOOLS
+            error, text = await call(s, "browser_click", ref="1")
+            assert error and "browser_navigate" in text  # nothing open yet: said what to do
+            error, page = await call(s, "browser_navigate", url=site.url("site/form.html"))
+            assert not error and "Page Title: Action test page" in page and "textbox [" in page
+            error, found = await call(s, "browser_find", pattern="colour is")
+            assert not error and "1 lines match" in found and "text 'colour is red'" in found
+            notes = find_id(page, "textbox", "Notes")
+            error, typed = await call(s, "browser_type", element="Notes", ref=notes, text="from MCP")
+            assert not error and "Typed into Notes" in typed and "notes: from MCP" in typed
+            error, chosen = await call(
+                s, "browser_select_option", ref=find_id(page, "combobox", "Colour"), values=["Blue"]
+            )
+            assert not error and "colour is blue" in chosen
+            # Errors an agent can act on, and the server keeps serving.
+            error, text = await call(s, "browser_click", ref="99999999")
+            assert error and "no element [99999999]" in text
+            error, text = await call(s, "browser_find", pattern="(", regex=True)
+            assert error and "not a regular expression" in text
+            # A pattern that backtracks for ages on any line of 30 characters (2^30 ways to
+            # split it) runs on a linear-time engine: answered, and so is the next call.
+            error, text = await call(s, "browser_find", pattern="(.+)+QQQ$", regex=True)
+            assert not error and "nothing on the page matches" in text
+            error, text = await call(s, "browser_find", pattern="(?<=a)b", regex=True)
+            assert error and "not a regular expression" in text
+            error, text = await call(s, "browser_scroll", direction="sideways")
+            assert error and "up or down" in text
+            error, shot = await call(s, "browser_observe")
+            assert not error and "colour is blue" in shot
+            image = await s.call_tool("browser_take_screenshot", {})
+            assert not image.is_error and image.content[0].type == "image" and image.content[0].mime_type == "image/png"
+            labelled = await s.call_tool("browser_take_screenshot", {"with_ids": True})
+            assert not labelled.is_error
+            # The ids' outlines are drawn (pure red pixels the page has none of), then gone.
+            assert red_pixels(labelled.content[0].data) > 20 * red_pixels(image.content[0].data) + 500
+            error, again = await call(s, "browser_observe")
+            assert not error and again == shot
+            from pagelens.browser.devtools import free_port  # a port nothing listens on
+
+            error, text = await call(s, "browser_navigate", url=f"http://127.0.0.1:{free_port()}/")
+            assert error and "the connection was refused" in text and "(net::ERR_CONNECTION_REFUSED)" in text
+            error, back = await call(s, "browser_observe")
+            assert not error and "/site/form.html" in back  # still on the page it was on
+            error, html = await call(s, "browser_html")
+            assert not error and html.startswith("chunk 0 of ") and 'node="' in html
+            # A link to a host that is not allowed: refused, named.
+            error, page = await call(s, "browser_navigate", url=site.url("site/offsite.html"))
+            assert not error
+            offsite = find_id(page, "link", "another host name")
+            error, text = await call(s, "browser_click", ref=offsite)
+            assert error and "was refused" in text and "localhost" in text
+            # An id of a page that is gone: refused, never sent to the new page.
+            stale = find_id(page, "link", "A page on this host")
+            error, moved = await call(s, "browser_click", ref=stale)
+            assert not error and "second.html" in moved
+            error, text = await call(s, "browser_click", ref=offsite)
+            assert error and f"[{offsite}]" in text
+            error, back = await call(s, "browser_navigate_back")
+            assert not error and "offsite.html" in back
+            error, tabs = await call(s, "browser_tabs", action="list")
+            assert not error and "- 0: (current) Offsite" in tabs
+            # After an action, what it opened is marked new, and a marked id is used as any other.
+            error, page = await call(s, "browser_navigate", url=site.url("site/menu.html"))
+            assert not error and "*[" not in page
+            error, menu = await call(s, "browser_click", ref=find_id(page, "button", "Open menu"))
+            rename = re.search(r"options: \*\[(\d+)\] 'Rename'", menu)
+            assert not error and rename and "menu *[" in menu, menu
+            error, hovered = await call(s, "browser_hover", ref=rename.group(1))
+            assert not error and "*[" not in hovered
+
+    asyncio.run(session_run())
+
+
+def test_an_observation_over_the_budget_is_written_to_a_file_and_linked(site, tmp_path):
+    async def session_run():
+        async with stdio_session("--output-dir", str(tmp_path), "--max-tokens", "40") as s:
+            error, page = await call(s, "browser_navigate", url=site.url("site/form.html"))
+            assert not error and "over the 40 budget" in page
+            link = re.search(r"file://\S+", page).group(0)
+            whole = Path(link[len("file://") :]).read_text()
+            assert "colour is red" in whole and whole.count("\n") > page.count("\n") - 4
+            error, small = await call(s, "browser_observe", max_tokens=100_000)
+            assert not error and "over the" not in small and "colour is red" in small
+
+    asyncio.run(session_run())
+
+
+MINIWOB = Path(__import__("miniwob").__file__).parent / "html" / "miniwob"
+
+
+def policy(answer: str) -> dict | None:
+    """The shared scripted MiniWoB++ policy (tests/support/miniwob_policy.py) as a client of the tools,
+    reading only their answers: the next tool call, or None once the episode has a reward."""
+    reward = re.search(r"text 'Last reward:'\n\t+text '([^']+)'", answer)
+    if reward and reward.group(1) not in ("-",):
+        return None
+    start = re.search(r"\[(\d+)\] 'START'", answer)
+    if start:
+        return {"tool": "browser_click", "ref": start.group(1)}
+    # The task's goal is the page's query line, under the START area.
+    query = re.search(r"clickable \*?\[\d+\]\n\t+text '([^']+)'", answer)
+    action = parse_action(next_action(query.group(1) if query else "", answer))
+    if action.kind == "type":
+        return {"tool": "browser_type", "ref": str(action.target), "text": action.text, "submit": action.press_enter}
+    assert action.kind == "click", action
+    return {"tool": "browser_click", "ref": str(action.target)}
+
+
+@pytest.mark.parametrize(
+    "task", ["click-test", "click-button", "click-link", "focus-text", "enter-text", "choose-list", "click-checkboxes"]
+)
+def test_a_client_side_policy_solves_miniwob_through_the_tools(task):
+    async def episode():
+        async with stdio_session("--allow-file", str(MINIWOB)) as s:
+            error, answer = await call(s, "browser_navigate", url=(MINIWOB / f"{task}.html").as_uri())
+            assert not error, answer
+            for _ in range(8):
+                step = policy(answer)
+                if step is None:
+                    return answer
+                error, answer = await call(s, step.pop("tool"), **step)
+                assert not error, answer
+                if "### Snapshot changes" in answer:  # this policy reads the whole page each turn
+                    error, answer = await call(s, "browser_snapshot")
+                    assert not error, answer
+            raise AssertionError(f"no reward after 8 calls:\n{answer}")
+
+    final = asyncio.run(episode())
+    reward = re.search(r"text 'Last reward:'\n\t+text '([^']+)'", final).group(1)
+    assert float(reward) > 0, final
+
+
+def _free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+@contextlib.contextmanager
+def http_server(*args: str, env: dict | None = None):
+    """`pagelens mcp --http` on a free loopback port: yields its URL once it accepts connections."""
+    port = _free_port()
+    server = subprocess.Popen(
+        [sys.executable, "-m", "pagelens", "mcp", "--http", f"127.0.0.1:{port}", *args],
+        stderr=subprocess.PIPE,
+        text=True,
+        env={**os.environ, **(env or {})},
+    )
+    try:
+        # Ready once its port accepts a connection (or the server ended: then say why).
+        while True:
+            if server.poll() is not None:
+                raise AssertionError(f"the server ended: {server.stderr.read()[-2000:]}")
+            try:
+                socket.create_connection(("127.0.0.1", port), timeout=5).close()
+                break
+            except OSError:
+                time.sleep(0.05)
+        yield f"http://127.0.0.1:{port}/mcp", server.pid
+    finally:
+        server.terminate()
+        server.wait(30)
+
+
+def browsers_of(pid: int) -> int:
+    """Chromium browser processes (not their renderers) below process ``pid``."""
+    children: dict[int, list[tuple[int, str]]] = {}
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            try:
+                stat = (entry / "stat").read_text()
+                args = (entry / "cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace")
+            except OSError:
+                continue
+            parent = int(stat.rsplit(")", 1)[1].split()[1])
+            children.setdefault(parent, []).append((int(entry.name), args))
+    found, stack = 0, [pid]
+    while stack:
+        for child, args in children.get(stack.pop(), []):
+            found += "chrom" in args and "--type=" not in args
+            stack.append(child)
+    return found
+
+
+@asynccontextmanager
+async def http_session(url: str, headers: dict | None = None):
+    import httpx2 as httpx
+
+    async with (
+        httpx.AsyncClient(headers=headers or {}, timeout=120) as client,
+        streamable_http_client(url, http_client=client) as streams,
+        ClientSession(*streams[:2]) as s,
+    ):
+        await s.initialize()
+        yield s
+
+
+def test_the_tools_over_streamable_http_a_browser_per_session(site):
+    async def session_run(url: str, pid: int):
+        async with http_session(url) as one, http_session(url) as two:
+            assert {t.name for t in (await one.list_tools()).tools} == TOOLS | {"browser_evaluate"}
+            error, page = await call(one, "browser_navigate", url=site.url("site/form.html"))
+            assert not error and "Page Title: Action test page" in page
+            error, typed = await call(one, "browser_type", ref=find_id(page, "textbox", "Notes"), text="over HTTP")
+            assert not error and "notes: over HTTP" in typed
+            assert not (await call(one, "browser_evaluate", function="() => { document.cookie = 'who=one'; }"))[0]
+            # The second client has a browser of its own: no page yet, then none of the first's
+            # cookies on the same site.
+            error, text = await call(two, "browser_snapshot")
+            assert error and "browser_navigate" in text
+            error, page2 = await call(two, "browser_navigate", url=site.url("site/form.html"))
+            assert not error and "notes: over HTTP" not in page2
+            error, cookies = await call(two, "browser_evaluate", function="() => document.cookie")
+            assert not error and "who=one" not in cookies
+            error, cookies = await call(one, "browser_evaluate", function="() => document.cookie")
+            assert not error and "who=one" in cookies
+            # The first session's page is where it left it.
+            error, again = await call(one, "browser_snapshot")
+            assert not error and "notes: over HTTP" in again
+            assert browsers_of(pid) == 2
+
+    with http_server("--caps", "evaluate") as (url, pid):
+        asyncio.run(session_run(url, pid))
+        # Both sessions ended (the client's DELETE): their browsers are gone.
+        deadline = time.monotonic() + 60
+        while browsers_of(pid) and time.monotonic() < deadline:
+            time.sleep(0.1)
+        assert browsers_of(pid) == 0
+
+
+def test_an_idle_session_has_its_browser_closed(site):
+    async def session_run(url: str, pid: int):
+        async with http_session(url) as s:
+            error, page = await call(s, "browser_navigate", url=site.url("site/form.html"))
+            assert not error and browsers_of(pid) == 1
+            # No call for over a second: the browser is closed, the session's process with it.
+            deadline = time.monotonic() + 60
+            while browsers_of(pid) and time.monotonic() < deadline:
+                await asyncio.sleep(0.1)
+            assert browsers_of(pid) == 0
+
+    with http_server("--idle-timeout", "1") as (url, pid):
+        asyncio.run(session_run(url, pid))
+
+
+def test_http_is_loopback_unless_allowed_with_a_token(site):
+    # Another address: refused unless --allow-remote, which needs a token.
+    for args, why in [
+        ([], "not a loopback address"),
+        (["--allow-remote"], "needs a token"),
+    ]:
+        proc = subprocess.run(
+            [sys.executable, "-m", "pagelens", "mcp", "--http", f"0.0.0.0:{_free_port()}", *args],
+            capture_output=True,
+            text=True,
+            timeout=60,
+        )
+        assert proc.returncode != 0 and why in proc.stderr and "Traceback" not in proc.stderr, proc.stderr
+
+    async def session_run(url: str):
+        import httpx2 as httpx
+
+        # No token, or a wrong one: 401 before any MCP.
+        for headers in ({}, {"Authorization": "Bearer nope"}):
+            async with httpx.AsyncClient() as client:
+                answer = await client.post(url, headers=headers, json={})
+                assert answer.status_code == 401
+        # A Host the server is not reached by: refused (DNS rebinding), even with the token.
+        async with httpx.AsyncClient() as client:
+            answer = await client.post(
+                url, headers={"Authorization": "Bearer s3cret", "Host": "evil.example:80"}, json={}
+            )
+            assert answer.status_code in (400, 421), answer.status_code
+        async with http_session(url, {"Authorization": "Bearer s3cret"}) as s:
+            error, page = await call(s, "browser_navigate", url=site.url("site/form.html"))
+            assert not error and "Action test page" in page
+
+    with http_server(env={"PAGELENS_MCP_TOKEN": "s3cret"}) as (url, _):
+        asyncio.run(session_run(url))
+
+
+def test_the_other_tools_over_stdio(site, tmp_path):
+    """Waits (late text, text gone, time), hover, press, scroll, forward, tabs (new with a URL,
+    select, close), a snapshot of one element's part, and an observation's subtree."""
+
+    async def session_run():
+        async with stdio_session("--output-dir", str(tmp_path)) as s:
+            error, page = await call(s, "browser_navigate", url=site.url("site/form.html"))
+            assert not error
+            error, made = await call(s, "browser_click", ref=find_id(page, "button", "Make late button"))
+            assert not error
+            error, waited = await call(s, "browser_wait_for", text="Late button")
+            assert not error and "Late button" in waited
+            error, text = await call(s, "browser_wait_for", text="Never there")
+            assert error and "'Never there' to appear" in text
+            error, hovered = await call(s, "browser_hover", element="Vanish", ref=find_id(page, "button", "Vanish"))
+            assert not error and "Hovered over Vanish" in hovered
+            # slowly: key by key, so the page's key handlers see each key.
+            error, typed = await call(
+                s, "browser_type", ref=find_id(page, "textbox", "Key catcher"), text="xy", slowly=True
+            )
+            assert not error and "key y" in typed
+            search = find_id(page, "textbox", "Search")
+            assert not (await call(s, "browser_type", ref=search, text="abc"))[0]
+            error, pressed = await call(s, "browser_press_key", key="Enter")
+            assert not error and "You searched for: abc" in pressed
+            error, scrolled = await call(s, "browser_scroll", direction="down")
+            assert not error and "Scrolled down" in scrolled
+            assert not (await call(s, "browser_navigate_back"))[0]
+            error, forward = await call(s, "browser_navigate_forward")
+            assert not error and "result.html" in forward
+            error, opened = await call(s, "browser_tabs", action="new", url=site.url("site/second.html"))
+            assert not error and "second.html" in opened and "### Open tabs" in opened
+            error, tabs = await call(s, "browser_tabs", action="list")
+            assert not error and tabs.count("\n- ") == 2 and "- 1: (current)" in tabs
+            error, back = await call(s, "browser_tabs", action="select", index=0)
+            assert not error and "result.html" in back
+            error, closed = await call(s, "browser_tabs", action="close", index=1)
+            assert not error
+            error, tabs = await call(s, "browser_tabs", action="list")
+            assert not error and tabs.count("\n- ") == 1
+            error, page = await call(s, "browser_navigate", url=site.url("site/form.html"))
+            colour = find_id(page, "combobox", "Colour")
+            error, part = await call(s, "browser_snapshot", ref=colour)
+            # That element's lines, with the ids to act on (its options here).
+            assert not error and f"combobox [{colour}] 'Colour'" in part and "'Red'" in part and "Search" not in part
+            assert re.search(r"\[\d+\] 'Green'", part)
+            error, part2 = await call(s, "browser_observe", subtree_of=int(colour))
+            assert not error and "Red" in part2 and "Search" not in part2  # AgentOccam's pivotal part
+            error, text = await call(s, "browser_observe", subtree_of=99_999_999)
+            assert error and "no element [99999999]" in text
+
+    asyncio.run(session_run())
+
+
+def test_elements_in_frames_are_acted_on_by_their_refs(site):
+    """A same-origin frame, its own frame, and another origin's frame: each element's ref acts
+    on it, and the answer shows what changed there."""
+
+    async def session_run():
+        async with stdio_session("--allow-host", "127.0.0.1", "--allow-host", "localhost") as s:
+            error, page = await call(s, "browser_navigate", url=site.url("site/frames.html"))
+            assert not error and "Text inside the cross-site frame" in page
+            error, typed = await call(s, "browser_type", ref=find_id(page, "textbox", "Query"), text="deep")
+            assert not error and "echo: deep" in typed and "### Snapshot changes" in typed
+            error, clicked = await call(s, "browser_click", ref=find_id(page, "button", "Cross button"))
+            assert not error and "cross clicked" in clicked
+            error, clicked = await call(s, "browser_click", ref=find_id(page, "button", "Child button"))
+            assert not error and "Page Title: child clicked" in clicked
+            error, clicked = await call(s, "browser_click", ref=find_id(page, "link", "Grandchild link"))
+            assert not error and "Page Title: grandchild clicked" in clicked
+
+    asyncio.run(session_run())
+
+
+def test_dialogs_uploads_forms_drag_console_network_resize_close(site, tmp_path):
+    upload = tmp_path / "upload.txt"
+    upload.write_text("twelve bytes")
+
+    async def session_run():
+        async with stdio_session("--output-dir", str(tmp_path), cwd=str(tmp_path)) as s:
+            error, page = await call(s, "browser_navigate", url=site.url("site/tools.html"))
+            assert not error
+            # A prompt: the click is answered with the dialog, nothing else can be done but answer it.
+            error, asked = await call(s, "browser_click", ref=find_id(page, "button", "Ask a name"))
+            assert not error and "### Modal state" in asked and "prompt dialog with message 'Your name?'" in asked
+            error, text = await call(s, "browser_snapshot")
+            assert error and "browser_handle_dialog" in text
+            error, answered = await call(s, "browser_handle_dialog", accept=True, promptText="Ada")
+            assert not error and "name: Ada" in answered
+            error, text = await call(s, "browser_handle_dialog", accept=True)
+            assert error and "no dialog is open" in text
+            # An alert whose handler goes on after it: the action finishes once it is dismissed.
+            error, asked = await call(s, "browser_click", ref=find_id(page, "button", "Alert then write"))
+            assert not error and "alert dialog with message 'first'" in asked
+            error, answered = await call(s, "browser_handle_dialog", accept=False)
+            assert not error and "after the alert" in answered
+            # A file chooser, then the files.
+            error, chose = await call(s, "browser_click", ref=find_id(page, "button", "Attachment"))
+            assert not error and "[File chooser]" in chose, chose
+            error, text = await call(s, "browser_file_upload", paths=["/etc/hostname"])
+            assert error and "outside the directories" in text
+            error, uploaded = await call(s, "browser_file_upload", paths=[str(upload)])
+            assert not error and "files: upload.txt 12" in uploaded
+            error, text = await call(s, "browser_file_upload", paths=[str(upload)])
+            assert error and "no file chooser is open" in text
+            # A form at once; a disabled or missing option is said, with the options.
+            fields = [
+                {
+                    "name": "First name",
+                    "type": "textbox",
+                    "ref": find_id(page, "textbox", "First name"),
+                    "value": "Ada",
+                },
+                {
+                    "name": "Newsletter",
+                    "type": "checkbox",
+                    "ref": find_id(page, "checkbox", "Newsletter"),
+                    "value": "true",
+                },
+                {"name": "Pro", "type": "radio", "ref": find_id(page, "radio", "Pro"), "value": "true"},
+                {"name": "Size", "type": "combobox", "ref": find_id(page, "combobox", "Size"), "value": "Medium"},
+            ]
+            error, filled = await call(s, "browser_fill_form", fields=fields)
+            assert not error and "form: Ada, news true, plan pro, size m" in filled, filled
+            size = find_id(page, "combobox", "Size")
+            started = time.monotonic()
+            error, text = await call(s, "browser_select_option", ref=size, values=["Huge"])
+            assert error and "no option 'Huge'" in text and "'Small', 'Medium', 'Large'" in text
+            error, text = await call(s, "browser_select_option", ref=size, values=["Large"])
+            assert error and "disabled" in text
+            error, chosen = await call(s, "browser_select_option", ref=size, values=["s"])  # by value
+            assert not error and "size s" in chosen
+            assert time.monotonic() - started < 8  # never Playwright's 5 s wait for a missing label
+            # Drag, double and right click.
+            error, dragged = await call(
+                s,
+                "browser_drag",
+                startRef=find_id(page, "clickable", "Drag me"),
+                endRef=find_id(page, "clickable", "Drop here"),
+            )
+            assert not error and "dropped on the target" in dragged
+            twice = find_id(page, "button", "Click me twice")
+            error, clicked = await call(s, "browser_click", ref=twice, doubleClick=True)
+            assert not error and "double-clicked" in clicked
+            error, clicked = await call(s, "browser_click", ref=twice, button="right")
+            assert not error and "right-clicked" in clicked
+            # Console and network.
+            assert not (await call(s, "browser_click", ref=find_id(page, "button", "Log and fetch")))[0]
+            error, logged = await call(s, "browser_console_messages", level="warning")
+            assert not error and "[ERROR] an error" in logged and "[WARNING] a warning" in logged
+            assert "a log line" not in logged
+            error, logged = await call(s, "browser_console_messages")
+            assert "a log line" in logged
+            error, requests = await call(s, "browser_network_requests", filter="from=fetch")
+            assert not error and "second.html?from=fetch => [200]" in requests, requests
+            error, text = await call(s, "browser_network_requests", filter="(")
+            assert error and "not a regular expression" in text
+            # Text that goes later, and time.
+            assert not (await call(s, "browser_click", ref=find_id(page, "button", "Remove later")))[0]
+            error, waited = await call(s, "browser_wait_for", textGone="Soon gone")
+            assert not error and "Waited for 'Soon gone'" in waited
+            error, whole = await call(s, "browser_snapshot")
+            assert "Soon gone" not in whole
+            error, waited = await call(s, "browser_wait_for", time=0.2)
+            assert not error and "Waited for 0.2 s" in waited
+            error, text = await call(s, "browser_wait_for")
+            assert error and "give time, text or textGone" in text
+            # Resize, a named screenshot, close.
+            error, resized = await call(s, "browser_resize", width=700, height=500)
+            assert not error and "width 700" in resized
+            error, shot = await call(s, "browser_take_screenshot", filename="page.png")
+            assert not error and (tmp_path / "page.png").read_bytes().startswith(b"\x89PNG")
+            error, text = await call(s, "browser_take_screenshot", filename="../escape.png")
+            assert error and "outside the output directory" in text
+            error, closed = await call(s, "browser_close")
+            assert not error
+            error, text = await call(s, "browser_snapshot")
+            assert error and "browser_navigate" in text
+            error, page = await call(s, "browser_navigate", url=site.url("site/tools.html"))
+            assert not error and "Tools test page" in page
+
+    asyncio.run(session_run())
+
+
+def test_an_action_is_answered_with_what_changed(site, tmp_path):
+    """incremental (the default): the changed lines with their place, new elements marked, what
+    went away named, far smaller than the page; a new document is answered whole. full: the whole
+    page after every action; none: no page text."""
+
+    async def session_run():
+        async with stdio_session("--output-dir", str(tmp_path)) as s:
+            error, page = await call(s, "browser_navigate", url=site.url("site/form.html"))
+            assert not error and "### Snapshot\n" in page
+            error, typed = await call(s, "browser_type", ref=find_id(page, "textbox", "Notes"), text="hello")
+            assert not error and "### Snapshot changes" in typed and "+ " in typed and "notes: hello" in typed
+            assert "Gone or rewritten (1 lines): text 'notes:'" in typed, typed
+            changes = typed.split("### Snapshot changes")[1]
+            assert len(changes) < len(page.split("### Snapshot\n")[1]) / 3, typed
+            error, same = await call(s, "browser_hover", ref=find_id(page, "button", "Ask confirm"))
+            assert not error and "The page did not change." in same
+            error, menu = await call(s, "browser_navigate", url=site.url("site/menu.html"))
+            error, opened = await call(s, "browser_click", ref=find_id(menu, "button", "Open menu"))
+            assert not error and "### Snapshot changes" in opened and "*[" in opened  # new elements marked
+            # A link to another document: the whole new page.
+            error, page = await call(s, "browser_navigate", url=site.url("site/form.html"))
+            error, moved = await call(s, "browser_click", ref=find_id(page, "link", "Go to the second page"))
+            assert not error and "### Snapshot\n" in moved and "### Snapshot changes" not in moved
+            # browser_snapshot is always the whole page.
+            error, whole = await call(s, "browser_snapshot")
+            assert not error and "### Snapshot\n" in whole
+        async with stdio_session("--snapshot-mode", "full") as s:
+            error, page = await call(s, "browser_navigate", url=site.url("site/form.html"))
+            error, typed = await call(s, "browser_type", ref=find_id(page, "textbox", "Notes"), text="hello")
+            assert not error and "### Snapshot\n" in typed and "Colour" in typed
+        async with stdio_session("--snapshot-mode", "none") as s:
+            error, page = await call(s, "browser_navigate", url=site.url("site/form.html"))
+            error, typed = await call(s, "browser_type", ref=find_id(page, "textbox", "Notes"), text="hello")
+            assert not error and "### Snapshot" not in typed and "Page Title: Action test page" in typed
+
+    asyncio.run(session_run())
+
+
+def test_errors_say_why_and_file_urls_are_refused(site, tmp_path):
+    from pagelens.browser.devtools import free_port  # a port nothing listens on
+
+    async def session_run():
+        async with stdio_session() as s:
+            error, text = await call(s, "browser_navigate", url="file:///etc/hostname")
+            assert error and "file: URLs are refused" in text and "--allow-file" in text
+            error, text = await call(s, "browser_navigate", url=f"http://127.0.0.1:{free_port()}/")
+            assert error and "the connection was refused" in text
+            error, text = await call(s, "browser_navigate", url="http://no-such-host.invalid/")
+            assert error and "ERR_NAME_NOT_RESOLVED" in text, text
+            error, text = await call(s, "browser_navigate", url="http://127.0.0.1:9/")  # discard: an unsafe port
+            assert error and "browsers refuse that port" in text and "ERR_UNSAFE_PORT" in text
+            error, text = await call(s, "browser_navigate", url="ftp://example.com/")
+            assert error and "not a web address" in text
+            error, page = await call(s, "browser_navigate", url=site.url("site/form.html"))
+            error, text = await call(s, "browser_click", ref="the notes box")
+            assert error and "not an element id" in text and '"12" for [12]' in text
+            # Playwright MCP's spelling of a ref names the same element.
+            error, typed = await call(s, "browser_type", ref="e" + find_id(page, "textbox", "Notes"), text="e-ref")
+            assert not error and "notes: e-ref" in typed
+            error, text = await call(s, "browser_click", element="a button")
+            assert error and "ref is required" in text
+        async with stdio_session("--allow-host", "127.0.0.1") as s:
+            error, text = await call(
+                s, "browser_navigate", url=site.url("site/form.html").replace("127.0.0.1", "localhost")
+            )
+            assert error and "not allowed" in text and "127.0.0.1" in text
+        async with stdio_session("--allow-file", str(tmp_path)) as s:
+            (tmp_path / "a.html").write_text("<title>A file</title><a href='file:///etc/hostname'>out</a>")
+            error, page = await call(s, "browser_navigate", url=(tmp_path / "a.html").as_uri())
+            assert not error and "A file" in page
+            error, text = await call(s, "browser_click", ref=find_id(page, "link", "out"))
+            assert error and "refused" in text
+
+    asyncio.run(session_run())
+    # Nothing on stderr but one line per failure: no tracebacks.
+    proc = subprocess.run(
+        [sys.executable, "-c", _STDERR_PROBE, site.url("site/form.html")], capture_output=True, text=True, timeout=120
+    )
+    assert proc.returncode == 0, proc.stderr
+    assert "Traceback" not in proc.stderr and proc.stderr.count("\n") <= 4, proc.stderr
+
+
+# A client whose server's stderr is kept: a refused port, an unknown host, a bad ref.
+_STDERR_PROBE = """
+import asyncio, sys
+from mcp.client.session import ClientSession
+from mcp.client.stdio import StdioServerParameters, stdio_client
+async def main():
+    params = StdioServerParameters(command=sys.executable, args=["-m", "pagelens", "mcp"])
+    async with stdio_client(params, errlog=sys.stderr) as streams, ClientSession(*streams) as s:
+        await s.initialize()
+        await s.call_tool("browser_navigate", {"url": "http://127.0.0.1:9/"})
+        await s.call_tool("browser_navigate", {"url": "http://no-such-host.invalid/"})
+        await s.call_tool("browser_navigate", {"url": sys.argv[1]})
+        await s.call_tool("browser_click", {"ref": "99999"})
+asyncio.run(main())
+"""
+
+
+def test_browser_evaluate_only_with_its_capability(site):
+    async def session_run():
+        async with stdio_session() as s:
+            assert "browser_evaluate" not in {t.name for t in (await s.list_tools()).tools}
+        async with stdio_session("--caps", "evaluate") as s:
+            assert "browser_evaluate" in {t.name for t in (await s.list_tools()).tools}
+            error, page = await call(s, "browser_navigate", url=site.url("site/form.html"))
+            error, value = await call(s, "browser_evaluate", function="() => document.title")
+            assert not error and "Action test page" in value
+            error, value = await call(
+                s, "browser_evaluate", function="(el) => el.tagName", ref=find_id(page, "combobox", "Colour")
+            )
+            assert not error and "SELECT" in value
+
+    asyncio.run(session_run())
+
+
+# -- hypothesis over the tools' arguments -----------------------------------------------------------
+
+
+class _Session:
+    """One stdio session on a loop of its own, so that each hypothesis example is one call."""
+
+    def __init__(self, site) -> None:
+        import threading
+
+        self.loop = asyncio.new_event_loop()
+        self.ready = threading.Event()
+        self.stop: asyncio.Future[None] | None = None
+        self.session: ClientSession | None = None
+        self.thread = threading.Thread(target=self.loop.run_forever, daemon=True)
+        self.thread.start()
+        self.task = asyncio.run_coroutine_threadsafe(self._hold(site), self.loop)
+        if not self.ready.wait(60):
+            raise AssertionError(f"the server did not start: {self.task}")
+
+    async def _hold(self, site) -> None:
+        self.stop = self.loop.create_future()
+        async with stdio_session() as s:
+            await call(s, "browser_navigate", url=site.url("site/form.html"))
+            self.session = s
+            self.ready.set()
+            await self.stop
+
+    def call(self, tool: str, arguments: dict, timeout: float = 60) -> tuple[bool, str]:
+        async def one() -> tuple[bool, str]:
+            assert self.session is not None
+            result = await self.session.call_tool(tool, arguments)
+            return bool(result.is_error), "\n".join(getattr(c, "text", "") for c in result.content)
+
+        return asyncio.run_coroutine_threadsafe(one(), self.loop).result(timeout)
+
+    def close(self) -> None:
+        if self.stop is not None:
+            self.loop.call_soon_threadsafe(self.stop.set_result, None)
+        try:
+            self.task.result(30)
+        finally:
+            self.loop.call_soon_threadsafe(self.loop.stop)
+            self.thread.join(10)
+
+
+@pytest.fixture(scope="module")
+def held_session(site):
+    s = _Session(site)
+    yield s
+    s.close()
+
+
+def _odd_arguments():
+    from hypothesis import strategies as st
+
+    value = st.one_of(
+        st.none(),
+        st.booleans(),
+        st.integers(min_value=-(2**70), max_value=2**70),
+        st.floats(allow_nan=True, allow_infinity=True),
+        st.text(max_size=30),
+        st.sampled_from(["(a+)+$", "[", "*[4]", "\x00", "..", "file:///etc/hostname", "javascript:alert(1)", "1e400"]),
+        st.lists(st.integers(), max_size=3),
+        st.dictionaries(st.text(max_size=5), st.integers(), max_size=2),
+    )
+    names = st.sampled_from(
+        [
+            "ref",
+            "target",
+            "element",
+            "text",
+            "submit",
+            "slowly",
+            "values",
+            "key",
+            "doubleClick",
+            "button",
+            "modifiers",
+            "fields",
+            "startRef",
+            "endRef",
+            "direction",
+            "pattern",
+            "regex",
+            "action",
+            "index",
+            "max_tokens",
+            "subtree_of",
+            "with_ids",
+            "depth",
+            "level",
+            "static",
+            "filter",
+            "width",
+            "height",
+            "accept",
+            "promptText",
+            "paths",
+            "bogus",
+        ]
+    )
+    return st.dictionaries(names, value, max_size=4)
+
+
+def test_odd_tool_arguments_are_answered_and_the_server_stays(held_session):
+    """Any arguments to any tool (wrong types, huge numbers, odd text, unknown names): an
+    answer or a tool error, within a bound, and the server answers the next call."""
+    from hypothesis import HealthCheck, given, settings
+    from hypothesis import strategies as st
+
+    # (navigate and wait wait on the network or time; close and resize change the session the
+    # examples share)
+    tools = sorted(TOOLS - {"browser_navigate", "browser_wait_for", "browser_close", "browser_tabs", "browser_resize"})
+
+    @settings(max_examples=120, deadline=None, suppress_health_check=list(HealthCheck))
+    @given(st.sampled_from(tools), _odd_arguments())
+    def one(tool, arguments):
+        error, text = held_session.call(tool, arguments)
+        assert isinstance(error, bool) and (text or not error)
+        assert "Traceback" not in text
+
+    one()
+    held_session.call("browser_handle_dialog", {"accept": False})  # one an example may have opened
+    error, page = held_session.call("browser_snapshot", {})
+    assert not error and "RootWebArea" in page, page

@@ -1,0 +1,102 @@
+"""The Benchmark protocol (issue: one home per concept): a fourth benchmark, defined here and
+nowhere in pagelens.studies, plugs into `pagelens study run` (worker processes, real Chromium,
+a scripted model over real HTTP): its tasks listed, each resolved once by the dispatcher, its
+site's reset run before a task that changes it, its episodes run and scored in the worker."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from pagelens.cli import main
+from pagelens.studies import benchmarks, read_results
+from pagelens.studies.protocol import EpisodeSetupError, EpisodeTask, Goal, Score
+from support.llm_server import LLMServer
+from support.scripted import answer
+from support.site_server import SiteServer
+
+RESOLVED: list[str] = []  # the dispatcher's resolutions, in this process
+RESETS: list[str] = []
+
+
+@dataclass(frozen=True)
+class EchoOptions:
+    page: str | None = field(default=None, metadata={"help": "the page every episode opens"})
+
+
+class Echo:
+    """Open a page, answer with the task's word; success when the answer is the word. Its
+    setup and score are all it does: the worker runs the agent."""
+
+    name = "echo"
+    summary = "a toy benchmark defined by a test"
+    options_type = EchoOptions
+
+    def task_names(self, selection, options):
+        return ("alpha", "beta", "gamma")
+
+    def resolve(self, task, options):
+        RESOLVED.append(task)
+        if task not in self.task_names(None, options):
+            raise EpisodeSetupError(f"no task {task!r} in echo")
+        return EpisodeTask(task, site="echo-site", changes_state=task == "gamma", config={"word": task.upper()})
+
+    def reset(self, task, options):
+        RESETS.append(task.name)
+
+    async def setup(self, browser, task, episode):
+        return Goal(f"Say {task.config['word']}", episode.options.page, site=task.site)
+
+    async def score(self, browser, task, goal, run, episode):
+        success = run.answer == task.config["word"]
+        return Score(float(success), success, {"answer": run.answer})
+
+
+# A plugin registers itself when its module is imported (worker processes import it by name).
+benchmarks.register(Echo())
+
+
+def test_a_fourth_benchmark_plugs_into_study_run(tmp_path, monkeypatch):
+    site = SiteServer()
+
+    def model(messages):
+        word = messages[-1]["content"].split("Say ", 1)[1].split()[0]
+        return answer(f"stop [{word}]")
+
+    llm = LLMServer(model)
+    try:
+        code = main(
+            [
+                "study",
+                "run",
+                str(tmp_path / "s"),
+                "--benchmark",
+                "echo",
+                "--model",
+                "scripted",
+                "--base-url",
+                llm.base_url,
+                "--seeds",
+                "0,1",
+                "--workers",
+                "2",
+                "--max-steps",
+                "3",
+                "--page",
+                site.url("site/second.html"),
+            ]
+        )
+    finally:
+        llm.close()
+        site.close()
+    assert code == 0
+    results = {r["id"]: r for r in read_results(tmp_path / "s")}
+    assert sorted(results) == sorted(f"echo.{t}.{s}.occam" for t in ("alpha", "beta", "gamma") for s in (0, 1))
+    assert all(r["success"] and r["reward"] == 1.0 and r["site"] == "echo-site" for r in results.values())
+    # Resolved once per task by the dispatcher (not again per seed, nor by the worker), reset
+    # before each episode of the task that changes its site.
+    assert sorted(RESOLVED) == ["alpha", "beta", "gamma"]
+    assert RESETS == ["gamma", "gamma"]
+    study = json.loads((tmp_path / "s" / "study.json").read_text())
+    assert study["benchmark"] == "echo" and Path(tmp_path / "s" / "summary.json").exists()
