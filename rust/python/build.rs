@@ -7,7 +7,9 @@ use std::process::Command;
 
 fn git(args: &[&str]) -> Option<String> {
     let out = Command::new("git").args(args).output().ok()?;
-    out.status.success().then(|| String::from_utf8_lossy(&out.stdout).trim().to_owned())
+    out.status
+        .success()
+        .then(|| String::from_utf8_lossy(&out.stdout).trim().to_owned())
 }
 
 fn main() {
@@ -24,7 +26,10 @@ fn main() {
         // A branch packed away has no file of its own (a missing path would rerun every build).
         match branch {
             Some(file) if file.is_file() => println!("cargo:rerun-if-changed={}", file.display()),
-            _ => println!("cargo:rerun-if-changed={}", dir.join("packed-refs").display()),
+            _ => println!(
+                "cargo:rerun-if-changed={}",
+                dir.join("packed-refs").display()
+            ),
         }
     }
     println!("cargo:rustc-env=PAGELENS_BUILD_COMMIT={commit}");

@@ -20,7 +20,12 @@ pub struct UnknownMode(pub String);
 impl std::fmt::Display for UnknownMode {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         let expected: Vec<String> = Mode::NAMES.iter().map(|n| format!("{n:?}")).collect();
-        write!(f, "unknown mode {:?}; expected {}", self.0, expected.join(" or "))
+        write!(
+            f,
+            "unknown mode {:?}; expected {}",
+            self.0,
+            expected.join(" or ")
+        )
     }
 }
 
@@ -54,7 +59,10 @@ impl Mode {
 impl FromStr for Mode {
     type Err = UnknownMode;
     fn from_str(s: &str) -> Result<Mode, UnknownMode> {
-        Mode::ALL.into_iter().find(|m| m.name() == s).ok_or_else(|| UnknownMode(s.to_owned()))
+        Mode::ALL
+            .into_iter()
+            .find(|m| m.name() == s)
+            .ok_or_else(|| UnknownMode(s.to_owned()))
     }
 }
 
