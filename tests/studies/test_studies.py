@@ -910,7 +910,7 @@ def test_a_study_that_loses_episodes_exits_2_and_names_each(tmp_path):
             assert done.returncode == 2, done.stderr[-2000:]
     finally:
         server.close()
-    assert "0/2 episodes" in done.stderr
+    assert "0/2 episodes" in done.stderr and "tasks planned (2): click-test, enter-text" in done.stderr
     for task in ("click-test", "enter-text"):
         assert re.search(rf"lost: {task} seed 0: model: .*500", done.stderr), done.stderr
     summary = json.loads((directory / "summary.json").read_text())

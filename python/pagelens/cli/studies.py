@@ -130,6 +130,9 @@ def _study_run(args: argparse.Namespace) -> int:
         markup=False,
         highlight=False,
     )
+    tasks = summary.get("tasks", ())
+    shown = ", ".join(tasks[:20]) + (f" and {len(tasks) - 20} more" if len(tasks) > 20 else "")
+    console.print(f"tasks planned ({len(tasks)}): {shown}", markup=False, highlight=False, soft_wrap=True)
     for lost in summary.get("lost", ()):
         # One line each, never wrapped: a script greps them.
         console.print(
