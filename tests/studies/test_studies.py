@@ -1049,3 +1049,26 @@ def test_study_run_passes_the_agent_options_run_takes(tmp_path):
     study = json.loads((tmp_path / "s" / "study.json").read_text())
     assert study["agent_options"]["policies"] == str(policies) and study["agent_options"]["max_invalid"] == 1
     assert any("ZEBRA-MARKER" in m["content"] for r in server.requests for m in r["messages"])
+
+
+def test_a_planner_model_is_one_of_the_episode_s_clients(tmp_path):
+    """ScribeAgent's planner (--planner-model) is made by the worker with the study's endpoint
+    settings, and counts as the episode's: its spend, its waits and its cancel go with the
+    agent's model's."""
+    from pagelens.studies.episodes import Worker
+
+    study = StudySettings(
+        "miniwob", "scribe", "m", tasks=("click-test",), base_url="http://127.0.0.1:9/v1",
+        agent_options={"planner_model": "planner"},
+    )  # fmt: skip
+    worker = Worker(study, tmp_path, RunOptions(llm_timeout=7, llm_retries=1))
+    model, planner = worker._clients()
+    assert (model.model, planner.model) == ("m", "planner")
+    assert planner.base_url == model.base_url and planner.timeout == 7 and planner.max_retries == 1
+    assert (
+        Worker(
+            settings_without_planner := StudySettings("miniwob", "scribe", "m", tasks=("click-test",)), tmp_path
+        )._clients()[1:]
+        == []
+    )
+    assert settings_without_planner.agent_options == {}

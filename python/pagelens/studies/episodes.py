@@ -66,19 +66,7 @@ class Worker:
     def agent(self, objective: str, url: str) -> Agent:
         """The study's agent for one episode, on this worker's model client, with its options."""
         self.run_started = time.monotonic()
-        agent_settings = self.settings.agent_settings()
-        if agent_settings.planner_model and self.planner is None:
-            s, o = self.settings, self.options
-            self.planner = LLMClient(
-                model=agent_settings.planner_model,
-                base_url=agent_settings.planner_base_url or s.base_url,
-                prices=o.prices,
-                backoff=o.backoff,
-                timeout=o.llm_timeout,
-                max_retries=o.llm_retries,
-                on_retry=self._retrying,
-            )
-        options = agent_settings.options(self.planner)
+        options = self.settings.agent_settings().options(self.planner_client())
         return make_agent(self.settings.agent, self.client(), objective, url, options)
 
     async def episode(
@@ -112,18 +100,34 @@ class Worker:
 
     def client(self) -> LLMClient:
         if self.llm is None:
-            s, o = self.settings, self.options
-            self.llm = LLMClient(
-                model=s.model,
-                base_url=s.base_url,
-                prices=o.prices,
-                temperature=s.temperature,
-                backoff=o.backoff,
-                timeout=o.llm_timeout,
-                max_retries=o.llm_retries,
-                on_retry=self._retrying,
-            )
+            self.llm = self._new_client(self.settings.model, self.settings.base_url, self.settings.temperature)
         return self.llm
+
+    def planner_client(self) -> LLMClient | None:
+        """The agent's planning model (ScribeAgent's --planner-model), when it has one."""
+        agent_settings = self.settings.agent_settings()
+        if agent_settings.planner_model and self.planner is None:
+            base_url = agent_settings.planner_base_url or self.settings.base_url
+            self.planner = self._new_client(agent_settings.planner_model, base_url, self.settings.temperature)
+        return self.planner
+
+    def _clients(self) -> list[LLMClient]:
+        """Every model client an episode calls: its spend, waits and cancels are the episode's."""
+        planner = self.planner_client()
+        return [self.client(), *([planner] if planner is not None else [])]
+
+    def _new_client(self, model: str, base_url: str | None, temperature: float | None) -> LLMClient:
+        o = self.options
+        return LLMClient(
+            model=model,
+            base_url=base_url,
+            prices=o.prices,
+            temperature=temperature,
+            backoff=o.backoff,
+            timeout=o.llm_timeout,
+            max_retries=o.llm_retries,
+            on_retry=self._retrying,
+        )
 
     def _retrying(self, message: str) -> None:
         """A model call being retried is said as it happens (the worker shares the study's
@@ -162,11 +166,13 @@ class Worker:
             spec.id, spec.benchmark, spec.task, spec.seed, spec.agent, self.settings.model, restarts=restarts
         )
         for attempt in (0, 1):
-            llm = self.client()
-            llm.attach(asyncio.get_running_loop())
-            llm.resume()
-            before = (llm.usage.prompt_tokens, llm.usage.completion_tokens, llm.usage.cost)
-            waited_before, began, before_calls = llm.seconds_waited, time.monotonic(), llm.usage.calls
+            clients = self._clients()
+            llm = clients[0]
+            for c in clients:
+                c.attach(asyncio.get_running_loop())
+                c.resume()
+            before = _spent(clients)
+            waited_before, began, before_calls = _waited(clients), time.monotonic(), _calls(clients)
             self.run_started = None
             if self.browser is None:
                 try:
@@ -183,11 +189,13 @@ class Worker:
                 limit = self.settings.episode_seconds
                 # Measured before the cancel: how long the agent's run (its setup aside: a slow
                 # page reset is nobody's fault here) spent waiting for the endpoint.
-                model_seconds = llm.seconds_waited - waited_before
+                model_seconds = _waited(clients) - waited_before
                 run_seconds = time.monotonic() - (self.run_started or began)
-                calls = llm.usage.calls
-                llm.cancel()  # the agent's thread stops waiting now...
-                await asyncio.to_thread(llm.wait_idle, 30)  # ...and has unwound before the next episode
+                calls = _calls(clients)
+                for c in clients:
+                    c.cancel()  # the agent's thread stops waiting now...
+                for c in clients:
+                    await asyncio.to_thread(c.wait_idle, 30)  # ...and has unwound before the next episode
                 _record_progress(out, result, model_seconds, run_seconds)
                 if model_seconds >= run_seconds / 2:
                     answered = calls - before_calls
@@ -203,7 +211,7 @@ class Worker:
             except LLMError as e:
                 result.error_kind, result.error = "model", str(e)
                 _record_progress(
-                    out, result, llm.seconds_waited - waited_before, time.monotonic() - (self.run_started or began)
+                    out, result, _waited(clients) - waited_before, time.monotonic() - (self.run_started or began)
                 )
                 break  # the client has retried already
             except EpisodeSetupError as e:
@@ -218,7 +226,7 @@ class Worker:
                 if not lost:
                     break
             finally:
-                after = (llm.usage.prompt_tokens, llm.usage.completion_tokens, llm.usage.cost)
+                after = _spent(clients)
                 result.prompt_tokens += after[0] - before[0]
                 result.completion_tokens += after[1] - before[1]
                 result.cost += after[2] - before[2]
@@ -246,6 +254,23 @@ def _write_viewer(out: Path, result: EpisodeResult) -> None:
         write_report(trajectory, out / "report.html", scored)
     except (PagelensError, OSError) as e:
         print(f"{result.id}: its report was not written: {e}", file=sys.stderr, flush=True)
+
+
+def _spent(clients: list[LLMClient]) -> tuple[int, int, float]:
+    """Prompt tokens, completion tokens and cost of every client so far."""
+    return (
+        sum(c.usage.prompt_tokens for c in clients),
+        sum(c.usage.completion_tokens for c in clients),
+        sum(c.usage.cost for c in clients),
+    )
+
+
+def _waited(clients: list[LLMClient]) -> float:
+    return sum(c.seconds_waited for c in clients)
+
+
+def _calls(clients: list[LLMClient]) -> int:
+    return sum(c.usage.calls for c in clients)
 
 
 def _record_progress(out: Path, result: EpisodeResult, model_seconds: float, run_seconds: float) -> None:
