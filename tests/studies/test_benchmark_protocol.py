@@ -23,6 +23,9 @@ RESETS: list[str] = []
 @dataclass(frozen=True)
 class EchoOptions:
     page: str | None = field(default=None, metadata={"help": "the page every episode opens"})
+    seeds: int = 0  # a name `study run` has already: its flag becomes --echo-seeds
+    repeat: int = 1  # typed by its default
+    loud: bool = False  # a yes/no: --loud / --no-loud
 
 
 class Echo:
@@ -57,7 +60,7 @@ class Echo:
 benchmarks.register(Echo())
 
 
-def test_a_fourth_benchmark_plugs_into_study_run(tmp_path, monkeypatch):
+def test_a_fourth_benchmark_plugs_into_study_run(tmp_path, capsys):
     site = SiteServer()
 
     def model(messages):
@@ -85,6 +88,11 @@ def test_a_fourth_benchmark_plugs_into_study_run(tmp_path, monkeypatch):
                 "3",
                 "--page",
                 site.url("site/second.html"),
+                "--echo-seeds",
+                "3",
+                "--repeat",
+                "2",
+                "--loud",
             ]
         )
     finally:
@@ -100,3 +108,11 @@ def test_a_fourth_benchmark_plugs_into_study_run(tmp_path, monkeypatch):
     assert RESETS == ["gamma", "gamma"]
     study = json.loads((tmp_path / "s" / "study.json").read_text())
     assert study["benchmark"] == "echo" and Path(tmp_path / "s" / "summary.json").exists()
+    # Its options, typed by their defaults, kept with the study (and read by the workers).
+    assert study["benchmark_options"] == {"page": site.url("site/second.html"), "seeds": 3, "repeat": 2, "loud": True}
+    # Another benchmark's option is refused with echo, naming the flag; so is echo's with MiniWoB++.
+    for benchmark, flag in (("echo", "--sites-file"), ("miniwob", "--repeat")):
+        args = ["study", "run", str(tmp_path / "t"), "--benchmark", benchmark, "--model", "m", flag, "2"]
+        assert main([*args, "--tasks", "alpha"]) == 2
+        assert f"{flag} does not apply to {benchmark}" in capsys.readouterr().err
+    assert not (tmp_path / "t").exists()

@@ -26,17 +26,52 @@ def _benchmark_option_fields() -> dict[str, tuple[str, ...]]:
     return owners
 
 
+# A benchmark option's flag, by option name (set as `study run`'s parser is built): its own name,
+# or the first benchmark's name before it where that flag is taken (a plugin's `seeds`).
+_OPTION_FLAGS: dict[str, str] = {}
+
+
+def _option_dest(name: str) -> str:
+    return f"benchmark_option_{name}"
+
+
 def _benchmark_options(args: argparse.Namespace) -> dict[str, Any]:
     """The options of --benchmark the flags give; a flag of another benchmark's options is
     refused, naming it (a study must not look narrowed by a flag that changed nothing)."""
     benchmark = benchmarks.get_benchmark(args.benchmark)
     own = {f.name for f in option_fields(benchmark.options_type)}
-    given = {name: getattr(args, name) for name in _benchmark_option_fields() if getattr(args, name) is not None}
+    given = {
+        name: getattr(args, _option_dest(name))
+        for name in _OPTION_FLAGS
+        if getattr(args, _option_dest(name), None) is not None
+    }
     for name in given:
         if name not in own:
-            takes = ", ".join(_flag(n) for n in sorted(own)) or "none"
-            raise ArgumentError(f"{_flag(name)} does not apply to {args.benchmark} (its own options: {takes})")
+            takes = ", ".join(_OPTION_FLAGS.get(n, _flag(n)) for n in sorted(own)) or "none"
+            raise ArgumentError(f"{_OPTION_FLAGS[name]} does not apply to {args.benchmark} (its own options: {takes})")
     return given
+
+
+def _add_benchmark_options(parser: argparse.ArgumentParser) -> None:
+    """Each registered benchmark's options as flags, typed by their defaults (int, float, a
+    yes/no for a bool, else text), named with the benchmarks that read them."""
+    taken = {s for a in parser._actions for s in a.option_strings}
+    group = parser.add_argument_group("benchmarks' own options")
+    _OPTION_FLAGS.clear()
+    for name, owners in _benchmark_option_fields().items():
+        field = next(f for b in owners for f in option_fields(benchmarks.BENCHMARKS[b].options_type) if f.name == name)
+        flag = _flag(name) if _flag(name) not in taken else _flag(f"{owners[0]}_{name}")
+        _OPTION_FLAGS[name] = flag
+        kind: dict[str, Any] = {}
+        default = field.default
+        if isinstance(default, bool):
+            kind["action"] = argparse.BooleanOptionalAction
+        else:
+            kind["metavar"] = name.upper()
+            if isinstance(default, (int, float)):
+                kind["type"] = type(default)
+        help_text = f"{', '.join(owners)}: {field.metadata.get('help', name)}"
+        group.add_argument(flag, dest=_option_dest(name), default=None, help=help_text, **kind)
 
 
 def _flag(name: str) -> str:
@@ -208,11 +243,6 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         help="; ".join(f"{k}: {v}" for k, v in engines.ENGINES.items()),
     )
     srun.add_argument("--address", help="Ray cluster to join (default: a local one)")
-    # Each benchmark's own options (its options dataclass), named with the benchmarks that read them.
-    own = srun.add_argument_group("benchmarks' own options")
-    for name, owners in _benchmark_option_fields().items():
-        field = next(f for b in owners for f in option_fields(benchmarks.BENCHMARKS[b].options_type) if f.name == name)
-        own.add_argument(_flag(name), help=f"{', '.join(owners)}: {field.metadata.get('help', name)}")
     agent_arguments(srun)
     srun.add_argument("--budget-usd", type=float, help="start no episode once the spend reaches this")
     llm_call_arguments(srun)
@@ -233,6 +263,7 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         default=default(options, "max_infra_failures"),
         help="stop after this many episodes in a row lost to the endpoint or the browser",
     )
+    _add_benchmark_options(srun)  # last: a plugin's option never takes a flag the study has
     srun.set_defaults(func=_study_run)
     srep = study_sub.add_parser("report", help="write DIR/report.html")
     srep.add_argument("dir", metavar="DIR")
