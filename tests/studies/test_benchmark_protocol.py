@@ -116,3 +116,36 @@ def test_a_fourth_benchmark_plugs_into_study_run(tmp_path, capsys):
         assert main([*args, "--tasks", "alpha"]) == 2
         assert f"{flag} does not apply to {benchmark}" in capsys.readouterr().err
     assert not (tmp_path / "t").exists()
+
+
+def test_the_docs_benchmark_runs_as_written():
+    """docs/studies.md's own benchmark, executed as the page shows it (in a process of its own,
+    so that the registry here stays as it was): it registers, its option is a `study run` flag,
+    and its setup and score answer as the protocol says."""
+    import re
+    import subprocess
+    import sys
+
+    from support.paths import ROOT
+
+    page = (ROOT / "docs" / "studies.md").read_text()
+    [snippet] = [b for b in re.findall(r"```python\n(.*?)```", page, flags=re.S) if "register(MyBench())" in b]
+    probe = snippet + (
+        "\nimport asyncio, contextlib, io\n"
+        "from types import SimpleNamespace\n"
+        "from pagelens.cli import main\n"
+        "from pagelens.studies.protocol import EpisodeContext, TaskSelection\n"
+        "bench = MyBench()\n"
+        "task = bench.resolve('a', MyOptions())\n"
+        "episode = EpisodeContext(0, None, MyOptions(), 10.0)\n"
+        "goal = asyncio.run(bench.setup(None, task, episode))\n"
+        "score = asyncio.run(bench.score(None, task, goal, SimpleNamespace(answer='done'), episode))\n"
+        "out = io.StringIO()\n"
+        "with contextlib.redirect_stdout(out), contextlib.suppress(SystemExit):\n"
+        "    main(['study', 'run', '--help'])\n"
+        "print(bench.task_names(TaskSelection(), MyOptions()), goal.intent, goal.start_url, score.success,\n"
+        "      '--start' in out.getvalue() and 'mybench' in out.getvalue())\n"
+    )
+    done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.split("\n")[0] == "('a', 'b') do a http://localhost:8000/ True True"
