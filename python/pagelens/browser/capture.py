@@ -17,6 +17,7 @@ accessibility tree instead, and the observation says so.
 from __future__ import annotations
 
 import json
+import math
 import re
 import secrets
 import time
@@ -241,7 +242,7 @@ class _Head:
     unread: set[int]  # ids of the <iframe>s it could not read
     next_id: int  # its registry's next id
     frames: int  # frame documents it read in the same pass
-    document: float | None  # its document's performance.timeOrigin (see resolve.document_of)
+    document: float | None  # its document's performance.timeOrigin (see world_document)
 
 
 def _head(payload: Any) -> _Head:
@@ -385,18 +386,38 @@ async def capture_page(
 
 
 async def _in_world(
-    capture: InPageCapture, record: FrameRecord, expression: str, timeout: float, by_value: bool
+    capture: InPageCapture, record: FrameRecord, expression: str, timeout: float, by_value: bool, awaits: bool = False
 ) -> dict[str, Any]:
-    """``expression`` evaluated in the capture's world of a frame: its ``result`` object."""
+    """``expression`` evaluated in the capture's world of a frame: its ``result`` object
+    (``awaits``: the value of the promise it gives)."""
     context = await capture.world(record.session, record.frame_id, timeout)
     reply = await cdp(
         record.session,
         "Runtime.evaluate",
-        {"expression": expression, "contextId": context, "returnByValue": by_value},
+        {"expression": expression, "contextId": context, "returnByValue": by_value, "awaitPromise": awaits},
         timeout,
     )
     result = reply.get("result", {})
     return result if isinstance(result, dict) else {}
+
+
+async def world_document(capture: InPageCapture, session: CDPSession, frame_id: str, timeout: float) -> float | None:
+    """Which document a frame shows now, read in pagelens' world (a page that redefines the
+    getter answers only its own scripts): its ``performance.timeOrigin``, new with every
+    document (a reload, a link followed, a redirect) and kept through same-document navigations
+    (hash, history API); None when the frame cannot answer (closing, between documents)."""
+    try:
+        context = await capture.world(session, frame_id, timeout)
+        reply = await cdp(
+            session,
+            "Runtime.evaluate",
+            {"expression": "performance.timeOrigin", "contextId": context, "returnByValue": True},
+            timeout,
+        )
+    except Exception:  # noqa: BLE001 (a closing or busy page: nothing to compare)
+        return None
+    value = reply.get("result", {}).get("value")
+    return float(value) if isinstance(value, (int, float)) else None
 
 
 async def registry_element(
@@ -431,6 +452,26 @@ async def registry_element(
     finally:
         await cdp(record.session, "Runtime.releaseObject", {"objectId": object_id}, timeout)
     return int(described["node"]["backendNodeId"]), frame_id or record.frame_id
+
+
+async def registry_point(
+    capture: InPageCapture, record: FrameRecord, element_id: int, document: float | None, settle: bool, timeout: float
+) -> tuple[float, float, tuple[float, float, float, float]] | str:
+    """Where a click on a registry id of the frame lands (x, y in the frame's viewport, and the
+    element's box), or the word that says why it cannot land there now (see ``pointAt`` in
+    capture.js); ``document``: the observed document's time origin, None to take any."""
+    origin = "null" if document is None or not math.isfinite(document) else repr(float(document))
+    expression = (
+        "typeof __pagelens === 'object' ? "
+        f"__pagelens.pointAt({int(element_id)}, {origin}, {'true' if settle else 'false'}) : 'gone'"
+    )
+    value = (await _in_world(capture, record, expression, timeout, by_value=True, awaits=True)).get("value")
+    if isinstance(value, str):
+        return value
+    if not isinstance(value, list) or len(value) != 6 or not all(isinstance(v, (int, float)) for v in value):
+        return "gone"
+    x, y, bx, by, w, h = (float(v) for v in value)
+    return x, y, (bx, by, w, h)
 
 
 async def registry_content_box(

@@ -28,7 +28,7 @@ from pagelens._core import AXTree, draw_ids, escape_page_text
 from pagelens.actions import ACTION_SPACES, Action, ActionError, NavigationRefused, internal_outcome, parse_action
 from pagelens.browser._util import quietly
 from pagelens.browser.allowlist import HostAllowList
-from pagelens.browser.capture import InPageCapture, capture_page
+from pagelens.browser.capture import InPageCapture, capture_page, world_document
 from pagelens.browser.config import BrowserConfig
 from pagelens.browser.devtools import DevToolsSocket, free_port
 from pagelens.browser.execute import Acted, Executor, action_failure, goto
@@ -36,7 +36,7 @@ from pagelens.browser.frames import Capture, FrameSessions, fetch_tree
 from pagelens.browser.guard import Refusal, RequestGuard
 from pagelens.browser.html import fetch_html
 from pagelens.browser.records import HtmlObservation, PageObservation, StepResult, Tab
-from pagelens.browser.resolve import ElementResolver, document_of, release
+from pagelens.browser.resolve import ElementResolver, release
 from pagelens.errors import ArgumentTypeError, PagelensError
 
 # Resolves after the next rendering update (or 100 ms, for a tab that does not render).
@@ -402,7 +402,7 @@ class AsyncBrowserEnv:
         tabs_task = asyncio.ensure_future(self._tabs())  # small calls, alongside the tree
         # Which document is read: pagelens' capture says so itself; Chromium's tree is asked
         # alongside.
-        document_task = asyncio.ensure_future(document_of(page)) if cfg.source == "ax" else None
+        document_task = asyncio.ensure_future(self._document_of(page)) if cfg.source == "ax" else None
         try:
             capture = await self._unless_crashed(page, self._capture_tree(page))
         except BaseException:
@@ -417,7 +417,7 @@ class AsyncBrowserEnv:
                 document_task.cancel()
             document = capture.document
         else:
-            document = await (document_task or document_of(page))
+            document = await (document_task or self._document_of(page))
         seen = self._seen_ids(page, document, tree) if cfg.mark_new else None
         t1 = time.perf_counter()
         rendered = await asyncio.to_thread(
@@ -458,6 +458,16 @@ class AsyncBrowserEnv:
         )
         self._resolver.observed(obs, frames, document)
         return obs
+
+    async def _document_of(self, page: Page) -> float | None:
+        """The document ``page`` shows now (see :func:`world_document`)."""
+        try:
+            sessions = self.sessions_for(page)
+            session = await sessions.main()
+            frame_id = await sessions.target_id(session, self.config.cdp_timeout_s)
+        except (PlaywrightError, asyncio.TimeoutError, KeyError):
+            return None
+        return await world_document(self._capture, session, frame_id, self.config.cdp_timeout_s)
 
     async def _capture_tree(self, page: Page) -> Capture:
         """The page's tree from the configured source; a page pagelens' own capture cannot
@@ -532,7 +542,7 @@ class AsyncBrowserEnv:
         cfg = self.config
         t0 = time.perf_counter()
         tabs_task = asyncio.ensure_future(self._tabs())
-        document_task = asyncio.ensure_future(document_of(page))
+        document_task = asyncio.ensure_future(self._document_of(page))
         try:
             capture = await self._unless_crashed(
                 page, fetch_html(self.sessions_for(page), include_frames=cfg.include_frames, timeout=cfg.cdp_timeout_s)

@@ -243,6 +243,10 @@ class Executor:
             raise ActionError(f"`{action.kind}` changes the agent, not the page: the browser does not carry it out")
         acted = Acted()
         try:
+            if action.kind == "click" and not self.config.screenshots:
+                acted.box = await self._pointer_click(action.target)
+                if acted.box is not None:
+                    return acted
             if action.acts_on_element:
                 element = await self.resolver.element(self.tabs.page, action.target)
                 try:
@@ -300,6 +304,28 @@ class Executor:
         acted.picture_box = region if region is not None else (0.0, 0.0, *viewport)
 
     # -- element actions ----------------------------------------------------------------------
+
+    async def _pointer_click(self, element_id: int | None) -> Box | None:
+        """The short way of a click, with the browser's own input: where it lands read by
+        pagelens' world in one call (in view, enabled, not covered), the pointer moved there
+        and, a rendering frame later (what :hover restyles is laid out), checked again (still
+        there, still hit), then pressed and released — about a tenth of Playwright's hover and
+        click, which wait on several round trips each. The element's box as the click began,
+        or None with no button pressed when any check fails: the caller then takes the long
+        way (Playwright's waits and its words for what is wrong)."""
+        first = await self.resolver.point(element_id)
+        if first is None:
+            return None
+        session, x, y, _ = first
+        t = self.config.cdp_timeout_s
+        await cdp(session, "Input.dispatchMouseEvent", {"type": "mouseMoved", "x": x, "y": y}, t)
+        again = await self.resolver.point(element_id, settle=True)
+        if again is None or (again[1], again[2]) != (x, y):
+            return None
+        for kind, buttons in (("mousePressed", 1), ("mouseReleased", 0)):
+            event = {"type": kind, "x": x, "y": y, "button": "left", "buttons": buttons, "clickCount": 1}
+            await cdp(session, "Input.dispatchMouseEvent", event, t)
+        return again[3]
 
     async def _click(self, element: ElementHandle, action: Action) -> None:
         select = await self._owning_select(element)

@@ -26,11 +26,13 @@ from pagelens.browser.capture import (
     registry_boxes,
     registry_content_box,
     registry_element,
+    registry_point,
+    world_document,
 )
 from pagelens.browser.frames import FrameRecord, cdp
 
 if TYPE_CHECKING:
-    from playwright.async_api import Page
+    from playwright.async_api import CDPSession, Page
 
     from pagelens.browser.config import BrowserConfig
     from pagelens.browser.records import HtmlObservation, PageObservation
@@ -45,18 +47,6 @@ _UNPARK = "key => { const el = window[key]; delete window[key]; return el && el.
 # What an agent told of an id that names nothing can do.
 _LOOK_AGAIN = ": observe the page again and use an id it shows"
 _NOT_OBSERVED = "no observation yet: observe the page before acting on its elements"
-# Which document a tab shows: its time origin is new with every document (a reload, a link
-# followed, a redirect) and stays through same-document navigations (hash, history API).
-_DOCUMENT = "performance.timeOrigin"
-
-
-async def document_of(page: Page) -> float | None:
-    """The identity of the document ``page`` shows now (None when the page cannot answer)."""
-    try:
-        value = await page.evaluate(_DOCUMENT)
-    except Exception:  # a closing or busy page: nothing to compare
-        return None
-    return float(value) if isinstance(value, (int, float)) else None
 
 
 class ElementResolver:
@@ -81,7 +71,7 @@ class ElementResolver:
         document: float | None = None,
     ) -> None:
         """The observation whose ids actions now name (an AX or an HTML one), its frames, and the
-        document it was of (see :func:`document_of`)."""
+        document it was of (see :func:`~pagelens.browser.capture.world_document`)."""
         from pagelens.browser.records import HtmlObservation  # a dataclass module, no cycle
 
         self._frames, self._document = frames, document
@@ -168,13 +158,41 @@ class ElementResolver:
 
     # -- the live element ---------------------------------------------------------------------
 
+    async def point(
+        self, element_id: int | None, settle: bool = False
+    ) -> tuple[CDPSession, float, float, tuple[float, float, float, float]] | None:
+        """Where a click on ``element_id`` lands now, when pagelens' own capture read it in the
+        tab's main frame: the page's CDP session and the point and box in its viewport (see
+        :func:`registry_point`). None — the id is Chromium's, in a frame, not in view, covered,
+        disabled, gone... — means: take the element by :meth:`element` and let Playwright wait
+        and say what is wrong. ``settle``: after a rendering frame (the pointer has arrived)."""
+        if self._ax is None or self._capture is None or element_id is None:
+            return None
+        try:
+            capture_id, frame_id, _ = self.element_ref(element_id)
+        except ActionError:
+            return None
+        record = self._frames.get(frame_id or "") or self._frames.get("")
+        if record is None or record.source != "dom" or record.parent_id is not None:
+            return None
+        try:
+            found = await registry_point(
+                self._capture, record, capture_id, self._document, settle, self.config.cdp_timeout_s
+            )
+        except (PlaywrightError, asyncio.TimeoutError, KeyError):
+            return None
+        if isinstance(found, str):
+            return None
+        return record.session, *found
+
     async def element(self, page: Page, element_id: int | None) -> ElementHandle:
         """The live element ``element_id`` names in ``page`` (the tab it was observed in). Ids
         are the observed document's: once the tab shows another document, none is resolved
         (node ids can be reused by a new renderer, and an id must never reach another element)."""
         backend_id, frame_id, described = self.element_ref(element_id)
-        if self._document is not None:
-            now = await document_of(page)
+        main = next((r for r in self._frames.values() if r.parent_id is None), None)
+        if self._document is not None and main is not None and self._capture is not None:
+            now = await world_document(self._capture, main.session, main.frame_id, self.config.cdp_timeout_s)
             if now is not None and now != self._document:
                 raise UnknownElementError(
                     f"element [{element_id}] ({described}) is from the page observed before, and the tab "

@@ -1053,8 +1053,63 @@
     return [x, y, Math.min(vw, x1) - x, Math.min(vh, y1) - y];
   }
 
+  // Where a click on element `id` of this document lands, read from this world (nothing the
+  // page patches is used): the centre of its first box in the viewport (and its bounding box), scrolled into view if
+  // it is not in it, and hit-tested to the element or inside it. `settle`: first wait for a
+  // rendering frame (the pointer has just arrived: what a :hover restyles is laid out).
+  // [x, y, boxX, boxY, width, height], or a word saying why not — "gone", "document" (the tab
+  // shows another document than `origin`), "select" (an option of a drop-down), "disabled",
+  // "hidden", "covered" (the point hits another element), "frame" (no rendering frame came):
+  // the caller then takes the long way, which waits and says what is wrong.
+  function nextFrame() {
+    return new Promise((done) => {
+      const timer = setTimeout(() => done(false), 200);
+      requestAnimationFrame(() => { clearTimeout(timer); done(true); });
+    });
+  }
+  function hitAt(x, y) {
+    let hit = document.elementFromPoint(x, y);
+    while (hit && hit.shadowRoot) {
+      const inner = hit.shadowRoot.elementFromPoint(x, y);
+      if (!inner || inner === hit) break;
+      hit = inner;
+    }
+    return hit;
+  }
+  async function pointAt(id, origin, settle) {
+    if (settle && !(await nextFrame())) return "frame";
+    if (origin !== null && performance.timeOrigin !== origin) return "document";
+    const el = lookup(id);
+    if (!el || el.nodeType !== 1 || el.ownerDocument !== document) return "gone";
+    if (el.localName === "option" || el.closest("select, datalist")) return "select";
+    if (el.matches(":disabled") || el.closest("[aria-disabled=true]")) return "disabled";
+    const vw = innerWidth, vh = innerHeight;
+    const first = () => {
+      for (const r of el.getClientRects()) if (r.width >= 1 && r.height >= 1) return r;
+      return null;
+    };
+    let r = first();
+    if (!r) return "hidden";
+    if (r.right <= 0 || r.bottom <= 0 || r.left >= vw || r.top >= vh) {
+      if (settle) return "hidden";  // it moved out of view since the pointer came
+      if (typeof el.scrollIntoViewIfNeeded === "function") el.scrollIntoViewIfNeeded(true);
+      else el.scrollIntoView({ block: "center", inline: "center" });
+      r = first();
+      if (!r || r.right <= 0 || r.bottom <= 0 || r.left >= vw || r.top >= vh) return "hidden";
+    }
+    const left = Math.max(r.left, 0), top = Math.max(r.top, 0);
+    const x = (left + Math.min(r.right, vw)) / 2, y = (top + Math.min(r.bottom, vh)) / 2;
+    for (let n = hitAt(x, y); n; n = n.parentNode || n.host) {
+      if (n === el) {
+        const b = el.getBoundingClientRect();
+        return [x, y, b.x, b.y, b.width, b.height];
+      }
+    }
+    return "covered";
+  }
+
   Object.defineProperty(globalThis, "__pagelens", {
-    value: Object.freeze({ capture, lookup, idOf, boxes, contentBox, unread: () => lastUnread }),
+    value: Object.freeze({ capture, lookup, idOf, boxes, contentBox, pointAt, unread: () => lastUnread }),
     enumerable: false,
   });
 })();
