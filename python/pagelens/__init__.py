@@ -10,7 +10,6 @@ with a typed API::
 """
 
 import os
-from importlib import metadata
 
 from pagelens._core import (
     CHUNK_KINDS,
@@ -37,10 +36,20 @@ from pagelens._core import (
 from pagelens.corpus import builtin_page
 from pagelens.errors import ArgumentError, ArgumentTypeError, NodeNotFoundError, PagelensError, TokenizerError
 
-try:
-    __version__ = metadata.version("pagelens")
-except metadata.PackageNotFoundError:  # a source tree on sys.path, not installed
-    __version__ = CORE_VERSION
+
+def __getattr__(name: str) -> str:
+    # The installed version, read when asked: importlib.metadata costs a shell command's
+    # start-up (~15 ms) that `pagelens browser click` should not pay.
+    if name == "__version__":
+        from importlib import metadata
+
+        try:
+            version = metadata.version("pagelens")
+        except metadata.PackageNotFoundError:  # a source tree on sys.path, not installed
+            version = CORE_VERSION
+        globals()["__version__"] = version
+        return version
+    raise AttributeError(f"module 'pagelens' has no attribute {name!r}")
 
 
 def load_tokenizer(spec: "str | os.PathLike[str]") -> Tokenizer:

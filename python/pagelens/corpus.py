@@ -8,12 +8,13 @@ that headless Chromium 156 made of it.
 from __future__ import annotations
 
 import gzip
-from importlib import resources
 
 BUILTIN_NAME = "wikipedia-3"
 
 
 def builtin_page() -> bytes:
     """The CDP ``Accessibility.getFullAXTree`` payload of the built-in page, as JSON bytes."""
+    from importlib import resources  # here: a shell command's start-up does not pay for it
+
     data = resources.files("pagelens") / "data" / f"{BUILTIN_NAME}.axtree.json.gz"
     return gzip.decompress(data.read_bytes())

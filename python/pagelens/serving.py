@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import os
 import re
-import tempfile
 from pathlib import Path
 from typing import Literal, get_args
 
@@ -43,6 +42,8 @@ def runtime_dir() -> Path:
     if base and Path(base).is_dir():
         root = Path(base) / "pagelens"
     else:
+        import tempfile  # here: only where $XDG_RUNTIME_DIR is not set
+
         root = Path(tempfile.gettempdir()) / f"pagelens-{os.getuid()}"
     root.mkdir(mode=0o700, parents=True, exist_ok=True)
     info = root.stat()

@@ -44,6 +44,13 @@ def test_a_plain_click_is_the_browsers_own_input_at_the_centre(browser, pointer,
     assert box is not None and box[2] == pytest.approx(120, abs=1) and box[3] == pytest.approx(40, abs=1)
 
 
+def test_a_hover_is_the_pointer_arriving_and_nothing_pressed(browser, pointer, no_playwright_click):
+    result = browser.step(f"hover [{find(pointer, 'button', 'Plain')}]")
+    assert result.ok, result.error
+    log = logged(result.observation)
+    assert "plain-entered:trusted=true" in log and "plain:" not in log
+
+
 def test_an_element_out_of_view_is_scrolled_to_and_clicked(browser, pointer, no_playwright_click):
     result = browser.step(f"click [{find(pointer, 'button', 'Far')}]")
     assert result.ok, result.error

@@ -243,8 +243,8 @@ class Executor:
             raise ActionError(f"`{action.kind}` changes the agent, not the page: the browser does not carry it out")
         acted = Acted()
         try:
-            if action.kind == "click" and not self.config.screenshots:
-                acted.box = await self._pointer_click(action.target)
+            if action.kind in ("click", "hover") and not self.config.screenshots:
+                acted.box = await self._pointer(action.target, press=action.kind == "click")
                 if acted.box is not None:
                     return acted
             if action.acts_on_element:
@@ -305,14 +305,14 @@ class Executor:
 
     # -- element actions ----------------------------------------------------------------------
 
-    async def _pointer_click(self, element_id: int | None) -> Box | None:
-        """The short way of a click, with the browser's own input: where it lands read by
-        pagelens' world in one call (in view, enabled, not covered), the pointer moved there
-        and, a rendering frame later (what :hover restyles is laid out), checked again (still
-        there, still hit), then pressed and released — about a tenth of Playwright's hover and
-        click, which wait on several round trips each. The element's box as the click began,
-        or None with no button pressed when any check fails: the caller then takes the long
-        way (Playwright's waits and its words for what is wrong)."""
+    async def _pointer(self, element_id: int | None, press: bool) -> Box | None:
+        """The short way of a hover and a click, with the browser's own input: where it lands
+        read by pagelens' world in one call (in view, enabled, not covered), the pointer moved
+        there and, a rendering frame later (what :hover restyles is laid out), checked again
+        (still there, still hit), then (``press``) pressed and released — about a tenth of
+        Playwright's hover and click, which wait on several round trips each. The element's
+        box as the action began, or None with no button pressed when any check fails: the
+        caller then takes the long way (Playwright's waits and its words for what is wrong)."""
         first = await self.resolver.point(element_id)
         if first is None:
             return None
@@ -322,7 +322,7 @@ class Executor:
         again = await self.resolver.point(element_id, settle=True)
         if again is None or (again[1], again[2]) != (x, y):
             return None
-        for kind, buttons in (("mousePressed", 1), ("mouseReleased", 0)):
+        for kind, buttons in (("mousePressed", 1), ("mouseReleased", 0)) if press else ():
             event = {"type": kind, "x": x, "y": y, "button": "left", "buttons": buttons, "clickCount": 1}
             await cdp(session, "Input.dispatchMouseEvent", event, t)
         return again[3]

@@ -15,18 +15,15 @@ answer.
 from __future__ import annotations
 
 import argparse
-import base64
 import contextlib
 import json
 import os
 import socket
-import subprocess
 import sys
 import time
 from pathlib import Path
 from typing import Any
 
-from pagelens._io import write_atomically
 from pagelens.errors import PagelensError
 from pagelens.serving import SessionFilesError, runtime_dir, session_files
 from pagelens.settle import AFTER_ACTION_MS, QUIET_MS
@@ -131,6 +128,8 @@ def _ask(sock: Path, request: dict[str, Any], timeout: float = ANSWER_TIMEOUT_S)
 def _start_daemon(name: str, options: dict[str, Any], restore: bool = False) -> None:
     """Starts the session's daemon, in a session of its own (it outlives this command), and
     returns once it listens (it says so on a pipe)."""
+    import subprocess
+
     read, write = os.pipe()
     env = {**os.environ, "PAGELENS_READY_FD": str(write)}
     args = [sys.executable, "-m", "pagelens.browser.daemon", name, json.dumps(options)]
@@ -310,6 +309,10 @@ def _run(args: argparse.Namespace) -> int:
     elif cmd == "screenshot":
         answer = _call(args, "browser_take_screenshot", {"with_ids": args.ids, "fullPage": args.full_page})
         path = Path(args.file)
+        import base64
+
+        from pagelens._io import write_atomically
+
         write_atomically(path, base64.b64decode(answer.get("picture") or ""))
         answer["path"] = str(path)
         _print(args, answer, f"### Result\nScreenshot written to {path}")
@@ -345,6 +348,8 @@ def _state(args: argparse.Namespace) -> int:
     path = Path(args.file)
     if args.action == "save":
         answer = _call(args, "state_save", {})
+        from pagelens._io import write_atomically
+
         write_atomically(path, json.dumps(answer.get("state"), indent=1), private=True)  # cookies
         answer["path"] = str(path)
         _print(args, answer, f"### Result\nSaved cookies and storage to {path}")
