@@ -11,3 +11,9 @@ AFTER_ACTION_MS = 1_000.0  # at most, on a live site after an action (BrowserCon
 SELF_CONTAINED_MS = 50.0  # pages with nothing late to wait for: MiniWoB++, study episodes' own browsers
 FIRST_LOOK_MS = 500.0  # `pagelens observe` of a page just opened (its first paint may still be filling in)
 CHECK_MS = 1_000.0  # an evaluator reading a page to score it (WebArena sleeps 3 s; the load event plus this)
+
+# `--settle-ms` of the commands that keep a browser for an agent (pagelens mcp, pagelens browser).
+SETTLE_MS_HELP = (
+    f"the most time waited after an action for the page to go quiet, no request in flight and no DOM change for "
+    f"{QUIET_MS:g} ms (default {AFTER_ACTION_MS:g}; higher for sites that keep loading)"
+)

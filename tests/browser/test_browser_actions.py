@@ -493,6 +493,27 @@ def test_a_page_still_changing_is_waited_for_until_it_stops(browser, late):
     assert result.elapsed_ms < 3_000, result.elapsed_ms
 
 
+def test_what_the_page_patches_does_not_blind_the_quiet_watch(browser, late):
+    """The page silences every way its own scripts could watch it (MutationObserver, timers,
+    clocks, rendering frames): the watch runs in pagelens' world and still sees the churn."""
+    browser.run(
+        lambda env: env.page.evaluate(
+            """() => {
+              window.MutationObserver = class { observe() {} disconnect() {} takeRecords() { return []; } };
+              MutationObserver.prototype.observe = () => {};
+              window.setTimeout = () => 0;
+              window.requestAnimationFrame = () => 0;
+              performance.now = () => 0;
+              Date.now = () => 0;
+              Object.defineProperty(Node.prototype, 'isConnected', { get: () => false });
+            }"""
+        )
+    )
+    result = browser.step(f"click [{find(late, 'button', 'Churn')}]")
+    assert result.ok, result.error
+    assert has_text(result.observation, "Churn done"), result.observation.text
+
+
 def test_a_page_that_never_stops_changing_is_read_after_settle_ms(browser, site):
     browser.config.settle_ms = 400
     try:

@@ -260,6 +260,12 @@ def test_errors_have_one_line_and_their_own_exit_code(site, shell):
     fails(shell("wait"), 2, "wait for TEXT")
     fails(shell("tabs", "select", "x"), 2, "tab's number")
     fails(shell("open", "x", "--session", "../etc"), 2, "session name")
+    for flag, value, words in (
+        ("--idle-timeout", "0", "0 is not above 0"),
+        ("--settle-ms", "-1", "-1 is not a finite"),
+    ):
+        nonsense = shell("open", site.url("site/form.html"), flag, value)
+        assert nonsense.returncode == 2 and f"argument {flag}: {words}" in nonsense.stderr, nonsense.stderr
     usage = shell("click")
     assert usage.returncode == 2 and "Traceback" not in usage.stderr
     # --json failures: the same exit code, and an object on stdout.

@@ -14,7 +14,7 @@ from pagelens.actions import Action
 from pagelens.agents.base import Decision, apply_internal
 from pagelens.agents.trajectory import EndRecord, RunHeader, StepRecord, TrajectoryWriter, load_trajectory
 from pagelens.browser.env import AsyncBrowserEnv
-from pagelens.browser.records import HtmlObservation, PageObservation
+from pagelens.browser.records import Box, HtmlObservation, PageObservation
 from pagelens.errors import TrajectoryError
 
 
@@ -146,7 +146,7 @@ async def run_agent(
         t_model = time.perf_counter() - t0
         before = obs
         ok, error, done = True, None, False
-        box: tuple[float, float, float, float] | None = None
+        box: Box | None = None
         # The picture of the moment the action began (the box measured on it), else the page
         # the model read.
         picture, region = before.screenshot, None

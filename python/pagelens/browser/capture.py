@@ -40,6 +40,7 @@ from pagelens.browser.frames import (
     list_frames,
     raw_call,
 )
+from pagelens.browser.records import Box
 
 _CAPTURE_JS = (files("pagelens") / "data" / "capture.js").read_text(encoding="utf-8")
 _HOOK_JS = (files("pagelens") / "data" / "hook.js").read_text(encoding="utf-8")
@@ -456,7 +457,7 @@ async def registry_element(
 
 async def registry_point(
     capture: InPageCapture, record: FrameRecord, element_id: int, document: float | None, settle: bool, timeout: float
-) -> tuple[float, float, tuple[float, float, float, float]] | str:
+) -> tuple[float, float, Box] | str:
     """Where a click on a registry id of the frame lands (x, y in the frame's viewport, and the
     element's box), or the word that says why it cannot land there now (see ``pointAt`` in
     capture.js); ``document``: the observed document's time origin, None to take any."""
@@ -474,9 +475,7 @@ async def registry_point(
     return x, y, (bx, by, w, h)
 
 
-async def registry_content_box(
-    capture: InPageCapture, record: FrameRecord, limit: int, timeout: float
-) -> tuple[float, float, float, float] | None:
+async def registry_content_box(capture: InPageCapture, record: FrameRecord, limit: int, timeout: float) -> Box | None:
     """The part of the viewport that holds the frame's content (x, y, width, height), from
     pagelens' world; None when the page has none in view or more than ``limit`` nodes."""
     expression = f"typeof __pagelens === 'object' ? __pagelens.contentBox({int(limit)}) : null"

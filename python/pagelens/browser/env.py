@@ -720,8 +720,9 @@ class AsyncBrowserEnv:
                 return
             started = time.monotonic()
             try:
-                session = await self.sessions_for(page).main()
-                frame_id = await self.sessions_for(page).target_id(session, self.config.cdp_timeout_s)
+                sessions = self.sessions_for(page)
+                session = await sessions.main()
+                frame_id = await sessions.target_id(session, self.config.cdp_timeout_s)
                 await self._capture.quiet_dom(session, frame_id, quiet_ms, left_ms, self.config.cdp_timeout_s)
             except (PlaywrightError, asyncio.TimeoutError, KeyError, ValueError):
                 # The document went away meanwhile (a navigation): wait the window out here;

@@ -22,6 +22,7 @@ from playwright.async_api import TimeoutError as PlaywrightTimeout
 from pagelens._core import escape_page_text
 from pagelens.actions import ACTIONS, Action, ActionError, NavigationFailed, NavigationRefused
 from pagelens.browser.frames import cdp
+from pagelens.browser.records import Box
 from pagelens.browser.resolve import release
 
 if TYPE_CHECKING:
@@ -179,8 +180,6 @@ async def goto(page: Page, url: str, timeout_ms: float) -> None:
     finally:
         page.remove_listener("framenavigated", committed)
 
-
-Box = tuple[float, float, float, float]  # x, y, width, height in the viewport (CSS pixels)
 
 # Past this share of the viewport, a crop shows no more than the viewport does.
 _CROP_MAX_SHARE = 0.6

@@ -8,6 +8,9 @@ from typing import Literal
 from pagelens._core import AXTree, Dom, Observation, escape_page_text
 from pagelens.actions import Action
 
+# A rectangle in the viewport: x, y, width, height in CSS pixels.
+Box = tuple[float, float, float, float]
+
 # How a page is shown to a model: the occam form, or WebArena's indented tree with ids everywhere.
 RenderMode = Literal["occam", "webarena"]
 
@@ -113,8 +116,8 @@ class StepResult:
     elapsed_ms: float = 0.0
     # Where the acted element was in the viewport when the action began (x, y, width, height
     # in CSS pixels): the step viewer outlines it on the step's screenshot.
-    target_box: tuple[float, float, float, float] | None = None
+    target_box: Box | None = None
     # With screenshots on: the page as the action began (PNG), and the viewport region it
     # shows (x, y, width, height): target_box was measured on this same picture.
     picture: bytes | None = None
-    picture_box: tuple[float, float, float, float] | None = None
+    picture_box: Box | None = None

@@ -30,6 +30,7 @@ from pagelens.browser.capture import (
     world_document,
 )
 from pagelens.browser.frames import FrameRecord, cdp
+from pagelens.browser.records import Box
 
 if TYPE_CHECKING:
     from playwright.async_api import CDPSession, Page
@@ -144,7 +145,7 @@ class ElementResolver:
         found = await asyncio.gather(*(box(i, b) for i, b in wanted))
         return [b for b in found if b is not None and b[3] > 0 and b[4] > 0]
 
-    async def content_box(self, limit: int = 20_000) -> tuple[float, float, float, float] | None:
+    async def content_box(self, limit: int = 20_000) -> Box | None:
         """The part of the viewport holding the main frame's content (see
         :func:`registry_content_box`); None when it cannot be told (the AX source, a page
         too large), which means the whole viewport."""
@@ -158,9 +159,7 @@ class ElementResolver:
 
     # -- the live element ---------------------------------------------------------------------
 
-    async def point(
-        self, element_id: int | None, settle: bool = False
-    ) -> tuple[CDPSession, float, float, tuple[float, float, float, float]] | None:
+    async def point(self, element_id: int | None, settle: bool = False) -> tuple[CDPSession, float, float, Box] | None:
         """Where a click on ``element_id`` lands now, when pagelens' own capture read it in the
         tab's main frame: the page's CDP session and the point and box in its viewport (see
         :func:`registry_point`). None — the id is Chromium's, in a frame, not in view, covered,

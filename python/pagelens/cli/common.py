@@ -14,28 +14,6 @@ from typing import Any
 from pagelens.errors import ArgumentError
 
 
-def positive_int(text: str) -> int:
-    """An argparse type: a whole number of at least 1 (a budget, a count of workers)."""
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"{value} is not at least 1")
-    return value
-
-
-def non_negative_float(text: str) -> float:
-    """An argparse type: a finite number of at least 0 (a time in milliseconds)."""
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a number") from None
-    if not (0 <= value < float("inf")):
-        raise argparse.ArgumentTypeError(f"{text} is not a finite number of at least 0")
-    return value
-
-
 def host_port(text: str) -> tuple[str, int]:
     """An argparse type: ``HOST:PORT``, ``[IPv6]:PORT`` or ``:PORT`` (loopback), the port
     1 to 65535. An IPv6 address is written in brackets (``[::1]:8931``)."""

@@ -7,9 +7,10 @@ import dataclasses
 import os
 from pathlib import Path
 
-from pagelens.cli.common import host_port, non_negative_float, positive_int
+from pagelens.cli.common import host_port
+from pagelens.cli.types import non_negative_float, positive_int
 from pagelens.serving import CAPABILITIES, SNAPSHOT_MODES
-from pagelens.settle import AFTER_ACTION_MS, QUIET_MS
+from pagelens.settle import AFTER_ACTION_MS, SETTLE_MS_HELP
 
 
 def _mcp(args: argparse.Namespace) -> int:
@@ -103,8 +104,7 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         type=non_negative_float,
         default=AFTER_ACTION_MS,
         metavar="MS",
-        help=f"the most time waited after an action for the page to go quiet, no request in flight and no DOM "
-        f"change for {QUIET_MS:g} ms (default {AFTER_ACTION_MS:g}; higher for sites that keep loading)",
+        help=SETTLE_MS_HELP,
     )
     mcp.add_argument(
         "--idle-timeout",

@@ -24,9 +24,10 @@ import time
 from pathlib import Path
 from typing import Any
 
+from pagelens.cli.types import non_negative_float, positive_float
 from pagelens.errors import PagelensError
 from pagelens.serving import SessionFilesError, runtime_dir, session_files
-from pagelens.settle import AFTER_ACTION_MS, QUIET_MS
+from pagelens.settle import AFTER_ACTION_MS, SETTLE_MS_HELP
 
 ENV_SESSION = "PAGELENS_SESSION"
 EXIT_CODES = {
@@ -444,7 +445,7 @@ def register_commands(parser: argparse.ArgumentParser) -> None:
     p.add_argument("--headed", action="store_true", help="show the browser window")
     p.add_argument(
         "--idle-timeout",
-        type=float,
+        type=positive_float,
         default=1800,
         metavar="SECONDS",
         help="end the session after this long without a command (default 1800)",
@@ -452,11 +453,10 @@ def register_commands(parser: argparse.ArgumentParser) -> None:
     p.add_argument("--output-dir", help="where snapshots over the budget are written")
     p.add_argument(
         "--settle-ms",
-        type=float,
+        type=non_negative_float,
         default=AFTER_ACTION_MS,
         metavar="MS",
-        help=f"the most time waited after an action for the page to go quiet, no request in flight and no DOM "
-        f"change for {QUIET_MS:g} ms (default {AFTER_ACTION_MS:g})",
+        help=SETTLE_MS_HELP,
     )
     p = command("snapshot", "print the page (ids in brackets)")
     p.add_argument("--interactive", "-i", action="store_true", help="only the lines with ids")
