@@ -247,11 +247,12 @@ class Executor:
                 if acted.box is not None:
                     return acted
             if action.acts_on_element:
-                element = await self.resolver.element(self.tabs.page, action.target)
+                resolved = await self.resolver.resolve(self.tabs.page, action.target)
+                element = resolved.handle
                 try:
                     if self.config.screenshots:
                         # In view first, so that the picture shows the element it outlines.
-                        await self.resolver.scroll_into_view()
+                        await self.resolver.scroll_into_view(resolved)
                         async with self._still():
                             await self._measure(element, acted)
                             await self._picture(acted)

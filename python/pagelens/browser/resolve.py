@@ -13,6 +13,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import secrets
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from playwright.async_api import ElementHandle, Frame
@@ -50,6 +51,16 @@ _LOOK_AGAIN = ": observe the page again and use an id it shows"
 _NOT_OBSERVED = "no observation yet: observe the page before acting on its elements"
 
 
+@dataclass(frozen=True)
+class Resolved:
+    """A live element an id named: its handle, and the CDP session and backend id it was
+    resolved through (for what CDP does to it without Playwright's waits)."""
+
+    handle: ElementHandle
+    session: CDPSession
+    backend_id: int
+
+
 class ElementResolver:
     """The last observation's ids and frames, and the live elements they name."""
 
@@ -61,7 +72,6 @@ class ElementResolver:
         self._ax: PageObservation | None = None
         self._html: HtmlObservation | None = None
         self._document: float | None = None  # the document the observation was of
-        self._last_node: tuple[Any, int] | None = None  # (CDP session, backend id) last resolved
 
     # -- what was observed --------------------------------------------------------------------
 
@@ -188,6 +198,10 @@ class ElementResolver:
         """The live element ``element_id`` names in ``page`` (the tab it was observed in). Ids
         are the observed document's: once the tab shows another document, none is resolved
         (node ids can be reused by a new renderer, and an id must never reach another element)."""
+        return (await self.resolve(page, element_id)).handle
+
+    async def resolve(self, page: Page, element_id: int | None) -> Resolved:
+        """:meth:`element`, with the CDP session and backend id it was resolved through."""
         backend_id, frame_id, described = self.element_ref(element_id)
         main = next((r for r in self._frames.values() if r.parent_id is None), None)
         if self._document is not None and main is not None and self._capture is not None:
@@ -210,18 +224,19 @@ class ElementResolver:
         handle = await self._handle(record.session, backend_id, frame)
         if handle is None:
             raise UnknownElementError(f"element [{element_id}] ({described}) is no longer on the page{_LOOK_AGAIN}")
-        self._last_node = (record.session, backend_id)
-        return handle
+        return Resolved(handle, record.session, backend_id)
 
-    async def scroll_into_view(self) -> None:
-        """Scrolls the element :meth:`element` last resolved into view, as Chromium does for
-        DevTools: no wait for it to be visible or stable (an <option> of a closed list has no
-        box of its own: nothing moves)."""
-        if self._last_node is None:
-            return
-        session, backend_id = self._last_node
+    async def scroll_into_view(self, resolved: Resolved) -> None:
+        """Scrolls a resolved element into view, as Chromium does for DevTools: no wait for it
+        to be visible or stable (an <option> of a closed list has no box of its own: nothing
+        moves)."""
         with contextlib.suppress(PlaywrightError, asyncio.TimeoutError):
-            await cdp(session, "DOM.scrollIntoViewIfNeeded", {"backendNodeId": backend_id}, self.config.cdp_timeout_s)
+            await cdp(
+                resolved.session,
+                "DOM.scrollIntoViewIfNeeded",
+                {"backendNodeId": resolved.backend_id},
+                self.config.cdp_timeout_s,
+            )
 
     async def _handle(self, session: Any, backend_id: int, frame: Frame) -> ElementHandle | None:
         t = self.config.cdp_timeout_s
