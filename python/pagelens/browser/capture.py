@@ -138,11 +138,19 @@ class InPageCapture:
     ) -> bool:
         """Waits, in pagelens' world of the frame, until its document has had no change for
         ``quiet_ms`` (True) or ``most_ms`` passed (False)."""
-        context = await self.world(session, frame_id, timeout)
         expression = _QUIET_JS.replace("QUIET", repr(float(quiet_ms))).replace("MOST", repr(float(most_ms)))
-        params = {"expression": expression, "contextId": context, "awaitPromise": True, "returnByValue": True}
-        reply = await cdp(session, "Runtime.evaluate", params, timeout)
-        return reply.get("result", {}).get("value") is True
+        result = await self.evaluate(session, frame_id, expression, timeout, by_value=True, awaits=True)
+        return result.get("value") is True
+
+    async def evaluate(
+        self, session: CDPSession, frame_id: str, expression: str, timeout: float, by_value: bool, awaits: bool = False
+    ) -> dict[str, Any]:
+        """``expression`` evaluated in pagelens' world of a frame: its ``result`` object
+        (``awaits``: the value of the promise it gives)."""
+        context = await self.world(session, frame_id, timeout)
+        params = {"expression": expression, "contextId": context, "returnByValue": by_value, "awaitPromise": awaits}
+        result = (await cdp(session, "Runtime.evaluate", params, timeout)).get("result", {})
+        return result if isinstance(result, dict) else {}
 
     async def walk(
         self,
@@ -389,17 +397,8 @@ async def capture_page(
 async def _in_world(
     capture: InPageCapture, record: FrameRecord, expression: str, timeout: float, by_value: bool, awaits: bool = False
 ) -> dict[str, Any]:
-    """``expression`` evaluated in the capture's world of a frame: its ``result`` object
-    (``awaits``: the value of the promise it gives)."""
-    context = await capture.world(record.session, record.frame_id, timeout)
-    reply = await cdp(
-        record.session,
-        "Runtime.evaluate",
-        {"expression": expression, "contextId": context, "returnByValue": by_value, "awaitPromise": awaits},
-        timeout,
-    )
-    result = reply.get("result", {})
-    return result if isinstance(result, dict) else {}
+    """:meth:`InPageCapture.evaluate` in the world of a frame record."""
+    return await capture.evaluate(record.session, record.frame_id, expression, timeout, by_value, awaits)
 
 
 async def world_document(capture: InPageCapture, session: CDPSession, frame_id: str, timeout: float) -> float | None:
@@ -408,16 +407,10 @@ async def world_document(capture: InPageCapture, session: CDPSession, frame_id: 
     document (a reload, a link followed, a redirect) and kept through same-document navigations
     (hash, history API); None when the frame cannot answer (closing, between documents)."""
     try:
-        context = await capture.world(session, frame_id, timeout)
-        reply = await cdp(
-            session,
-            "Runtime.evaluate",
-            {"expression": "performance.timeOrigin", "contextId": context, "returnByValue": True},
-            timeout,
-        )
+        result = await capture.evaluate(session, frame_id, "performance.timeOrigin", timeout, by_value=True)
     except Exception:  # noqa: BLE001 (a closing or busy page: nothing to compare)
         return None
-    value = reply.get("result", {}).get("value")
+    value = result.get("value")
     return float(value) if isinstance(value, (int, float)) else None
 
 

@@ -459,12 +459,16 @@ class AsyncBrowserEnv:
         self._resolver.observed(obs, frames, document)
         return obs
 
+    async def _main_frame(self, page: Page) -> tuple[CDPSession, str]:
+        """The CDP session of ``page`` and its main frame's id (the page target's)."""
+        sessions = self.sessions_for(page)
+        session = await sessions.main()
+        return session, await sessions.target_id(session, self.config.cdp_timeout_s)
+
     async def _document_of(self, page: Page) -> float | None:
         """The document ``page`` shows now (see :func:`world_document`)."""
         try:
-            sessions = self.sessions_for(page)
-            session = await sessions.main()
-            frame_id = await sessions.target_id(session, self.config.cdp_timeout_s)
+            session, frame_id = await self._main_frame(page)
         except (PlaywrightError, asyncio.TimeoutError, KeyError):
             return None
         return await world_document(self._capture, session, frame_id, self.config.cdp_timeout_s)
@@ -720,9 +724,7 @@ class AsyncBrowserEnv:
                 return
             started = time.monotonic()
             try:
-                sessions = self.sessions_for(page)
-                session = await sessions.main()
-                frame_id = await sessions.target_id(session, self.config.cdp_timeout_s)
+                session, frame_id = await self._main_frame(page)
                 await self._capture.quiet_dom(session, frame_id, quiet_ms, left_ms, self.config.cdp_timeout_s)
             except (PlaywrightError, asyncio.TimeoutError, KeyError, ValueError):
                 # The document went away meanwhile (a navigation): wait the window out here;

@@ -100,6 +100,10 @@ class ElementResolver:
         """The last AX observation, when the last observation was one."""
         return self._ax
 
+    def _main_record(self) -> FrameRecord | None:
+        """The observed tab's main frame."""
+        return next((r for r in self._frames.values() if r.parent_id is None), None)
+
     def frame_record(self, frame_id: str | None) -> FrameRecord:
         record = self._frames.get(frame_id or "") or self._frames.get("")
         if record is None:
@@ -131,7 +135,7 @@ class ElementResolver:
         obs = self._ax
         if obs is None:
             return []
-        main = next((r for r in self._frames.values() if r.parent_id is None), None)
+        main = self._main_record()
         if main is None:
             return []
         if main.source == "dom" and self._capture is not None:
@@ -159,7 +163,7 @@ class ElementResolver:
         """The part of the viewport holding the main frame's content (see
         :func:`registry_content_box`); None when it cannot be told (the AX source, a page
         too large), which means the whole viewport."""
-        main = next((r for r in self._frames.values() if r.parent_id is None), None)
+        main = self._main_record()
         if main is None or main.source != "dom" or self._capture is None:
             return None
         try:
@@ -179,10 +183,10 @@ class ElementResolver:
             return None
         try:
             capture_id, frame_id, _ = self.element_ref(element_id)
+            record = self.frame_record(frame_id)
         except ActionError:
             return None
-        record = self._frames.get(frame_id or "") or self._frames.get("")
-        if record is None or record.source != "dom" or record.parent_id is not None:
+        if record.source != "dom" or record.parent_id is not None:
             return None
         try:
             found = await registry_point(
@@ -203,7 +207,7 @@ class ElementResolver:
     async def resolve(self, page: Page, element_id: int | None) -> Resolved:
         """:meth:`element`, with the CDP session and backend id it was resolved through."""
         backend_id, frame_id, described = self.element_ref(element_id)
-        main = next((r for r in self._frames.values() if r.parent_id is None), None)
+        main = self._main_record()
         if self._document is not None and main is not None and self._capture is not None:
             now = await world_document(self._capture, main.session, main.frame_id, self.config.cdp_timeout_s)
             if now is not None and now != self._document:

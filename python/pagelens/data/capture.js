@@ -1054,9 +1054,10 @@
   }
 
   // Where a click on element `id` of this document lands, read from this world (nothing the
-  // page patches is used): the centre of its first box in the viewport (and its bounding box), scrolled into view if
-  // it is not in it, and hit-tested to the element or inside it. `settle`: first wait for a
-  // rendering frame (the pointer has just arrived: what a :hover restyles is laid out).
+  // page patches is used): the centre of its first box in the viewport (and its bounding box),
+  // scrolled into view if it is not in it, and hit-tested to the element or inside it.
+  // `settle`: first wait for a rendering frame (the pointer has just arrived: what a :hover
+  // restyles is laid out).
   // [x, y, boxX, boxY, width, height], or a word saying why not — "gone", "document" (the tab
   // shows another document than `origin`), "select" (an option of a drop-down), "disabled",
   // "hidden", "covered" (the point hits another element), "frame" (no rendering frame came):
@@ -1088,14 +1089,15 @@
       for (const r of el.getClientRects()) if (r.width >= 1 && r.height >= 1) return r;
       return null;
     };
+    const outside = (r) => r.right <= 0 || r.bottom <= 0 || r.left >= vw || r.top >= vh;
     let r = first();
     if (!r) return "hidden";
-    if (r.right <= 0 || r.bottom <= 0 || r.left >= vw || r.top >= vh) {
+    if (outside(r)) {
       if (settle) return "hidden";  // it moved out of view since the pointer came
       if (typeof el.scrollIntoViewIfNeeded === "function") el.scrollIntoViewIfNeeded(true);
       else el.scrollIntoView({ block: "center", inline: "center" });
       r = first();
-      if (!r || r.right <= 0 || r.bottom <= 0 || r.left >= vw || r.top >= vh) return "hidden";
+      if (!r || outside(r)) return "hidden";
     }
     const left = Math.max(r.left, 0), top = Math.max(r.top, 0);
     const x = (left + Math.min(r.right, vw)) / 2, y = (top + Math.min(r.bottom, vh)) / 2;
