@@ -76,12 +76,16 @@ def daemon_pids(runtime: Path) -> list[int]:
 
 
 def gone(pid: int) -> bool:
+    """Process ``pid`` has ended, with all its threads: a killed process's first thread is a zombie
+    while the others still end, and they hold its files (the daemon's socket still takes
+    connections then, and drops them)."""
     try:
         os.kill(pid, 0)
-    except ProcessLookupError:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+        threads = os.listdir(f"/proc/{pid}/task")
+    except (ProcessLookupError, FileNotFoundError):
         return True
-    stat = Path(f"/proc/{pid}/stat").read_text()
-    return stat.rsplit(")", 1)[1].split()[0] == "Z"
+    return stat.rsplit(")", 1)[1].split()[0] == "Z" and threads == [str(pid)]
 
 
 def wait_until(condition, what: str, seconds: float = 60) -> None:
@@ -219,6 +223,37 @@ def _browser_of(pid: int) -> int:
                 return child
             stack.append(child)
     raise AssertionError("no browser below the daemon")
+
+
+def test_a_daemon_that_dies_before_answering_is_one_line_and_not_sent_again(shell):
+    """A daemon that took the command and died (killed, out of memory) drops the connection: the
+    command says it is unknown whether it was done, and does not send it again."""
+    import socket
+    import threading
+
+    sock_path = shell.runtime / "default.sock"  # type: ignore[attr-defined]
+    shell.runtime.mkdir(mode=0o700, exist_ok=True)  # type: ignore[attr-defined]
+    received = []
+    with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as listener:
+        listener.bind(str(sock_path))
+        listener.listen(4)
+
+        def die_on_the_request() -> None:
+            conn, _ = listener.accept()
+            received.append(conn.recv(16))
+            # Unread request bytes at close: the kernel resets the connection, as when the
+            # daemon's process ends mid-command.
+            conn.close()
+
+        server = threading.Thread(target=die_on_the_request, daemon=True)
+        server.start()
+        proc = shell("press", "Enter", timeout=60)
+        server.join(timeout=10)
+        listener.setblocking(False)
+        with pytest.raises(BlockingIOError):  # nothing was sent again
+            listener.accept()
+    fails(proc, 8, "ended without answering, so whether this was done is unknown")
+    assert len(received) == 1
 
 
 def test_a_crashed_browser_is_restarted_with_the_sessions_state(site, shell):

@@ -110,16 +110,25 @@ def _ask(sock: Path, request: dict[str, Any], timeout: float = ANSWER_TIMEOUT_S)
     with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as conn:
         conn.settimeout(timeout)
         conn.connect(str(sock))
-        conn.sendall(json.dumps(request).encode() + b"\n")
         chunks = []
-        while True:
-            chunk = conn.recv(1 << 16)
-            if not chunk:
-                break
-            chunks.append(chunk)
+        try:
+            conn.sendall(json.dumps(request).encode() + b"\n")
+            while True:
+                chunk = conn.recv(1 << 16)
+                if not chunk:
+                    break
+                chunks.append(chunk)
+        except (ConnectionResetError, BrokenPipeError):
+            # It took the connection and died (killed, or out of memory) before answering: whether
+            # the command was carried out is unknown, so it is not sent again.
+            chunks = []
     data = b"".join(chunks)
     if not data:
-        raise ShellError("the session's daemon ended without answering (see `pagelens browser sessions`)", "browser")
+        raise ShellError(
+            "the session's daemon ended without answering, so whether this was done is unknown; "
+            "the next command restarts it (see `pagelens browser sessions`)",
+            "browser",
+        )
     answer = json.loads(data)
     if not isinstance(answer, dict):
         raise ShellError("the session's daemon answered something that is not an answer", "browser")
