@@ -4,8 +4,17 @@ carried out on the live element (same-process and cross-site frames, native sele
 
 from __future__ import annotations
 
+import random
+import unicodedata
+
+import pytest
+from playwright.async_api import ElementHandle
+
 import pagelens
-from pagelens.browser.html import live_nodes
+from pagelens.browser.capture import registry_element
+from pagelens.browser.frames import cdp
+from pagelens.browser.html import capture_html, fetch_html, live_nodes
+from support.corpus import PAGES
 
 
 def element(obs, tag: str, text: str = "", **attrs: str) -> int:
@@ -30,16 +39,19 @@ def test_every_frame_is_in_the_one_document_with_live_targets(browser, site):
         assert text in html, text
     assert obs.frame_count == 4 and not obs.frame_errors
     assert "data-pagelens" not in html
-    # Every element has a live target but the <div> that holds each frame's body; frames'
-    # elements name their own frame.
+    # Every element has a live target but the <div> that holds each frame's body. An id is the
+    # registry's of the pass that read it: the same-origin frame's elements are the top
+    # document's pass's, the cross-site frame's its own pass's.
     unmarked = set(obs.dom.node_ids()) - set(obs.targets)
     assert len(unmarked) == 3 and {obs.dom.element(i).tag for i in unmarked} == {"div"}
-    frames = {obs.targets[element(obs, "button", b)][1] for b in ("Main button", "Child button", "Cross button")}
-    assert len(frames) == 3
+    main, child, cross = (
+        obs.targets[element(obs, "button", b)][1] for b in ("Main button", "Child button", "Cross button")
+    )
+    assert main == child != cross and not obs.notes
     # The ids are the ones `pagelens prep` gives the same markup.
     again = pagelens.Dom.parse(html)
     assert again.html() == html
-    assert obs.timings_ms["get_document"] > 0 and obs.timings_ms["total"] >= obs.timings_ms["parse"]
+    assert obs.timings_ms["read"] > 0 and obs.timings_ms["total"] >= obs.timings_ms["parse"]
 
 
 def test_actions_on_html_ids_reach_elements_in_every_frame(browser, site):
@@ -182,3 +194,127 @@ def test_the_page_cannot_forge_clone_or_hide_an_element_id(browser, site):
         assert step.ok, step.error
         out = browser.run(lambda env: env.page.evaluate("document.getElementById('out').textContent"))
         assert out == expect, (text, out)
+
+
+# DevTools' reading of a text node (InspectorDOMAgent): one longer than this is cut there and
+# ends in an ellipsis; one of only white space is left out.
+_DEVTOOLS_TEXT_MAX = 10_000
+
+
+def _devtools_blank(text: str) -> bool:
+    """Blink's IsSpaceOrNewline: ASCII white space, or a character whose bidirectional class is
+    white space (a thin space, not a no-break space)."""
+    return all(c in " \t\n\v\f\r" if ord(c) < 128 else unicodedata.bidirectional(c) == "WS" for c in text)
+
+
+def _as_devtools_reads(nodes):
+    """The capture's nodes as DevTools' DOM.getDocument gives them: its cut texts, its blank
+    texts left out, no namespaces (it does not say them)."""
+    kept, index = [], {}
+    for i, (parent, kind, name, attrs, _foreign) in enumerate(nodes):
+        if kind == 3 and _devtools_blank(name):
+            continue
+        if kind == 3 and len(name) > _DEVTOOLS_TEXT_MAX:
+            name = name[:_DEVTOOLS_TEXT_MAX] + "\u2026"
+        index[i] = len(kept)
+        kept.append((index.get(parent, -1), kind, name, list(attrs), False))
+    return kept
+
+
+@pytest.mark.parametrize(
+    "path", ["site/frames.html", "site/forged.html", "site/form.html", *(f"corpus/{p}/" for p in PAGES[::9])]
+)
+def test_the_capture_reads_the_nodes_devtools_reads_and_names_the_same_elements(browser, site, path):
+    """Node for node what DOM.getDocument gives (save its three quirks: texts cut at 10,000
+    characters, blank texts by Unicode's white space left out, no namespaces, so that SVG's
+    `linearGradient` was lower-cased); each id's registry element is the element DevTools
+    names for the same node."""
+    browser.reset(site.url(path), observe=False)
+
+    async def both(aenv):
+        sessions = aenv.sessions_for(aenv.page)
+        ours = await capture_html(aenv._capture, sessions, True, 60, aenv._devtools)
+        theirs = await fetch_html(sessions, True, 60)
+        return ours, theirs
+
+    ours, theirs = browser.run(both)
+    assert not ours.notes and not ours.frame_errors
+    assert all(r.source == "dom" for r in ours.frames.values())
+    # The documents' nodes, compared as DevTools reads them.
+    assert _as_devtools_reads(ours.nodes) == theirs.nodes
+    assert len(ours.targets) == len(theirs.targets) and ours.dom.node_ids() == theirs.dom.node_ids()
+    # A sample of ids: the registry's element is DevTools' element of the same id.
+    rng = random.Random(path)
+    sample = rng.sample(sorted(ours.targets), min(40, len(ours.targets)))
+
+    async def same_elements(aenv):
+        wrong = []
+        for node_id in sample:
+            registry_id, frame_id = ours.targets[node_id]
+            found = await registry_element(aenv._capture, ours.frames[frame_id], registry_id, 30)
+            assert found is not None, node_id
+            backend, _ = found
+            expected = theirs.targets[node_id][0]
+            if backend != expected:
+                described = await cdp(ours.frames[frame_id].session, "DOM.describeNode", {"backendNodeId": backend})
+                wrong.append((node_id, described["node"]["nodeName"]))
+        return wrong
+
+    assert browser.run(same_elements) == []
+
+
+def test_a_closed_shadow_root_is_read_by_devtools_and_said(browser, site):
+    """A page script cannot see into a closed shadow root: DevTools reads the page, the
+    observation says why, and its ids (Chromium's backend ids) still act."""
+    browser.reset(site.url("site/second.html"), observe=False)
+
+    async def closed(aenv):
+        await aenv.page.evaluate(
+            """() => { const host = document.createElement('div'); document.body.append(host);
+               const root = host.attachShadow({mode: 'closed'});
+               root.innerHTML = '<button onclick="document.title = \\'closed clicked\\'">Inside closed root</button>'; }"""
+        )
+
+    browser.run(closed)
+    obs = browser.observe_html()
+    assert "Inside closed root" in obs.dom.html()
+    assert any("DOM.getDocument" in n and "closed shadow roots" in n for n in obs.notes), obs.notes
+    assert browser.step(f"click [{element(obs, 'button', 'Inside closed root')}]", observe=False).ok
+    assert browser.observe_html().title == "closed clicked"
+
+
+def test_an_html_id_is_clicked_the_short_way(browser, site, monkeypatch):
+    """The HTML view's ids are the registry's: a click on one is the browser's own input at
+    the element's centre, as for the AX view's ids (Playwright's element input refuses here)."""
+    browser.reset(site.url("site/pointer.html"), observe=False)
+    obs = browser.observe_html()
+
+    async def refused(self, *args, **kwargs):
+        raise AssertionError("Playwright's element input was used")
+
+    for name in ("click", "hover"):
+        monkeypatch.setattr(ElementHandle, name, refused)
+    result = browser.step(f"click [{element(obs, 'button', 'Plain')}]", observe=False)
+    assert result.ok, result.error
+    log = browser.observe_html().dom.html()
+    assert "plain:pointermove,pointerdown,mousedown,pointerup,mouseup,click:trusted=true:at=0,0" in log
+
+
+def test_long_text_is_kept_whole_and_only_code_is_cut(browser, site):
+    """DevTools cut every text at 10,000 characters; the capture keeps what the page shows
+    whole and cuts only a script's or a style sheet's code (never shown) there."""
+    browser.reset(site.url("site/second.html"), observe=False)
+
+    async def long_texts(aenv):
+        await aenv.page.evaluate(
+            """() => { const pre = document.createElement('pre'); pre.textContent = 'shown '.repeat(4000) + 'END';
+               document.body.append(pre); const s = document.createElement('script'); s.type = 'text/plain';
+               s.textContent = 'code '.repeat(4000); document.body.append(s); }"""
+        )
+
+    browser.run(long_texts)
+    obs = browser.observe_html()
+    [pre] = obs.dom.select("pre")
+    assert obs.dom.element(pre).text == "shown " * 4000 + "END"
+    html = obs.dom.html()
+    assert "code " * 2000 + "\u2026</script>" in html and "code " * 2001 not in html

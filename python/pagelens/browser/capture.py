@@ -103,8 +103,11 @@ class InPageCapture:
             .replace("__CLOSED__", self._events["closedEvent"])
         )
 
-    def _options(self, max_nodes: int, clickables: bool, frames: bool, max_frames: int, urls: bool) -> str:
+    def _options(
+        self, max_nodes: int, clickables: bool, frames: bool, max_frames: int, urls: bool, body: bool = False
+    ) -> str:
         options: dict[str, Any] = {
+            "body": body,
             "base": self.next_id,
             **self._events,
             "markClickable": clickables,
@@ -163,16 +166,22 @@ class InPageCapture:
         frames: bool = True,
         max_frames: int = 100,
         urls: bool = True,
+        view: str = "capture",
+        body: bool = False,
     ) -> _Walked:
-        """One pass over a frame's document (and its same-origin frames).
+        """One pass over a frame's document (and its same-origin frames): ``view`` "capture",
+        the rows of the page (the AX-like tree), or "html", its nodes as markup (``body``: only
+        the ``<body>`` contents, for a frame's own pass).
 
         The world's context id is kept per frame and tried first: a document's world lives as
         long as the document. The capture is found under a name secret to this environment,
         so a stale id that now names another context (a page's own world, after a navigation
         to another process) finds nothing there, and the world is asked for again; the script
         is only ever sent to a world Chromium has just named as pagelens'."""
-        options = self._options(max_nodes, clickables, frames, max_frames, urls)
-        quick = f"typeof {self._global} === 'object' ? {self._global}.capture({options}) : 0"
+        if view not in ("capture", "html"):
+            raise ValueError(f"no view {view!r} of the capture")
+        options = self._options(max_nodes, clickables, frames, max_frames, urls, body)
+        quick = f"typeof {self._global} === 'object' ? {self._global}.{view}({options}) : 0"
         key = (id(record.session), record.frame_id)
         context = self._contexts.get(key)
         payload: Any = None
@@ -191,7 +200,7 @@ class InPageCapture:
             payload = await raw_call(sessions, record.session, "Runtime.evaluate", params, timeout, devtools)
             if _is_zero(payload):  # a new document: the script is not in its world yet
                 params["expression"] = (
-                    f"{_CAPTURE_JS}\n;globalThis.{self._global} = __pagelens;\n__pagelens.capture({options})"
+                    f"{_CAPTURE_JS}\n;globalThis.{self._global} = __pagelens;\n__pagelens.{view}({options})"
                 )
                 payload = await raw_call(sessions, record.session, "Runtime.evaluate", params, timeout, devtools)
         assert context is not None

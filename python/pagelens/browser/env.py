@@ -34,7 +34,7 @@ from pagelens.browser.devtools import DevToolsSocket, free_port
 from pagelens.browser.execute import Acted, Executor, action_failure, goto
 from pagelens.browser.frames import Capture, FrameSessions, fetch_tree
 from pagelens.browser.guard import Refusal, RequestGuard
-from pagelens.browser.html import fetch_html
+from pagelens.browser.html import capture_html
 from pagelens.browser.records import HtmlObservation, PageObservation, StepResult, Tab
 from pagelens.browser.resolve import ElementResolver, release
 from pagelens.errors import ArgumentTypeError, PagelensError
@@ -540,20 +540,27 @@ class AsyncBrowserEnv:
         return await asyncio.to_thread(draw_ids, image, boxes, scale)
 
     async def observe_html(self) -> HtmlObservation:
-        """The active tab as HTML: every frame's document, one ``DOM.getDocument`` per
-        renderer session, parsed into a :class:`pagelens.Dom`. Actions then name its ids."""
+        """The active tab as HTML: every frame's document, read by pagelens' capture (or by
+        DevTools where it cannot read the page whole, said in ``notes``), built into a
+        :class:`pagelens.Dom`. Actions then name its ids."""
         page = self.page
         cfg = self.config
         t0 = time.perf_counter()
         tabs_task = asyncio.ensure_future(self._tabs())
-        document_task = asyncio.ensure_future(self._document_of(page))
         try:
             capture = await self._unless_crashed(
-                page, fetch_html(self.sessions_for(page), include_frames=cfg.include_frames, timeout=cfg.cdp_timeout_s)
+                page,
+                capture_html(
+                    self._capture,
+                    self.sessions_for(page),
+                    include_frames=cfg.include_frames,
+                    timeout=cfg.cdp_timeout_s,
+                    devtools=self._devtools,
+                    max_frames=cfg.max_frames,
+                ),
             )
         except BaseException:
             tabs_task.cancel()
-            document_task.cancel()
             raise
         tabs = await tabs_task
         dialogs, self._dialogs = self._dialogs, []
@@ -566,13 +573,14 @@ class AsyncBrowserEnv:
             dialogs=dialogs,
             frame_count=len({r.frame_id for r in capture.frames.values()}),
             frame_errors=capture.frame_errors,
+            notes=capture.notes,
             timings_ms={
-                "get_document": capture.cdp_ms,
+                "read": capture.read_ms,
                 "parse": capture.parse_ms,
                 "total": (time.perf_counter() - t0) * 1e3,
             },
         )
-        self._resolver.observed(obs, capture.frames, await document_task)
+        self._resolver.observed(obs, capture.frames, capture.document)
         return obs
 
     async def _tabs(self) -> list[Tab]:

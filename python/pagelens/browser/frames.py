@@ -33,8 +33,9 @@ class FrameRecord:
     owner_backend_id: int | None  # the <iframe> element in the parent's document
     owner_session: CDPSession | None  # the session that owns the parent's document
     url: str = ""
-    # How its ids name nodes: "ax", Chromium's tree (an id's node is its backendDOMNodeId);
-    # "dom", pagelens' own capture (an id is the page-side registry's, see capture.py).
+    # How its ids name nodes: "ax", read by Chromium (its tree, or DOM.getDocument for the HTML
+    # view): an id's node is its backendDOMNodeId; "dom", pagelens' own capture (an id is the
+    # page-side registry's, see capture.py).
     source: str = "ax"
 
 

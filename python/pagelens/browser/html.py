@@ -1,29 +1,41 @@
-"""The live page as HTML, for models that read HTML (ScribeAgent): one ``DOM.getDocument``
-per renderer session, turned into a :class:`pagelens.Dom` node for node (``Dom.from_nodes``)
-whose ids are the ones ``pagelens prep`` gives the same document (reverse document order).
-Beside it, which live element (``backendDOMNodeId`` and frame) each id is, so that an action
-on an id acts on that element through the same executor as the AX observation.
+"""The live page as HTML, for models that read HTML (ScribeAgent): a :class:`pagelens.Dom`
+built node for node (``Dom.from_nodes``) whose ids are the ones ``pagelens prep`` gives the
+same document (reverse document order). Beside it, which live element each id is, so that an
+action on an id acts on that element through the same executor as the AX observation.
+
+The nodes come from pagelens' own capture (``__pagelens.html`` in ``data/capture.js``, in
+pagelens' isolated world): one pass per frame document of its own origin, and an element's id
+is the page-side registry's, the one path every action takes. A page the capture cannot read
+whole (closed shadow roots, a frame without pagelens' world) is read with ``DOM.getDocument``
+instead, its targets Chromium's backend node ids, and the observation says so.
 
 The live tree is never written as markup and parsed again: a re-parse is not the live tree
 (the tree builder clones, moves or swallows elements), and a mark written into the page's
 attributes could be forged by the page. Here which input node became which id comes from the
 structure itself; nothing the page writes is read as a mark.
 
-``pierce`` brings same-process iframes and shadow roots in the same answer; an out-of-process
-iframe's document comes from its own session. A frame's ``<body>`` content is put after its
-``<iframe>`` element, inside a ``<div>`` (an ``<iframe>``'s own content is raw text to a
-reader).
+Both readings give the shape DevTools gives: whitespace-only text left out, a shadow root's
+nodes before the host's own, a frame's ``<body>`` content after its ``<iframe>`` element,
+inside a ``<div>`` (an ``<iframe>``'s own content is raw text to a reader).
 """
 
 from __future__ import annotations
 
 import asyncio
+import json
 import time
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+from playwright.async_api import Error as PlaywrightError
 
 from pagelens._core import Dom
-from pagelens.browser.frames import FrameRecord, FrameSessions, cdp, list_frames
+from pagelens.browser.capture import InPageCapture, world_document
+from pagelens.browser.devtools import DevToolsError
+from pagelens.browser.frames import FrameRecord, FrameSessions, cap_frames, cdp, list_frames
+
+if TYPE_CHECKING:
+    from pagelens.browser.devtools import DevToolsSocket
 
 _HTML_NS = "http://www.w3.org/1999/xhtml"
 # One live node as Dom.from_nodes takes it: (parent index, CDP node type, name or text,
@@ -36,11 +48,17 @@ class HtmlCapture:
     """The page as one document, and how to reach each of its elements."""
 
     dom: Dom  # ids in reverse document order, as `pagelens prep` numbers the same markup
-    targets: dict[int, tuple[int, str]]  # node id -> (backendDOMNodeId, CDP frame id)
+    # node id -> (the element's id in its frame: the registry's where the frame's record says
+    # source "dom", else its backendDOMNodeId; the CDP frame id)
+    targets: dict[int, tuple[int, str]]
     frames: dict[str, FrameRecord]  # by CDP frame id; the main frame also under ""
     frame_errors: list[str] = field(default_factory=list)
-    cdp_ms: float = 0.0  # the DOM.getDocument calls
+    notes: list[str] = field(default_factory=list)
+    nodes: list[LiveNode] = field(default_factory=list)  # what `dom` was built from, node for node
+    read_ms: float = 0.0  # reading the page (the capture's passes, or DOM.getDocument)
     parse_ms: float = 0.0  # turning the answers into the document
+    # The document the page showed (see capture.world_document), when it could be told
+    document: float | None = None
 
 
 def live_nodes(
@@ -147,4 +165,153 @@ async def fetch_html(sessions: FrameSessions, include_frames: bool = True, timeo
         if node_id is not None and element is not None:
             targets[node_id] = (element[1], frame_ids[element[0]])
     records[""] = records[main_root]
-    return HtmlCapture(dom, targets, records, errors, cdp_ms, (time.perf_counter() - t1) * 1e3)
+    return HtmlCapture(dom, targets, records, errors, [], nodes, cdp_ms, (time.perf_counter() - t1) * 1e3)
+
+
+class _Unreadable(Exception):
+    """The capture cannot read the page whole: why, for the observation's note."""
+
+
+async def capture_html(
+    capture: InPageCapture,
+    sessions: FrameSessions,
+    include_frames: bool = True,
+    timeout: float = 60.0,
+    devtools: DevToolsSocket | None = None,
+    max_frames: int = 100,
+) -> HtmlCapture:
+    """The page and its frames as one :class:`HtmlCapture` read by pagelens' capture (its
+    targets the registry's ids); what it cannot read whole is read by :func:`fetch_html`, said."""
+    try:
+        return await _capture_html(capture, sessions, include_frames, timeout, devtools, max_frames)
+    except _Unreadable as e:
+        reason = str(e)
+    except (PlaywrightError, DevToolsError, asyncio.TimeoutError, ValueError, KeyError) as e:
+        reason = f"pagelens' capture failed ({type(e).__name__}: {str(e)[:200]})"
+    main = await sessions.main()
+    # Which document is read: asked first (an id must never reach a later document's element).
+    document = await world_document(capture, main, await sessions.target_id(main, timeout), timeout)
+    fetched = await fetch_html(sessions, include_frames, timeout)
+    fetched.notes.append(f"read with DevTools' DOM.getDocument: {reason}")
+    fetched.document = document
+    return fetched
+
+
+async def _capture_html(
+    capture: InPageCapture,
+    sessions: FrameSessions,
+    include_frames: bool,
+    timeout: float,
+    devtools: DevToolsSocket | None,
+    max_frames: int,
+) -> HtmlCapture:
+    t0 = time.perf_counter()
+    main = await sessions.main()
+    main_frame = await sessions.target_id(main, timeout)
+    main_record = FrameRecord(main_frame, main, None, None, None)
+
+    async def read(record: FrameRecord, body: bool) -> tuple[Any, list[Any]]:
+        walked = await capture.walk(
+            sessions,
+            record,
+            timeout,
+            devtools,
+            max_nodes=5_000_000,
+            frames=include_frames,
+            max_frames=max_frames,
+            view="html",
+            body=body,
+        )
+        value = _value(walked.payload)
+        if value.get("closed"):
+            raise _Unreadable(f"{len(value['closed'])} closed shadow roots a page script cannot read")
+        if value.get("truncated"):
+            raise _Unreadable("more nodes than one pass reads")
+        return walked, value["n"]
+
+    walked, nodes = await read(main_record, False)
+    if include_frames and (walked.head.unread or walked.head.frames):
+        main_root, records, _ = await list_frames(sessions, main, include_frames, timeout, devtools)
+    else:
+        main_root, records = main_frame, {main_frame: main_record}
+    main_record = records.get(main_root, main_record)
+    walked.record = main_record
+    views: dict[str, list[Any]] = {main_root: nodes}
+    # (the frame of the pass that holds an <iframe>, the <iframe>'s id there) -> the frame its
+    # own pass read
+    inner: dict[tuple[str, int], str] = {}
+    errors: list[str] = []
+    passes = {main_root: walked}
+    children = [r for r in records.values() if r.parent_id is not None]
+    for record in cap_frames(records, children, max_frames, errors) if children else []:
+        parent = passes.get(record.parent_id or "")
+        if parent is None or not parent.head.unread:
+            continue  # read in its parent's pass (same origin), or under a frame not read
+        try:
+            owner_id = await capture.owner_id(parent, record, timeout)
+        except Exception as e:  # noqa: BLE001 (detached meanwhile: said, the rest read)
+            errors.append(f"frame {record.url or record.frame_id}: {type(e).__name__}: {e}")
+            continue
+        if owner_id is None or owner_id not in parent.head.unread:
+            continue
+        try:
+            child, child_nodes = await read(record, True)
+        except (PlaywrightError, DevToolsError, asyncio.TimeoutError) as e:  # no world in the frame
+            raise _Unreadable(f"frame {record.url or record.frame_id}: {type(e).__name__}: {str(e)[:120]}") from e
+        passes[record.frame_id] = child
+        views[record.frame_id] = child_nodes
+        inner[(parent.record.frame_id, owner_id)] = record.frame_id
+    read_ms = (time.perf_counter() - t0) * 1e3
+    t1 = time.perf_counter()
+    live, live_targets = _assemble(main_root, views, inner)
+    dom, ids = await asyncio.to_thread(Dom.from_nodes, live)
+    targets = {
+        node_id: target for node_id, target in zip(ids, live_targets, strict=True) if node_id is not None and target
+    }
+    for record in records.values():
+        record.source = "dom"  # read by a pass of its own, or in its parent's
+    records[""] = main_record
+    parse_ms = (time.perf_counter() - t1) * 1e3
+    return HtmlCapture(dom, targets, records, errors, [], live, read_ms, parse_ms, document=walked.head.document)
+
+
+def _value(payload: Any) -> dict[str, Any]:
+    """The value of a pass's ``Runtime.evaluate`` (raw bytes or Playwright's dict)."""
+    data = json.loads(payload)["result"] if isinstance(payload, bytes) else payload
+    if "exceptionDetails" in data:
+        details = data["exceptionDetails"]
+        raise DevToolsError(str(details.get("exception", {}).get("description") or details.get("text")))
+    value = data.get("result", {}).get("value")
+    if not isinstance(value, dict) or not isinstance(value.get("n"), list):
+        raise ValueError("the capture's HTML pass answered something else")
+    return value
+
+
+def _assemble(
+    root: str, views: dict[str, list[Any]], inner: dict[tuple[str, int], str]
+) -> tuple[list[LiveNode], list[tuple[int, str] | None]]:
+    """The passes' nodes as one document: a frame read by a pass of its own goes after its
+    ``<iframe>``, in a ``<div>``; per node its target (registry id, frame id) or None.
+    Iterative (frames nest as deep as a page makes them)."""
+    nodes: list[LiveNode] = []
+    targets: list[tuple[int, str] | None] = []
+    # (pass's frame, its flat nodes, where to go on, its node -> index in `nodes`, the index
+    # of what its top nodes sit in; -1: nothing)
+    stack: list[tuple[str, list[Any], int, list[int], int]] = [(root, views[root], 0, [], -1)]
+    while stack:
+        frame_id, flat, at, placed, holder = stack.pop()
+        while at + 6 <= len(flat):
+            parent, kind, name, attrs, foreign, rid = flat[at : at + 6]
+            at += 6
+            under = holder if parent < 0 else placed[parent]
+            placed.append(len(nodes))
+            nodes.append((under, kind, name, attrs or [], bool(foreign)))
+            targets.append((rid, frame_id) if rid else None)
+            child = inner.get((frame_id, rid)) if rid else None
+            if child is not None:
+                nodes.append((under, 1, "div", [], False))
+                targets.append(None)
+                stack.append((frame_id, flat, at, placed, holder))
+                stack.append((child, views[child], 0, [], len(nodes) - 1))
+                break
+    return nodes, targets

@@ -79,8 +79,10 @@ class HtmlObservation:
     """One look at the active tab as HTML (every frame), for models that read HTML.
 
     ``dom`` numbers its elements as ``pagelens prep`` numbers the same markup; ``targets``
-    says which live element each id is (``backendDOMNodeId`` and CDP frame), so actions on
-    these ids act on the page until the next observation of either kind."""
+    says which live element each id is (its id in its frame's registry, or its
+    ``backendDOMNodeId`` where DevTools read the page; and its CDP frame), so actions on these
+    ids act on the page until the next observation of either kind. ``notes`` says what was
+    read another way, and why."""
 
     url: str
     title: str
@@ -90,6 +92,7 @@ class HtmlObservation:
     dialogs: list[str] = field(default_factory=list)
     frame_count: int = 1
     frame_errors: list[str] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
     timings_ms: dict[str, float] = field(default_factory=dict)
     ax_text: str | None = None  # the accessibility tree's text too, when asked for (a planner reads it)
     screenshot: bytes | None = None

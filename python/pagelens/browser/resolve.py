@@ -1,8 +1,10 @@
 """From an id of the last observation to the live element it names.
 
-An id names an AX node (or, in an HTML observation, an element of the parsed live DOM); its
-``backendDOMNodeId`` is resolved in the CDP session that owns its frame and handed to
-Playwright as an ``ElementHandle`` (parked for a moment on the frame's ``window`` under a
+An id names a node of pagelens' capture (an AX-like row, or in an HTML observation an element
+of the page's markup): the page-side registry gives its live element and that element's
+``backendDOMNodeId``. Read from Chromium's tree (or DevTools' DOM.getDocument), an id names
+its ``backendDOMNodeId`` directly. The backend id is resolved in the CDP session that owns its
+frame and handed to Playwright as an ``ElementHandle`` (parked for a moment on the frame's ``window`` under a
 random key: no attribute is written into the page). The resolver holds what the last
 observation saw — its ids and its frames — and nothing else: the environment tells it what
 was observed, the executor asks it for elements.
@@ -111,14 +113,16 @@ class ElementResolver:
         return record
 
     def element_ref(self, element_id: int | None) -> tuple[int, str | None, str]:
-        """(backendDOMNodeId, CDP frame id, a short description) of an id of the last
-        observation, AX or HTML; an :class:`ActionError` says why there is none."""
+        """(the element's id in its frame, CDP frame id, a short description) of an id of the
+        last observation, AX or HTML; an :class:`ActionError` says why there is none. The id in
+        the frame is the registry's where the frame's record says source "dom", else the
+        element's backendDOMNodeId."""
         if self._html is not None:
             html = self._html
             if element_id is None or element_id not in html.targets:
                 raise UnknownElementError(f"there is no element [{element_id}] in the current observation{_LOOK_AGAIN}")
-            backend, frame_id = html.targets[element_id]
-            return backend, frame_id, html.dom.start_tag(element_id)
+            in_frame, frame_id = html.targets[element_id]
+            return in_frame, frame_id, html.dom.start_tag(element_id)
         obs = self._ax
         if obs is None:
             raise ActionError(_NOT_OBSERVED)
@@ -179,7 +183,7 @@ class ElementResolver:
         :func:`registry_point`). None — the id is Chromium's, in a frame, not in view, covered,
         disabled, gone... — means: take the element by :meth:`element` and let Playwright wait
         and say what is wrong. ``settle``: after a rendering frame (the pointer has arrived)."""
-        if self._ax is None or self._capture is None or element_id is None:
+        if (self._ax is None and self._html is None) or self._capture is None or element_id is None:
             return None
         try:
             capture_id, frame_id, _ = self.element_ref(element_id)
@@ -206,7 +210,8 @@ class ElementResolver:
 
     async def resolve(self, page: Page, element_id: int | None) -> Resolved:
         """:meth:`element`, with the CDP session and backend id it was resolved through."""
-        backend_id, frame_id, described = self.element_ref(element_id)
+        in_frame, frame_id, described = self.element_ref(element_id)
+        backend_id = in_frame
         main = self._main_record()
         if self._document is not None and main is not None and self._capture is not None:
             now = await world_document(self._capture, main.session, main.frame_id, self.config.cdp_timeout_s)
@@ -216,10 +221,10 @@ class ElementResolver:
                     f"now shows another document ({page.url}): read the new observation and use its ids"
                 )
         record = self.frame_record(frame_id)
-        if record.source == "dom" and self._ax is not None and self._capture is not None:
+        if record.source == "dom" and self._capture is not None:
             # The id is the page-side registry's: it names the live node, whose backend id
             # and frame CDP gives for it now.
-            found = await registry_element(self._capture, record, backend_id, self.config.cdp_timeout_s)
+            found = await registry_element(self._capture, record, in_frame, self.config.cdp_timeout_s)
             if found is None:
                 raise UnknownElementError(f"element [{element_id}] ({described}) is no longer on the page{_LOOK_AGAIN}")
             backend_id, element_frame = found

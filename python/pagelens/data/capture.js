@@ -635,6 +635,41 @@
     return words.length ? words.join(" ").slice(0, 80) : null;
   }
 
+  // ---- the page world's hook ---------------------------------------------------------------
+  // hook.js tells which elements a script made clickable and which host closed shadow roots,
+  // by events under names secret to the run, when a pass asks in a document.
+
+  function onMark(e) {
+    const t = e.composedPath()[0];
+    if (t && t.nodeType === 1) clickable.add(t);
+  }
+  function onClosed(e) {
+    const t = e.composedPath()[0];
+    if (t && t.nodeType === 1) closedHosts.add(t);
+  }
+  function askHook(doc, options, docs) {
+    if (!options.askEvent) return;
+    doc.addEventListener(options.markEvent, onMark, true);
+    doc.addEventListener(options.closedEvent, onClosed, true);
+    docs.push(doc);
+    try {
+      doc.dispatchEvent(new CustomEvent(options.askEvent, { bubbles: false }));
+    } catch (e) { /* no hook in this document */ }
+  }
+  // Stops listening in the pass's documents; the ids of the closed shadow hosts on the page.
+  function hookDone(docs, options) {
+    for (const d of docs) {
+      d.removeEventListener(options.markEvent, onMark, true);
+      d.removeEventListener(options.closedEvent, onClosed, true);
+    }
+    const closed = [];
+    for (const h of closedHosts) {
+      if (h.isConnected) closed.push(idOf(h));
+      else closedHosts.delete(h); // gone from the page (a host that comes back is reported again)
+    }
+    return closed;
+  }
+
   // ---- the walk ---------------------------------------------------------------------------
 
   function capture(options) {
@@ -705,21 +740,6 @@
       props.push(str(name), kind, kind === 2 || kind === 3 ? str(String(value)) : value);
     }
 
-    function request(doc) {
-      try {
-        doc.dispatchEvent(new CustomEvent(options.askEvent || "", { bubbles: false }));
-      } catch (e) { /* no hook in this document */ }
-    }
-
-    function onMark(e) {
-      const t = e.composedPath()[0];
-      if (t && t.nodeType === 1) clickable.add(t);
-    }
-    function onClosed(e) {
-      const t = e.composedPath()[0];
-      if (t && t.nodeType === 1) closedHosts.add(t);
-    }
-
     // The walk's stack, as three arrays (no array per entry): the node, its parent row, and
     // whether its parent is hidden by visibility.
     const stack = [];
@@ -729,12 +749,7 @@
     let entered = 0;
     function enterDocument(doc, parent) {
       entered++;
-      if (options.askEvent) {
-        doc.addEventListener(options.markEvent, onMark, true);
-        doc.addEventListener(options.closedEvent, onClosed, true);
-        docs.push(doc);
-        request(doc);
-      }
+      askHook(doc, options, docs);
       const props = [];
       const active = doc.activeElement;
       if (doc.hasFocus() && (!active || active === doc.body || active === doc.documentElement)) prop(props, "focused", 0, 1);
@@ -913,15 +928,7 @@
       }
       pushChildren(el, r, false);
     }
-    for (const d of docs) {
-      d.removeEventListener(options.markEvent, onMark, true);
-      d.removeEventListener(options.closedEvent, onClosed, true);
-    }
-    const closed = [];
-    for (const h of closedHosts) {
-      if (h.isConnected) closed.push(idOf(h));
-      else closedHosts.delete(h); // gone from the page (a host that comes back is reported again)
-    }
+    const closed = hookDone(docs, options);
     lastUnread = unread;
     // x, next, frames and origin first: the caller reads them off the answer's first bytes.
     const encoded = new TextDecoder("latin1").decode(buf.subarray(0, at));
@@ -949,6 +956,112 @@
       const from = el.shadowRoot || el;
       for (let c = from.lastChild; c; c = c.previousSibling) visit(c, parentRow, hidden);
     }
+  }
+
+  // ---- the page as HTML (the view of models that read markup: ScribeAgent) -----------------
+  //
+  //   {x, next, frames, origin: as capture's, n: [nodes], closed: [ids of closed shadow hosts],
+  //    truncated: bool}
+  //
+  // n holds six entries a node, in document order: the index of its parent (-1: none), its
+  // node type (1 element, 3 text, 8 comment, 10 doctype), its tag name, text or doctype name,
+  // its attributes as [name, value, ...] (0 but for elements), 1 when it is outside the HTML
+  // namespace, and its registry id (0 but for elements). The shape is DOM.getDocument's for
+  // the same document, which the view was read from before: whitespace-only text left out
+  // (DevTools leaves it out), a script's or style's text cut at 10,000 characters (DevTools
+  // cuts every text there), an open shadow root's nodes before the host's own, a template
+  // empty, a readable frame's <body> contents after its <iframe> in a <div>. options.body:
+  // only the <body> contents of this document (a frame's own pass), at the top.
+  const XHTML = "http://www.w3.org/1999/xhtml";
+  const BLANK = /^[ \t\n\v\f\r]*$/;
+  const CODE = new Set(["script", "style"]);
+  const CODE_MAX = 10000;
+  function frameBody(doc) {
+    const root = doc.documentElement;
+    if (!root) return [];
+    for (let c = root.firstElementChild; c; c = c.nextElementSibling) {
+      if (c.localName === "body" || c.localName === "frameset") return c.childNodes;
+    }
+    return root.childNodes;
+  }
+  function html(options) {
+    options = options || {};
+    if (options.base && next < options.base) next = options.base;
+    prune();
+    const n = [];
+    const unread = [];
+    const docs = [];
+    const maxNodes = options.maxNodes || 1000000;
+    let frameBudget = options.maxFrames === undefined ? Infinity : options.maxFrames - 1;
+    let count = 0;
+    let entered = 0;
+    const stack = [];
+    const parents = [];
+    const push = (list, parent) => {
+      for (let i = list.length - 1; i >= 0; i--) {
+        stack.push(list[i]);
+        parents.push(parent);
+      }
+    };
+    const add = (parent, type, name, attrs, foreign, id) => {
+      n.push(parent, type, name, attrs, foreign, id);
+      return count++;
+    };
+    askHook(document, options, docs);
+    push(options.body ? frameBody(document) : document.childNodes, -1);
+    while (stack.length) {
+      if (count >= maxNodes) break;
+      const node = stack.pop();
+      const parent = parents.pop();
+      const type = node.nodeType;
+      if (type === 3) {
+        let data = node.data;
+        if (BLANK.test(data)) continue;
+        // A script's or a style sheet's code is never shown, and can be megabytes: cut where
+        // DevTools cuts it.
+        if (data.length > CODE_MAX && CODE.has(node.parentNode.localName) && node.parentNode.namespaceURI === XHTML) {
+          data = data.slice(0, CODE_MAX) + "\u2026";
+        }
+        add(parent, 3, data, 0, 0, 0);
+        continue;
+      }
+      if (type === 8) {
+        add(parent, 8, node.data, 0, 0, 0);
+        continue;
+      }
+      if (type === 10) {
+        if (!count) add(parent, 10, node.name || "html", 0, 0, 0);
+        continue;
+      }
+      if (type !== 1) continue;
+      const el = node;
+      const attrs = [];
+      for (const a of el.attributes) attrs.push(a.name, a.value);
+      const foreign = el.namespaceURI === XHTML ? 0 : 1;
+      const tag = el.localName;
+      const here = add(parent, 1, tag, attrs, foreign, idOf(el));
+      if (!foreign && (tag === "iframe" || tag === "frame") && options.frames !== false && frameBudget > 0) {
+        frameBudget--;
+        let doc = null;
+        try { doc = el.contentDocument; } catch (e) { doc = null; }
+        if (doc) {
+          entered++;
+          askHook(doc, options, docs);
+          push(frameBody(doc), add(parent, 1, "div", [], 0, 0));
+        } else {
+          unread.push(idOf(el)); // another origin's: a pass of its own, put here by the caller
+        }
+        continue;
+      }
+      if (tag === "template" && !foreign) continue;
+      push(el.childNodes, here);
+      if (el.shadowRoot) push(el.shadowRoot.childNodes, here); // popped first
+    }
+    const closed = hookDone(docs, options);
+    return {
+      x: unread, next, frames: entered, origin: performance.timeOrigin,
+      v: 1, n, closed, truncated: stack.length > 0,
+    };
   }
 
   // Ordinals of an ordered list's items, one pass per list (cached for the capture): an item's
@@ -1111,7 +1224,7 @@
   }
 
   Object.defineProperty(globalThis, "__pagelens", {
-    value: Object.freeze({ capture, lookup, idOf, boxes, contentBox, pointAt, unread: () => lastUnread }),
+    value: Object.freeze({ capture, html, lookup, idOf, boxes, contentBox, pointAt, unread: () => lastUnread }),
     enumerable: false,
   });
 })();
