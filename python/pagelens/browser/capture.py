@@ -23,7 +23,7 @@ import secrets
 import time
 from dataclasses import dataclass
 from importlib.resources import files
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from playwright.async_api import CDPSession
 from playwright.async_api import Error as PlaywrightError
@@ -41,6 +41,9 @@ from pagelens.browser.frames import (
     raw_call,
 )
 from pagelens.browser.records import Box
+
+if TYPE_CHECKING:
+    from collections.abc import AsyncIterator
 
 _CAPTURE_JS = (files("pagelens") / "data" / "capture.js").read_text(encoding="utf-8")
 _HOOK_JS = (files("pagelens") / "data" / "hook.js").read_text(encoding="utf-8")
@@ -341,28 +344,10 @@ async def capture_page(
     fallback: set[str] = set()  # frames read from Chromium's tree
     frames: list[dict[str, Any]] = []
     frame_ms = 0.0
-    children = [r for r in records.values() if r.parent_id is not None]
-    if children:
+    if len(records) > 1:
         t1 = time.perf_counter()
-        # The same cap, in the same document order, as the capture's own pass.
-        children = cap_frames(records, children, max_frames, errors)
-        # Parents come before children (pre-order listing): each frame's pass is known by the
-        # time its children are looked at. A frame of another origin gets a pass of its own.
         passes: dict[str, _Walked] = {main_root: walked}
-        for record in children:
-            parent = passes.get(record.parent_id or "")
-            if parent is None:
-                continue  # read in its parent's pass (same origin), or under a frame not read
-            unread = parent.head.unread
-            if not unread:
-                continue
-            try:
-                owner_id = await capture.owner_id(parent, record, timeout)
-            except Exception as e:  # detached meanwhile
-                errors.append(f"frame {record.url or record.frame_id}: {type(e).__name__}: {e}")
-                continue
-            if owner_id is None or owner_id not in unread:
-                continue  # hidden (no node), or read in the parent's pass
+        async for record, _, owner_id in frames_to_pass(capture, records, passes, max_frames, errors, timeout):
             try:
                 child = await capture.walk(
                     sessions,
@@ -401,6 +386,34 @@ async def capture_page(
         notes.append(f"the page has more than {max_nodes} nodes: the rest is not shown")
     timings = {"capture": walk_ms, "frame_list": list_ms, "frame_captures": frame_ms, "parse": parse_ms}
     return Capture(tree, records, errors, notes, timings, document=head.document)
+
+
+async def frames_to_pass(
+    capture: InPageCapture,
+    records: dict[str, FrameRecord],
+    passes: dict[str, _Walked],
+    max_frames: int,
+    errors: list[str],
+    timeout: float,
+) -> AsyncIterator[tuple[FrameRecord, _Walked, int]]:
+    """The frames a pass of their own reads (their parent's pass could not: another origin),
+    parents first, each with its parent's pass and its ``<iframe>``'s id there. The caller puts
+    each frame's pass in ``passes`` (by frame id) before asking for the next: its children are
+    found through it. Frames over ``max_frames`` are said in ``errors``, as the pass's own cap."""
+    children = [r for r in records.values() if r.parent_id is not None]
+    # Parents come before children (pre-order listing), capped in the pass's document order.
+    for record in cap_frames(records, children, max_frames, errors) if children else []:
+        parent = passes.get(record.parent_id or "")
+        if parent is None or not parent.head.unread:
+            continue  # read in its parent's pass (same origin), or under a frame not read
+        try:
+            owner_id = await capture.owner_id(parent, record, timeout)
+        except Exception as e:  # noqa: BLE001 (detached meanwhile: said, the rest read)
+            errors.append(f"frame {record.url or record.frame_id}: {type(e).__name__}: {e}")
+            continue
+        if owner_id is None or owner_id not in parent.head.unread:
+            continue  # hidden (no node), or read in the parent's pass
+        yield record, parent, owner_id
 
 
 async def _in_world(

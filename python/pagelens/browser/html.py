@@ -30,9 +30,9 @@ from typing import TYPE_CHECKING, Any
 from playwright.async_api import Error as PlaywrightError
 
 from pagelens._core import Dom
-from pagelens.browser.capture import InPageCapture, world_document
+from pagelens.browser.capture import InPageCapture, frames_to_pass, world_document
 from pagelens.browser.devtools import DevToolsError
-from pagelens.browser.frames import FrameRecord, FrameSessions, cap_frames, cdp, list_frames
+from pagelens.browser.frames import FrameRecord, FrameSessions, cdp, list_frames
 
 if TYPE_CHECKING:
     from pagelens.browser.devtools import DevToolsSocket
@@ -242,18 +242,7 @@ async def _capture_html(
     inner: dict[tuple[str, int], str] = {}
     errors: list[str] = []
     passes = {main_root: walked}
-    children = [r for r in records.values() if r.parent_id is not None]
-    for record in cap_frames(records, children, max_frames, errors) if children else []:
-        parent = passes.get(record.parent_id or "")
-        if parent is None or not parent.head.unread:
-            continue  # read in its parent's pass (same origin), or under a frame not read
-        try:
-            owner_id = await capture.owner_id(parent, record, timeout)
-        except Exception as e:  # noqa: BLE001 (detached meanwhile: said, the rest read)
-            errors.append(f"frame {record.url or record.frame_id}: {type(e).__name__}: {e}")
-            continue
-        if owner_id is None or owner_id not in parent.head.unread:
-            continue
+    async for record, parent, owner_id in frames_to_pass(capture, records, passes, max_frames, errors, timeout):
         try:
             child, child_nodes = await read(record, True)
         except (PlaywrightError, DevToolsError, asyncio.TimeoutError) as e:  # no world in the frame
