@@ -90,6 +90,9 @@
   // optional fields a row has.
   const DIGITS = Uint8Array.from("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_", (c) => c.charCodeAt(0));
   const HAS_VALUE = 16, HAS_HINT = 32, HAS_PROPS = 64;
+  // Allocated once: the walk asks these of every node.
+  const NO_PROPS = Object.freeze([]);
+  const VISIBILITY = Object.freeze({ visibilityProperty: true });
   const UPPER = 4, LOWER = 8, CAPITALIZE = 12, CASE_MASK = 12;
 
   // How an element shows its text: white space (CSS white-space-collapse) and case
@@ -199,8 +202,10 @@
 
   // Any aria-* attribute makes an element a node of its own (a live region, a labelled group).
   function hasAria(el) {
-    const attrs = el.attributes;
-    for (let i = 0; i < attrs.length; i++) if (attrs[i].name.startsWith("aria-")) return true;
+    // Names only (no Attr object made per attribute).
+    if (!el.hasAttributes()) return false;
+    const names = el.getAttributeNames();
+    for (let i = 0; i < names.length; i++) if (names[i].startsWith("aria-")) return true;
     return false;
   }
 
@@ -336,7 +341,7 @@
   function hiddenForName(el) {
     if (el.getAttribute("aria-hidden") === "true") return true;
     if (el.hidden) return true;
-    if (!el.checkVisibility({ visibilityProperty: true })) {
+    if (!el.checkVisibility(VISIBILITY)) {
       const st = getComputedStyle(el);
       return st.display !== "contents" || st.visibility !== "visible";
     }
@@ -772,7 +777,7 @@
         const ws = style & WS_MASK;
         if (style & CASE_MASK) data = transform(data, style & CASE_MASK);
         if (ws === PRESERVE) {
-          row(node, parent, "StaticText", data, 0, null, null, []);
+          row(node, parent, "StaticText", data, 0, null, null, NO_PROPS);
           continue;
         }
         if (ws === PRESERVE_BREAKS) data = data.replace(/[\t\f\r ]*\n[\t\f\r ]*/g, "\n").replace(/[\t\f\r ]+/g, " ");
@@ -782,10 +787,10 @@
           const prev = node.previousSibling;
           const nxt = node.nextSibling;
           if (!prev || !nxt || (prev.nodeType === 1 && block(prev)) || (nxt.nodeType === 1 && block(nxt))) continue;
-          row(node, parent, "StaticText", " ", 0, null, null, []);
+          row(node, parent, "StaticText", " ", 0, null, null, NO_PROPS);
           continue;
         }
-        row(node, parent, "StaticText", data, 0, null, null, []);
+        row(node, parent, "StaticText", data, 0, null, null, NO_PROPS);
         continue;
       }
       if (node.nodeType !== 1) continue;
@@ -794,7 +799,7 @@
       if (SKIP.has(tag) && el.namespaceURI === "http://www.w3.org/1999/xhtml") continue;
       if (el.getAttribute("aria-hidden") === "true" || el.inert) continue;
       let hiddenSelf = false;
-      if (!el.checkVisibility({ visibilityProperty: true })) {
+      if (!el.checkVisibility(VISIBILITY)) {
         const st = getComputedStyle(el);
         if (st.display === "none") continue;
         if (st.visibility !== "visible") hiddenSelf = true;
@@ -807,7 +812,7 @@
         continue;
       }
       if (role === "LineBreak") {
-        row(el, parent, "LineBreak", "\n", 0, null, null, []);
+        row(el, parent, "LineBreak", "\n", 0, null, null, NO_PROPS);
         continue;
       }
       // A listener makes an element a node of its own (as Chromium keeps it); it is marked
@@ -821,10 +826,10 @@
         // A plain container: a block one stays as an ignored node (its boundary parts the
         // text around it), an inline one is not a node at all.
         if (tag === "html" || tag === "body") {
-          const r = row(el, parent, "none", null, 4, null, null, []);
+          const r = row(el, parent, "none", null, 4, null, null, NO_PROPS);
           pushChildren(el, r, false);
         } else if (block(el) || el.shadowRoot) {
-          const r = row(el, parent, "generic", null, 0, null, null, []);
+          const r = row(el, parent, "generic", null, 0, null, null, NO_PROPS);
           pushChildren(el, r, false);
         } else {
           pushChildren(el, parent, false);
