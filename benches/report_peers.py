@@ -311,6 +311,15 @@ def report_shell(pages: list[str], counts: dict[str, int], runs: int) -> None:
         print("agent-browser is not built here (`cargo install agent-browser --root target/peers-ab`): left out.")
         return
     version = subprocess.run([agent_browser, "--version"], capture_output=True, text=True).stdout.strip()
+    # Each command is a Python start: measured with pagelens' bytecode compiled, as an install
+    # leaves it (pip compiles a wheel's modules; an editable checkout run with
+    # PYTHONDONTWRITEBYTECODE=1, as on the machine these figures come from, would compile every
+    # changed module again at every command).
+    import compileall
+
+    import pagelens
+
+    compileall.compile_dir(str(Path(pagelens.__file__).parent), quiet=1)
     server = SiteServer()
     try:
         urls = {page: server.url(f"corpus/{page}/") for page in pages}

@@ -26,11 +26,6 @@ def _benchmark_option_fields() -> dict[str, tuple[str, ...]]:
     return owners
 
 
-# A benchmark option's flag, by option name (set as `study run`'s parser is built): its own name,
-# or the first benchmark's name before it where that flag is taken (a plugin's `seeds`).
-_OPTION_FLAGS: dict[str, str] = {}
-
-
 def _option_dest(name: str) -> str:
     return f"benchmark_option_{name}"
 
@@ -40,15 +35,14 @@ def _benchmark_options(args: argparse.Namespace) -> dict[str, Any]:
     refused, naming it (a study must not look narrowed by a flag that changed nothing)."""
     benchmark = benchmarks.get_benchmark(args.benchmark)
     own = {f.name for f in option_fields(benchmark.options_type)}
+    flags: dict[str, str] = getattr(args, "benchmark_option_flags", {})
     given = {
-        name: getattr(args, _option_dest(name))
-        for name in _OPTION_FLAGS
-        if getattr(args, _option_dest(name), None) is not None
+        name: getattr(args, _option_dest(name)) for name in flags if getattr(args, _option_dest(name), None) is not None
     }
     for name in given:
         if name not in own:
-            takes = ", ".join(_OPTION_FLAGS.get(n, _flag(n)) for n in sorted(own)) or "none"
-            raise ArgumentError(f"{_OPTION_FLAGS[name]} does not apply to {args.benchmark} (its own options: {takes})")
+            takes = ", ".join(flags.get(n, _flag(n)) for n in sorted(own)) or "none"
+            raise ArgumentError(f"{flags[name]} does not apply to {args.benchmark} (its own options: {takes})")
     return given
 
 
@@ -57,11 +51,14 @@ def _add_benchmark_options(parser: argparse.ArgumentParser) -> None:
     yes/no for a bool, else text), named with the benchmarks that read them."""
     taken = {s for a in parser._actions for s in a.option_strings}
     group = parser.add_argument_group("benchmarks' own options")
-    _OPTION_FLAGS.clear()
+    # A benchmark option's flag, by option name: its own name, or the first benchmark's name
+    # before it where that flag is taken (a plugin's `seeds`); kept with the parsed arguments.
+    flags: dict[str, str] = {}
+    parser.set_defaults(benchmark_option_flags=flags)
     for name, owners in _benchmark_option_fields().items():
         field = next(f for b in owners for f in option_fields(benchmarks.BENCHMARKS[b].options_type) if f.name == name)
         flag = _flag(name) if _flag(name) not in taken else _flag(f"{owners[0]}_{name}")
-        _OPTION_FLAGS[name] = flag
+        flags[name] = flag
         kind: dict[str, Any] = {}
         default = field.default
         if isinstance(default, bool):
