@@ -10,7 +10,11 @@ an id in the capture's occam text.
 
 Speed: ``observe()`` with each source and Playwright's ``aria_snapshot(mode="ai")`` on the same
 page, interleaved with the order rotated, medians of RUNS, on a settled page and with a
-relayout pending (a style change just made); ratios to aria's time on the same page.
+relayout pending (a style change just made); ratios to aria's time on the same page. Beside it:
+what a bare ``Runtime.evaluate`` waits with a relayout pending (the rendering frame Chromium runs
+first, paid by every reader), and the floor of a reading of only what changed that must equal a
+full one (every element visited, its visibility asked, its control's value read) as a share of
+the capture's walk, both timed in the page.
 
     python benches/report_capture.py [--runs 5] [--pages N] [--disagreements 40] > /tmp/capture.md
 
@@ -124,6 +128,52 @@ async def fidelity(env: AsyncBrowserEnv, page: str, log: list[str]) -> dict[str,
     }
 
 
+# What a reading of only what changed must still do on every element to equal a full one: a
+# MutationObserver does not see CSS state (a :hover menu), values set by script or focus, so
+# every element is visited, asked whether it is visible, and its control's value read.
+_FLOOR_JS = """() => {
+  const seen = {visibilityProperty: true};
+  const stack = [document.documentElement];
+  while (stack.length) {
+    const el = stack.pop();
+    if (!el || !el.checkVisibility(seen)) continue;
+    const tag = el.localName;
+    if (tag === "input" || tag === "textarea" || tag === "select") void el.value;
+    const from = el.shadowRoot || el;
+    for (let c = from.lastElementChild; c; c = c.previousElementSibling) stack.push(c);
+  }
+}"""
+
+
+async def walk_floor(env: AsyncBrowserEnv, runs: int) -> float:
+    """The floor of an incremental reading (``_FLOOR_JS``) as a share of the capture's walk,
+    both timed inside the page in pagelens' world, interleaved."""
+    session, frame_id = await env._main_frame(env.page)
+    expression = (
+        f"(() => {{ const floor = {_FLOOR_JS}; const out = [[], []]; for (let i = 0; i < {runs}; i++) {{"
+        " let t = performance.now(); __pagelens.capture({}); out[0].push(performance.now() - t);"
+        " t = performance.now(); floor(); out[1].push(performance.now() - t); } return out; })()"
+    )
+    walk, floor = (await env._capture.evaluate(session, frame_id, expression, 120, by_value=True))["value"]
+    return statistics.median(floor) / statistics.median(walk)
+
+
+async def frame_wait(env: AsyncBrowserEnv, runs: int) -> tuple[float, float]:
+    """A bare ``Runtime.evaluate("1")`` (ms, median): on a settled page, and sent right after a
+    style change (Chromium runs the rendering frame it scheduled first)."""
+    session = await env.sessions_for(env.page).main()
+    settled, pending = [], []
+    for _ in range(runs):
+        t = time.perf_counter()
+        await cdp(session, "Runtime.evaluate", {"expression": "1"})
+        settled.append(time.perf_counter() - t)
+        await cdp(session, "Runtime.evaluate", {"expression": RELAYOUT})
+        t = time.perf_counter()
+        await cdp(session, "Runtime.evaluate", {"expression": "1"})
+        pending.append(time.perf_counter() - t)
+    return statistics.median(settled) * 1e3, statistics.median(pending) * 1e3
+
+
 async def speed(env: AsyncBrowserEnv, runs: int, relayout: bool) -> dict[str, float]:
     async def dom() -> None:
         env.config.source = "dom"
@@ -171,6 +221,8 @@ async def main_async(args: argparse.Namespace) -> None:
                 if counts[page] > args.min_nodes:
                     row["settled"] = await speed(env, args.runs, relayout=False)
                     row["relayout"] = await speed(env, args.runs, relayout=True)
+                    row["floor"] = await walk_floor(env, args.runs)
+                    row["frame"] = await frame_wait(env, args.runs)
                 rows.append(row)
                 print(f"{page}: {json.dumps(row)}", file=sys.stderr)
     finally:
@@ -210,18 +262,25 @@ def print_report(rows: list[dict], args: argparse.Namespace) -> None:
         f"\nSpeed on the {len(timed)} pages of more than {args.min_nodes} AX nodes (ratio to aria_snapshot(mode='ai'), medians of {args.runs}, interleaved):\n"
     )
     print(
-        "| page | AX nodes | aria ms | dom × | ax × | dom × (relayout) | ax × (relayout) |\n|---|---:|---:|---:|---:|---:|---:|"
+        "| page | AX nodes | aria ms | dom × | ax × | dom × (relayout) | ax × (relayout) "
+        "| bare evaluate ms: settled / relayout pending | incremental floor / walk |"
+        "\n|---|---:|---:|---:|---:|---:|---:|---:|---:|"
     )
     for r in timed:
         s, rl = r["settled"], r["relayout"]
         print(
             f"| {r['page']} | {r['nodes']} | {s['aria']:.0f} | {s['dom'] / s['aria']:.2f} | {s['ax'] / s['aria']:.2f} "
-            f"| {rl['dom'] / rl['aria']:.2f} | {rl['ax'] / rl['aria']:.2f} |"
+            f"| {rl['dom'] / rl['aria']:.2f} | {rl['ax'] / rl['aria']:.2f} "
+            f"| {r['frame'][0]:.1f} / {r['frame'][1]:.1f} | {r['floor']:.2f} |"
         )
     for key in ("settled", "relayout"):
         ratios = [r[key]["dom"] / r[key]["aria"] for r in timed]
         print(f"\n{key}: dom/aria median {statistics.median(ratios):.2f}×, max {max(ratios):.2f}×", end="")
-    print()
+    print(
+        f"\nincremental floor: median {statistics.median(r['floor'] for r in timed):.2f}× of the walk; "
+        f"a bare evaluate waits median {statistics.median(r['frame'][1] for r in timed):.1f} ms with a relayout "
+        f"pending, {statistics.median(r['frame'][0] for r in timed):.1f} ms settled"
+    )
 
 
 def main() -> None:

@@ -33,6 +33,7 @@ from pagelens._core import Dom
 from pagelens.browser.capture import InPageCapture, frames_to_pass, world_document
 from pagelens.browser.devtools import DevToolsError
 from pagelens.browser.frames import FrameRecord, FrameSessions, cdp, list_frames
+from pagelens.errors import PagelensError
 
 if TYPE_CHECKING:
     from pagelens.browser.devtools import DevToolsSocket
@@ -168,8 +169,9 @@ async def fetch_html(sessions: FrameSessions, include_frames: bool = True, timeo
     return HtmlCapture(dom, targets, records, errors, [], nodes, cdp_ms, (time.perf_counter() - t1) * 1e3)
 
 
-class _Unreadable(Exception):
-    """The capture cannot read the page whole: why, for the observation's note."""
+class _Unreadable(PagelensError):
+    """The capture cannot read the page whole: why, for the observation's note (caught here,
+    never raised to a caller)."""
 
 
 async def capture_html(
