@@ -188,7 +188,7 @@ async def capture_html(
         return await _capture_html(capture, sessions, include_frames, timeout, devtools, max_frames)
     except _Unreadable as e:
         reason = str(e)
-    except (PlaywrightError, DevToolsError, asyncio.TimeoutError, ValueError, KeyError) as e:
+    except (PlaywrightError, DevToolsError, asyncio.TimeoutError, ValueError, KeyError, IndexError, TypeError) as e:
         reason = f"pagelens' capture failed ({type(e).__name__}: {str(e)[:200]})"
     main = await sessions.main()
     # Which document is read: asked first (an id must never reach a later document's element).
@@ -224,7 +224,7 @@ async def _capture_html(
             view="html",
             body=body,
         )
-        value = _value(walked.payload)
+        value = await asyncio.to_thread(_value, walked.payload)  # megabytes of JSON: off the loop
         if value.get("closed"):
             raise _Unreadable(f"{len(value['closed'])} closed shadow roots a page script cannot read")
         if value.get("truncated"):
@@ -254,7 +254,7 @@ async def _capture_html(
         inner[(parent.record.frame_id, owner_id)] = record.frame_id
     read_ms = (time.perf_counter() - t0) * 1e3
     t1 = time.perf_counter()
-    live, live_targets = _assemble(main_root, views, inner)
+    live, live_targets = await asyncio.to_thread(_assemble, main_root, views, inner)
     dom, ids = await asyncio.to_thread(Dom.from_nodes, live)
     targets = {
         node_id: target for node_id, target in zip(ids, live_targets, strict=True) if node_id is not None and target
