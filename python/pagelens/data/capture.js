@@ -71,6 +71,7 @@
     for (const [id, ref] of byId) if (!ref.deref()) byId.delete(id);
   }
 
+  const XHTML = "http://www.w3.org/1999/xhtml";
   const SKIP = new Set([
     "script", "style", "template", "head", "noscript", "meta", "link", "title", "base",
     "param", "source", "track", "datalist",
@@ -640,6 +641,14 @@
     return words.length ? words.join(" ").slice(0, 80) : null;
   }
 
+  // A pass's start: its options, ids from the caller's base on, dead entries dropped.
+  function beginPass(options) {
+    options = options || {};
+    if (options.base && next < options.base) next = options.base;
+    prune();
+    return options;
+  }
+
   // ---- the page world's hook ---------------------------------------------------------------
   // hook.js tells which elements a script made clickable and which host closed shadow roots,
   // by events under names secret to the run, when a pass asks in a document.
@@ -678,9 +687,7 @@
   // ---- the walk ---------------------------------------------------------------------------
 
   function capture(options) {
-    options = options || {};
-    if (options.base && next < options.base) next = options.base;
-    prune();
+    options = beginPass(options);
     textStyleOf = new Map();
     ordinals = new Map();
     const strings = [];
@@ -796,7 +803,7 @@
       if (node.nodeType !== 1) continue;
       const el = node;
       const tag = el.localName;
-      if (SKIP.has(tag) && el.namespaceURI === "http://www.w3.org/1999/xhtml") continue;
+      if (SKIP.has(tag) && el.namespaceURI === XHTML) continue;
       if (el.getAttribute("aria-hidden") === "true" || el.inert) continue;
       let hiddenSelf = false;
       if (!el.checkVisibility(VISIBILITY)) {
@@ -977,7 +984,6 @@
   // cuts every text there), an open shadow root's nodes before the host's own, a template
   // empty, a readable frame's <body> contents after its <iframe> in a <div>. options.body:
   // only the <body> contents of this document (a frame's own pass), at the top.
-  const XHTML = "http://www.w3.org/1999/xhtml";
   const BLANK = /^[ \t\n\v\f\r]*$/;
   const CODE = new Set(["script", "style"]);
   const CODE_MAX = 10000;
@@ -990,9 +996,7 @@
     return root.childNodes;
   }
   function html(options) {
-    options = options || {};
-    if (options.base && next < options.base) next = options.base;
-    prune();
+    options = beginPass(options);
     const n = [];
     const unread = [];
     const docs = [];
