@@ -459,3 +459,49 @@ def test_clickables_reported_once_count_at_every_later_observation(browser, site
         assert re.search(r"clickable \*?\[\d+\] 'Late listener'", obs.text)
         assert re.search(r"clickable \*?\[\d+\] 'Listener before insert'", obs.text)
         assert len(obs.tree.clickable_ids) == before + 2
+
+
+def test_an_action_reuses_pagelens_world_and_a_stale_context_runs_nothing(browser, site, monkeypatch):
+    # An action's registry calls (resolve, point, the quiet window) use the world's context kept
+    # from the observation: no Page.createIsolatedWorld round trip each. A kept id that names
+    # another context (as after a cross-process navigation) must run nothing there.
+    from pagelens.browser import capture as capture_module
+
+    browser.config.source = "dom"
+    first = browser.reset(site.url("site/menu.html"))
+    target = next(i for i in first.ids if first.tree.node(i).name == "Open menu")
+    worlds: list[str] = []
+    real_cdp = capture_module.cdp
+
+    async def counted(session, method, params=None, timeout=60.0):
+        if method == "Page.createIsolatedWorld":
+            worlds.append(params["worldName"])
+        return await real_cdp(session, method, params, timeout)
+
+    monkeypatch.setattr(capture_module, "cdp", counted)
+    step = browser.step(f"click [{target}]")
+    assert step.ok, step.error
+    assert "Rename" in step.observation.text  # the menu opened: the click landed
+    assert worlds == []
+
+    async def plant(aenv):
+        # Another world of the same frame with a lookalike capture that would steer the click.
+        session, frame_id = await aenv._main_frame(aenv.page)
+        made = await real_cdp(session, "Page.createIsolatedWorld", {"frameId": frame_id, "worldName": "impostor"})
+        other = made["executionContextId"]
+        lure = (
+            "globalThis.__pagelens = new Proxy({}, { get: () => () => "
+            "{ document.title = 'steered'; return document.querySelector('a'); } })"
+        )
+        await real_cdp(session, "Runtime.evaluate", {"expression": lure, "contextId": other})
+        for key in list(aenv._capture._contexts):
+            aenv._capture._contexts[key] = other
+
+    second = browser.observe()
+    more = next(i for i in second.ids if second.tree.node(i).name == "More actions")
+    browser.run(plant)
+    step = browser.step(f"click [{more}]")
+    assert step.ok, step.error
+    assert "Archive" in step.observation.text  # the right element was clicked
+    title = browser.run(lambda aenv: aenv.page.title())
+    assert title == "Menu and dialog"

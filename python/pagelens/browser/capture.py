@@ -152,11 +152,37 @@ class InPageCapture:
         self, session: CDPSession, frame_id: str, expression: str, timeout: float, by_value: bool, awaits: bool = False
     ) -> dict[str, Any]:
         """``expression`` evaluated in pagelens' world of a frame: its ``result`` object
-        (``awaits``: the value of the promise it gives)."""
+        (``awaits``: the value of the promise it gives).
+
+        The world's context id kept from an earlier call or pass is tried first (an action's
+        calls would otherwise each pay a ``Page.createIsolatedWorld`` round trip), with the
+        expression behind the capture's secret global: a stale id that now names another
+        context (the page's own world, after a cross-process navigation) runs nothing there
+        and answers the secret's name, and an id that names no context any more is refused
+        before anything runs; either way the world is asked for and the call made there."""
+        key = (id(session), frame_id)
+        context = self._contexts.get(key)
+        if context is not None:
+            guarded = f"typeof {self._global} === 'object' ? ({expression}) : {self._global!r}"
+            params = {"expression": guarded, "contextId": context, "returnByValue": by_value, "awaitPromise": awaits}
+            try:
+                result = (await cdp(session, "Runtime.evaluate", params, timeout)).get("result", {})
+            except PlaywrightError as e:
+                if "Cannot find context" not in str(e):
+                    raise  # it ran and failed (the document went away meanwhile): the caller's
+                result = None
+            if isinstance(result, dict) and result.get("value") != self._global:
+                return result
         context = await self.world(session, frame_id, timeout)
+        self._remember(key, context)
         params = {"expression": expression, "contextId": context, "returnByValue": by_value, "awaitPromise": awaits}
         result = (await cdp(session, "Runtime.evaluate", params, timeout)).get("result", {})
         return result if isinstance(result, dict) else {}
+
+    def _remember(self, key: tuple[int, str], context: int) -> None:
+        if len(self._contexts) >= _MAX_CONTEXTS:  # frames come and go all day on some pages
+            self._contexts.clear()
+        self._contexts[key] = context
 
     async def walk(
         self,
@@ -196,9 +222,7 @@ class InPageCapture:
                 payload = None
         if payload is None or _is_zero(payload):
             context = await self.world(record.session, record.frame_id, timeout, sessions, devtools)
-            if len(self._contexts) >= _MAX_CONTEXTS:  # frames come and go all day on some pages
-                self._contexts.clear()
-            self._contexts[key] = context
+            self._remember(key, context)
             params = {"expression": quick, "contextId": context, "returnByValue": True}
             payload = await raw_call(sessions, record.session, "Runtime.evaluate", params, timeout, devtools)
             if _is_zero(payload):  # a new document: the script is not in its world yet
