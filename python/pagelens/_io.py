@@ -73,11 +73,17 @@ def write_atomically(path: str | os.PathLike[str], data: str | bytes, *, private
     path.parent.mkdir(parents=True, exist_ok=True)
     tmp = path.with_name(f".{path.name}.{os.getpid()}.{threading.get_ident()}.tmp")  # see remove_unfinished_writes
     fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600 if private else 0o666)
-    with os.fdopen(fd, "wb") as f:
-        f.write(utf8(data) if isinstance(data, str) else data)
-        f.flush()
-        os.fsync(f.fileno())
-    os.replace(tmp, path)
+    try:
+        with os.fdopen(fd, "wb") as f:
+            f.write(utf8(data) if isinstance(data, str) else data)
+            f.flush()
+            os.fsync(f.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        # Nothing half-written stays: not the temporary file (a full disk, ``path`` a folder;
+        # with cookies in it for a private one), and ``path`` is as it was.
+        tmp.unlink(missing_ok=True)
+        raise
 
 
 def remove_unfinished_writes(folder: str | os.PathLike[str]) -> None:

@@ -354,6 +354,18 @@ def test_a_private_file_is_the_users_alone_even_over_an_older_readable_one(tmp_p
     assert [p.name for p in tmp_path.iterdir()] == ["state.json"]
 
 
+def test_a_write_that_fails_leaves_nothing_beside_its_target(tmp_path):
+    """A target that cannot be replaced (a folder of that name): the error is raised and no
+    temporary file (for a private write, cookies) is left beside it."""
+    from pagelens._io import write_atomically
+
+    (tmp_path / "state").mkdir()
+    with pytest.raises(IsADirectoryError):
+        write_atomically(tmp_path / "state", b'{"cookies": ["secret"]}', private=True)
+    assert [p.name for p in tmp_path.iterdir()] == ["state"]
+    assert list((tmp_path / "state").iterdir()) == []
+
+
 def test_every_json_lines_file_is_written_by_the_one_encoder():
     """Rejects, examples and logs hold a lone surrogate (a page's text) as U+FFFD: one
     encoder writes every JSON-lines record, so none of them raises UnicodeEncodeError."""

@@ -148,7 +148,7 @@ def test_the_tools_over_stdio(site, tmp_path):
             error, page = await call(s, "browser_navigate", url=site.url("site/form.html"))
             assert not error and "Page Title: Action test page" in page and "textbox [" in page
             error, found = await call(s, "browser_find", pattern="colour is")
-            assert not error and "1 lines match" in found and "text 'colour is red'" in found
+            assert not error and "1 line matches" in found and "text 'colour is red'" in found
             notes = find_id(page, "textbox", "Notes")
             error, typed = await call(s, "browser_type", element="Notes", ref=notes, text="from MCP")
             assert not error and "Typed into Notes" in typed and "notes: from MCP" in typed
@@ -848,3 +848,32 @@ def test_odd_tool_arguments_are_answered_and_the_server_stays(held_session):
     held_session.call("browser_handle_dialog", {"accept": False})  # one an example may have opened
     error, page = held_session.call("browser_snapshot", {})
     assert not error and "RootWebArea" in page, page
+
+
+def test_a_wait_says_the_time_it_waited_not_more():
+    """A wait is capped at 30 s (as Playwright MCP's); asked for more, it says what it did."""
+    from pagelens.browser.operations import waited_for
+
+    assert waited_for(0.2, None) == "Waited for 0.2 s"
+    assert waited_for(30, None) == "Waited for 30 s"
+    assert waited_for(90, None) == "Waited for 30 s, the most one wait takes (90 s were asked)"
+    assert waited_for(90, "Done") == "Waited for 'Done'"
+
+
+def test_a_find_says_how_many_lines_matched_and_that_it_left_some_out():
+    from pagelens.browser.operations import matching_lines
+
+    text = (
+        "RootWebArea 'Shop'\n\tlist\n"
+        + "\n".join(f"\t\tlistitem 'item {i}'" for i in range(250))
+        + "\n\tbutton [9] 'Buy'"
+    )
+    lines = text.split("\n")
+    hits = {i for i, line in enumerate(lines) if "item" in line or "Buy" in line}
+    answer = matching_lines(text, hits, "item").split("\n")
+    assert answer[0] == "251 lines match 'item' (the first 200 shown: a longer pattern narrows them):"
+    assert answer[1] == "listitem 'item 0'    (in: RootWebArea 'Shop' > list)"
+    assert len(answer) == 201
+    few = matching_lines(text, {len(lines) - 1}, "Buy")
+    assert few == "1 line matches 'Buy':\nbutton [9] 'Buy'    (in: RootWebArea 'Shop')"
+    assert matching_lines(text, set(), "nothing") == "nothing on the page matches 'nothing'"

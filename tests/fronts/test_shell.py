@@ -130,6 +130,13 @@ def test_a_session_lasts_between_commands(site, shell):
     shot = Path(shell.runtime).parent.parent / "page.png"  # type: ignore[attr-defined]
     ok(shell("screenshot", str(shot), "--ids"))
     assert shot.read_bytes().startswith(b"\x89PNG")
+    # A file that cannot be written (a folder of that name): one line, and nothing left beside it.
+    folder = shot.with_name("a-folder")
+    folder.mkdir()
+    before = sorted(p.name for p in folder.parent.iterdir())
+    fails(shell("screenshot", str(folder)), 2, f"screenshot: cannot write {folder} (Is a directory)")
+    fails(shell("state", "save", str(folder)), 2, f"state save: cannot write {folder} (Is a directory)")
+    assert sorted(p.name for p in folder.parent.iterdir()) == before
     # --json: one object with the answer's sections.
     answer = json.loads(ok(shell("snapshot", "--json")))
     assert answer["ok"] and "RootWebArea" in answer["snapshot"] and "page" in answer
@@ -143,6 +150,9 @@ def test_dialogs_uploads_and_waits(site, shell, tmp_path):
     assert "prompt dialog with message 'Your name?'" in asked and "pagelens browser dialog" in asked
     fails(shell("snapshot"), 9, "a prompt dialog is open")
     assert "name: Ada" in ok(shell("dialog", "accept", "Ada"))
+    ok(shell("click", ref(page, "button", "Alert then write")))
+    fails(shell("snapshot"), 9, "an alert dialog is open ('first')")
+    assert "after the alert" in ok(shell("dialog", "accept"))
     assert "[File chooser]" in ok(shell("click", ref(page, "button", "Attachment")))
     assert "files: notes.txt 12" in ok(shell("upload", str(upload)))
     ok(shell("click", ref(page, "button", "Remove later")))
@@ -292,6 +302,10 @@ def test_errors_have_one_line_and_their_own_exit_code(site, shell):
     page = ok(shell("open", site.url("site/form.html")))
     fails(shell("select", ref(page, "combobox", "Colour"), "Purple"), 7, "no option 'Purple'")
     fails(shell("click", "the button"), 2, "not an element id")
+    fails(shell("click"), 2, "pagelens browser click: the following arguments are required: id")
+    fails(shell("snapshot", "--max-tokens", "0"), 2, "--max-tokens: 0 is not at least 1")
+    fails(shell("frobnicate"), 2, "invalid choice: 'frobnicate'")
+    fails(shell("wait", "--seconds", "-1"), 2, "--seconds: ")
     fails(shell("wait"), 2, "wait for TEXT")
     fails(shell("tabs", "select", "x"), 2, "tab's number")
     fails(shell("open", "x", "--session", "../etc"), 2, "session name")

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import math
 import re
 from collections.abc import Callable
 from pathlib import Path
@@ -24,6 +25,7 @@ from pagelens.errors import one_line
 
 F = TypeVar("F", bound=Callable[..., Any])
 
+_FIND_MOST = 200  # lines a find answers with
 _WAIT_CAP_S = 30.0  # browser_wait_for's `time` is capped as Playwright MCP caps it
 
 
@@ -152,18 +154,30 @@ async def browser_find(s: BrowserSession, pattern: str, regex: bool = False) -> 
     s.last = obs
     # A linear-time engine, off the event loop: no pattern can stall the server.
     hits = set(await asyncio.to_thread(find_lines, obs.text, pattern, regex))
+    return matching_lines(obs.text, hits, pattern)
+
+
+def matching_lines(text: str, hits: set[int], pattern: str, most: int = _FIND_MOST) -> str:
+    """The lines ``hits`` numbers, each with the path of its ancestors, the first ``most`` of
+    them; how many matched, and that the rest were left out when they were."""
     found: list[str] = []
+    count = 0
     ancestors: list[tuple[int, str]] = []
-    for i, line in enumerate(obs.text.split("\n")):
+    for i, line in enumerate(text.split("\n")):
         depth = len(line) - len(line.lstrip("\t"))
-        ancestors = [(d, text) for d, text in ancestors if d < depth]
+        while ancestors and ancestors[-1][0] >= depth:
+            ancestors.pop()
         if i in hits:
-            path = " > ".join(text.strip()[:60] for _, text in ancestors)
-            found.append(f"{line.strip()}" + (f"    (in: {path})" if path else ""))
+            count += 1
+            if len(found) < most:
+                path = " > ".join(above.strip()[:60] for _, above in ancestors)
+                found.append(f"{line.strip()}" + (f"    (in: {path})" if path else ""))
         ancestors.append((depth, line))
     if not found:
         return f"nothing on the page matches {pattern!r}"
-    return f"{len(found)} lines match {pattern!r}:\n" + "\n".join(found[:200])
+    left = f" (the first {most} shown: a longer pattern narrows them)" if count > most else ""
+    matched = "1 line matches" if count == 1 else f"{count} lines match"
+    return f"{matched} {pattern!r}{left}:\n" + "\n".join(found)
 
 
 @readonly
@@ -384,7 +398,7 @@ async def browser_wait_for(
     s._refuse_if_modal()
     if not text and not textGone and not time:
         raise SessionError("give time, text or textGone")
-    if time is not None and time < 0:
+    if time is not None and not 0 <= time < math.inf:
         raise SessionError(f"time is 0 or more seconds, not {time}")
     timeout = env.config.action_timeout_ms  # as Playwright MCP's wait: the action timeout
 
@@ -400,8 +414,18 @@ async def browser_wait_for(
             waited = repr(text) + " to appear" if text else repr(textGone) + " to go"
             raise ActionError(f"waited {timeout / 1000:g} s for {waited}: it did not ({one_line(e)})") from None
 
-    what = f"Waited for {escape_page_text(repr(text or textGone)) if (text or textGone) else f'{time:g} s'}"
-    return await s.run(what, lambda: env.perform("wait", wait))
+    return await s.run(waited_for(time, text or textGone), lambda: env.perform("wait", wait))
+
+
+def waited_for(time: float | None, text: str | None) -> str:  # noqa: A002 (the tool's argument)
+    """What a wait says it did: the text it waited for, else the time it waited — the capped
+    time when more was asked (Playwright MCP caps it too, but says the time asked)."""
+    if text:
+        return f"Waited for {escape_page_text(repr(text))}"
+    assert time is not None
+    if time > _WAIT_CAP_S:
+        return f"Waited for {_WAIT_CAP_S:g} s, the most one wait takes ({time:g} s were asked)"
+    return f"Waited for {time:g} s"
 
 
 async def browser_tabs(

@@ -295,8 +295,9 @@ class BrowserSession:
         env = self.env
         if env is not None and env.pending_dialogs:
             d = env.pending_dialogs[0]
+            article = "an" if d.type.startswith(("a", "e", "i", "o", "u")) else "a"  # an alert, a prompt
             raise SessionError(
-                f"a {d.type} dialog is open ({escape_page_text(repr(d.message))}): answer it with "
+                f"{article} {d.type} dialog is open ({escape_page_text(repr(d.message))}): answer it with "
                 f"{self.words.dialog} first",
                 "modal",
             )

@@ -22,9 +22,9 @@ import socket
 import sys
 import time
 from pathlib import Path
-from typing import Any
+from typing import Any, NoReturn
 
-from pagelens.cli.types import non_negative_float, positive_float
+from pagelens.cli.types import non_negative_float, positive_float, positive_int
 from pagelens.errors import PagelensError
 from pagelens.serving import SessionFilesError, runtime_dir, session_files
 from pagelens.settle import AFTER_ACTION_MS, SETTLE_MS_HELP
@@ -279,7 +279,8 @@ def _run(args: argparse.Namespace) -> int:
         elif args.subtree is not None:
             answer = _call(args, "browser_snapshot", {"ref": args.subtree})
         elif args.max_tokens is not None or args.full:
-            answer = _call(args, "browser_observe", {"max_tokens": args.max_tokens or 10**9})
+            whole = args.max_tokens is None  # --full
+            answer = _call(args, "browser_observe", {"max_tokens": 10**9 if whole else args.max_tokens})
         else:
             answer = _call(args, "browser_snapshot", {})
         if args.interactive:
@@ -321,9 +322,7 @@ def _run(args: argparse.Namespace) -> int:
         path = Path(args.file)
         import base64
 
-        from pagelens._io import write_atomically
-
-        write_atomically(path, base64.b64decode(answer.get("picture") or ""))
+        _write("screenshot", path, base64.b64decode(answer.get("picture") or ""))
         answer["path"] = str(path)
         _print(args, answer, f"### Result\nScreenshot written to {path}")
         return 0
@@ -354,13 +353,21 @@ def _tabs(args: argparse.Namespace) -> dict[str, Any]:
     raise ShellError(f"tabs takes list, new [URL], select N or close [N], not {action!r}", "usage")
 
 
+def _write(command: str, path: Path, data: str | bytes, private: bool = False) -> None:
+    """The file a command was given, written whole, or one line saying why it cannot be."""
+    from pagelens._io import write_atomically
+
+    try:
+        write_atomically(path, data, private=private)
+    except OSError as e:
+        raise ShellError(f"{command}: cannot write {path} ({e.strerror or e})", "usage") from None
+
+
 def _state(args: argparse.Namespace) -> int:
     path = Path(args.file)
     if args.action == "save":
         answer = _call(args, "state_save", {})
-        from pagelens._io import write_atomically
-
-        write_atomically(path, json.dumps(answer.get("state"), indent=1), private=True)  # cookies
+        _write("state save", path, json.dumps(answer.get("state"), indent=1), private=True)  # cookies
         answer["path"] = str(path)
         _print(args, answer, f"### Result\nSaved cookies and storage to {path}")
         return 0
@@ -422,8 +429,16 @@ def _close(args: argparse.Namespace) -> int:
     return 0
 
 
+class _OneLineParser(argparse.ArgumentParser):
+    """A command line that cannot be parsed is one line on stderr and exit 2, as every other
+    error of a shell command is (argparse's own prints the usage first)."""
+
+    def error(self, message: str) -> NoReturn:
+        self.exit(EXIT_CODES["usage"], f"{self.prog}: {message} (`{self.prog} --help` shows how)\n")
+
+
 def build_parser(prog: str = "pagelens browser") -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
+    parser = _OneLineParser(
         prog=prog,
         description="A browser a shell agent drives one command at a time: `open URL`, then act on the ids the "
         "page shows; each command prints what changed. `pagelens browser guide` explains the loop.",
@@ -433,7 +448,7 @@ def build_parser(prog: str = "pagelens browser") -> argparse.ArgumentParser:
 
 
 def register_commands(parser: argparse.ArgumentParser) -> None:
-    common = argparse.ArgumentParser(add_help=False)
+    common = _OneLineParser(add_help=False)
     common.add_argument(
         "--session",
         default=argparse.SUPPRESS,
@@ -442,7 +457,7 @@ def register_commands(parser: argparse.ArgumentParser) -> None:
     common.add_argument("--json", action="store_true", default=argparse.SUPPRESS, help="print a JSON object")
     parser.add_argument("--session", default=os.environ.get(ENV_SESSION) or "default", help=argparse.SUPPRESS)
     parser.add_argument("--json", action="store_true", help=argparse.SUPPRESS)
-    sub = parser.add_subparsers(dest="browser_command", required=True, metavar="COMMAND")
+    sub = parser.add_subparsers(dest="browser_command", required=True, metavar="COMMAND", parser_class=_OneLineParser)
 
     def command(name: str, help: str) -> argparse.ArgumentParser:  # noqa: A002
         return sub.add_parser(name, help=help, description=help, parents=[common])
@@ -471,7 +486,7 @@ def register_commands(parser: argparse.ArgumentParser) -> None:
     p.add_argument("--interactive", "-i", action="store_true", help="only the lines with ids")
     p.add_argument("--find", metavar="TEXT", help="the lines that contain TEXT, with their ancestors")
     p.add_argument("--subtree", metavar="ID", help="only this element's part of the page")
-    p.add_argument("--max-tokens", type=int, metavar="N", help="cut to N tokens")
+    p.add_argument("--max-tokens", type=positive_int, metavar="N", help="cut to N tokens")
     p.add_argument("--full", action="store_true", help="the whole page, however long")
     p = command("click", "click an element")
     p.add_argument("id")
@@ -500,7 +515,7 @@ def register_commands(parser: argparse.ArgumentParser) -> None:
     p = command("wait", "wait for text to appear (or --gone, or --seconds)")
     p.add_argument("text", nargs="?")
     p.add_argument("--gone", metavar="TEXT", help="wait for this text to go")
-    p.add_argument("--seconds", type=float, metavar="S", help="wait this long (at most 30)")
+    p.add_argument("--seconds", type=non_negative_float, metavar="S", help="wait this long (at most 30)")
     p = command("dialog", "answer the dialog the page opened")
     p.add_argument("answer", choices=("accept", "dismiss"))
     p.add_argument("text", nargs="?", help="a prompt's answer")
