@@ -8,7 +8,7 @@ import time
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from pagelens._core import line_changes
+from pagelens._core import escape_page_text, line_changes
 from pagelens.browser.changes import describe_changes
 
 # Lines as observations print them: tabs for depth, a role, maybe an id, a name.
@@ -92,6 +92,22 @@ def test_new_elements_keep_their_mark_and_the_whole_text_comes_when_it_should():
     assert describe_changes(None, _Obs(after)) is None  # type: ignore[arg-type]
     rewritten = "\n".join(line + " (new)" for line in PAGE.split("\n"))
     assert describe_changes(_Obs(PAGE), _Obs(rewritten)) is None  # type: ignore[arg-type]
+
+
+def test_an_element_that_is_no_longer_new_is_no_change():
+    """A menu an action opened is marked new (``*[12]``); after the next action the same
+    element prints unmarked: that is not a change of the page. A page's own text ``*[5]``
+    (printed escaped, ``*\\[5]``) stays text."""
+    opened = PAGE.replace("\t\t\tbutton [11] 'Buy'", "\t\t\tbutton [11] 'Buy'\n\t\t\tmenu *[12] options: *[13] 'A'")
+    settled = opened.replace("*[", "[")
+    assert describe_changes(_Obs(opened), _Obs(settled)).text == "The page did not change."  # type: ignore[arg-type,union-attr]
+    grown = settled.replace("'A'", "'A'; *[14] 'B'")
+    changes = describe_changes(_Obs(opened), _Obs(grown))  # type: ignore[arg-type]
+    assert changes is not None and "+ \t\t\tmenu [12] options: [13] 'A'; *[14] 'B'" in changes.text
+    assert changes.changed == 1 and changes.removed == 0
+    quoted = PAGE.replace("Total: 5 EUR", "Total: " + escape_page_text("*[5]") + " EUR")
+    changes = describe_changes(_Obs(quoted), _Obs(quoted.replace("*\\[5]", "\\[5]")))  # type: ignore[arg-type]
+    assert changes is not None and changes.changed == 1
 
 
 @settings(max_examples=200, deadline=None)

@@ -17,6 +17,9 @@ from pagelens.browser.records import PageObservation
 
 # An element's id as the text prints it (a page's own brackets are escaped: never one of these).
 _ID = re.compile(r"(?<!\\)\*?\[(\d+)\]")
+# The mark of an element new to the observation: the next observation prints the same element
+# without it, which is no change of the page.
+_MARK = re.compile(r"(?<!\\)\*(?=\[\d+\])")
 # An incremental answer is given only when it is at most this share of the whole text.
 MAX_SHARE = 0.6
 # Lines that disappeared are named up to this many, each cut to this many characters.
@@ -46,7 +49,7 @@ def describe_changes(before: PageObservation | None, after: PageObservation) -> 
         return None
     old, new = before.text, after.text
     old_lines, new_lines = old.split("\n"), new.split("\n")
-    runs = line_changes(old, new)
+    runs = line_changes(_MARK.sub("", old), _MARK.sub("", new))  # line for line: the indices hold
     changed_rows = [(s, e) for tag, _, _, s, e in runs if tag in ("insert", "replace")]
     # Old lines of elements still on the page changed (their new line is shown); the others went
     # away or were rewritten (text without an id).

@@ -391,7 +391,7 @@ class AsyncBrowserEnv:
     def _crash(page: Page) -> PageCrashed:
         return PageCrashed(
             f"the tab crashed: Chromium's renderer for {page.url} died (a page can do this, e.g. with a DOM "
-            "thousands of levels deep); nothing more can be read from it: reset, or open the page again"
+            "thousands of levels deep); nothing more can be read from it or done in it until a page is opened again"
         )
 
     async def observe(self) -> PageObservation:
