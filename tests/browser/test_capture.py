@@ -293,6 +293,22 @@ def test_deep_and_huge_pages_never_stall_or_crash(browser, site):
     assert "odd \ufffd text" in obs.text
 
 
+def test_an_unknown_reader_is_refused_not_read_as_chromiums_tree():
+    """Any source but "dom" used to read Chromium's tree without a word (the CLI passed its URL
+    there): a config names one of the two readers, given whole or as an override."""
+    import threading
+
+    from pagelens import ArgumentError
+    from pagelens.browser import BrowserConfig, BrowserEnv
+
+    threads = threading.active_count()
+    with pytest.raises(ArgumentError, match="source is 'dom' or 'ax', not 'AX'"):
+        BrowserEnv(source="AX")
+    with pytest.raises(ArgumentError, match="not 'http://x/'"):
+        BrowserConfig(source="http://x/")  # type: ignore[arg-type]
+    assert threading.active_count() == threads  # a refused config starts no browser thread
+
+
 def test_the_ax_source_stays_selectable(browser, site):
     browser.config.source = "ax"
     try:

@@ -28,6 +28,22 @@ def test_observe_saved_tree_both_modes():
     assert "more lines not shown" in cut.stdout
 
 
+def test_observe_a_live_page_from_either_reader(site):
+    """`pagelens observe URL` reads the page with pagelens' capture (the default), `--source ax`
+    with Chromium's tree: the page is the positional argument either way (one name for both
+    once made the URL the reader and `--source ax` the page)."""
+    url = site.url("site/form.html")
+    own = run("observe", url, "--stats")
+    assert own.returncode == 0, own.stderr
+    assert "time capture" in own.stdout and "main_ax_tree" not in own.stdout
+    ax = run("observe", url, "--stats", "--source", "ax")
+    assert ax.returncode == 0, ax.stderr
+    assert "time main_ax_tree" in ax.stdout and "time capture" not in ax.stdout
+    for reader in ("dom", "ax"):
+        text = run("observe", url, "--source", reader)
+        assert text.returncode == 0 and "combobox [" in text.stdout and "'Colour'" in text.stdout, text.stderr
+
+
 def test_clean_and_chunks():
     path = str(CORPUS / "001" / "source.html.gz")
     r = run("clean", path)

@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 from typing import Any, Literal, get_args
 
 from pagelens import settle
-from pagelens._core import DEFAULT_TOKENIZER
+from pagelens._core import DEFAULT_TOKENIZER, ArgumentError
 from pagelens.browser.frames import MAX_FRAMES
 from pagelens.browser.launch import LaunchOptions
 from pagelens.browser.records import RenderMode
@@ -67,3 +67,8 @@ class BrowserConfig:
     # Record every request and response of the run (bodies embedded) to this HAR file, written
     # when the browser context closes (WebArena-Verified checks a run's network events).
     har_path: str | None = None
+
+    def __post_init__(self) -> None:
+        # Anything but "dom" used to read Chromium's tree without a word: a reader is named.
+        if self.source not in OBSERVATION_SOURCES:
+            raise ArgumentError(f"source is {' or '.join(map(repr, OBSERVATION_SOURCES))}, not {self.source!r}")

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import dataclasses
 import time
 import warnings
 from collections.abc import AsyncIterator, Awaitable, Callable
@@ -86,11 +87,12 @@ class AsyncBrowserEnv:
 
     def __init__(self, config: BrowserConfig | None = None, **overrides: Any):
         config = config or BrowserConfig()
-        for key, value in overrides.items():
+        for key in overrides:
             if not hasattr(config, key):
                 raise ArgumentTypeError(f"unknown BrowserConfig field {key!r}")
-            setattr(config, key, value)
-        self.config = config
+        # A copy with the overrides, checked as a new config is (an unknown reader is refused).
+        self.config = dataclasses.replace(config, **overrides) if overrides else config
+        config = self.config
         self._playwright: Playwright | None = None
         self._browser: Browser | None = None
         self._devtools: DevToolsSocket | None = None

@@ -23,10 +23,10 @@ class BrowserEnv:
     """``with BrowserEnv() as env: obs = env.reset(url); result = env.step("click [12]")``."""
 
     def __init__(self, config: BrowserConfig | None = None, **overrides: Any):
+        self.aenv = AsyncBrowserEnv(config, **overrides)  # a config it refuses starts no thread
         self._loop = asyncio.new_event_loop()
         self._thread = threading.Thread(target=self._loop.run_forever, name="pagelens-browser", daemon=True)
         self._thread.start()
-        self.aenv = AsyncBrowserEnv(config, **overrides)
 
     def _run(self, coro: Coroutine[Any, Any, T]) -> T:
         if self._loop.is_closed():

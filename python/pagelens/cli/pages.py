@@ -64,7 +64,7 @@ def _observe_live(source: str, args: argparse.Namespace) -> tuple[AXTree, str, s
     with BrowserEnv(
         mode=args.mode,
         include_frames=not args.no_frames,
-        source=args.source,
+        source=args.reader,
         settle_ms=args.wait_ms,
         allowed_hosts=(*allowed, *own_host(url)) if allowed else None,
         navigation_timeout_ms=args.timeout * 1000,
@@ -155,7 +155,11 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     )
     live.add_argument("--timeout", type=float, default=30, help="seconds to wait for the page to load")
     live.add_argument("--no-frames", action="store_true", help="leave iframes' content out")
-    live.add_argument("--source", choices=OBSERVATION_SOURCES, default=OBSERVATION_SOURCES[0], help=SOURCE_HELP)
+    # Its own name: the page to read is the positional `source`, and one name for both made the
+    # URL the reader (every live page was read from Chromium's tree) and `--source ax` the page.
+    live.add_argument(
+        "--source", dest="reader", choices=OBSERVATION_SOURCES, default=OBSERVATION_SOURCES[0], help=SOURCE_HELP
+    )
     live.add_argument("--no-header", dest="header", action="store_false", help="omit the title/URL line")
     observe.set_defaults(func=_observe)
 
