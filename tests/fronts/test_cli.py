@@ -59,6 +59,10 @@ def test_errors_are_messages_not_tracebacks(tmp_path):
     assert r.returncode == 2 and "pagelens: error: malformed" in r.stderr and "Traceback" not in r.stderr
     r = run("observe", str(tmp_path / "missing.json"))
     assert r.returncode == 2 and "no such file" in r.stderr
+    # A run that could take no step is refused before anything starts (it wrote a trajectory).
+    r = run("run", "--url", "http://127.0.0.1:1/", "--task", "x", "--max-steps", "0", "--out", str(tmp_path / "r"))
+    assert r.returncode == 2 and "--max-steps: 0 is not at least 1" in r.stderr
+    assert not (tmp_path / "r").exists()
 
 
 def test_version_names_pagelens_its_core_playwright_and_chromium():

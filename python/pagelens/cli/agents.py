@@ -17,6 +17,7 @@ from pagelens.cli.common import (
     own_host,
     param_default,
 )
+from pagelens.cli.types import positive_int
 from pagelens.studies.settings import StudySettings
 
 if TYPE_CHECKING:
@@ -138,7 +139,7 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     run.add_argument("--agent", choices=agents, default=agents[0], help=choices_help(agents))
     model_arguments(run)
     llm_call_arguments(run)
-    run.add_argument("--max-steps", type=int, default=param_default(runner.run_agent, "max_steps"))
+    run.add_argument("--max-steps", type=positive_int, default=param_default(runner.run_agent, "max_steps"))
     run.add_argument("--out", default="run", help="folder for the trajectory and report")
     run.add_argument("--resume", action="store_true", help="continue the run in --out where it stopped")
     run.add_argument("--task-id", type=int, help="WebArena task id, recorded for `pagelens eval`")
@@ -157,7 +158,7 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     run.add_argument("--cache", help="folder caching the model's replies (reproducible reruns)")
     run.add_argument(
         "--max-failed-decisions",
-        type=int,
+        type=positive_int,
         default=default(StudySettings, "max_failed_decisions"),
         help="steps in a row without a valid action that end the run (default %(default)d)",
     )
