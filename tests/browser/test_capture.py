@@ -40,6 +40,7 @@ FACTS: dict[str, tuple[str, str, dict] | None] = {
     "reset-default": ("button", "Reset", {}),
     "image-button": ("button", "Send", {}),
     "link-image": ("link", "Logo", {}),
+    "link-svg": ("link", "Home icon", {}),  # an svg lends its <title>, though it takes no name from contents
     "img-empty-alt": None,  # alt="": presentational
     "aria-label-link": ("link", "Home page", {}),
     "blocks-in-link": ("link", "Line Two", {}),

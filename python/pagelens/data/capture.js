@@ -442,6 +442,12 @@
       }
       const label = n.getAttribute("aria-label");
       if (nonEmpty(label)) { out.push(" " + label + " "); length += label.length; continue; }
+      if (tag === "svg") {
+        // An SVG lends its own name (its <title>), though its role takes none from contents.
+        const t = n.querySelector(":scope > title");
+        if (t) out.push(" " + t.textContent + " ");
+        continue;
+      }
       if (NO_CONTENTS.has(role)) continue;
       if (tag === "img" || tag === "area" || (tag === "input" && n.type === "image")) {
         const alt = n.getAttribute("alt") || n.getAttribute("title") || "";
@@ -449,11 +455,6 @@
         continue;
       }
       if (tag === "br") { out.push(" "); continue; }
-      if (tag === "svg") {
-        const t = n.querySelector(":scope > title");
-        if (t) out.push(" " + t.textContent + " ");
-        continue;
-      }
       if (tag === "iframe" || tag === "select" || tag === "textarea" || tag === "input") continue;
       const isBlock = block(n);
       if (isBlock) stack.push(" ");
