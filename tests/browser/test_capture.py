@@ -40,7 +40,12 @@ FACTS: dict[str, tuple[str, str, dict] | None] = {
     "reset-default": ("button", "Reset", {}),
     "image-button": ("button", "Send", {}),
     "link-image": ("link", "Logo", {}),
-    "link-svg": ("link", "Home icon", {}),  # an svg lends its <title>, though it takes no name from contents
+    "link-svg": ("link", "Home icon", {}),
+    # Words on either side of an element laid out in a box of its own (CSS display, not its tag:
+    # a block span, flex items) are set apart; inline neighbours run together.
+    "link-block-span": ("link", "Sleep well Sleep Inc", {}),
+    "link-flex": ("link", "One Two", {}),
+    "link-inline-spans": ("link", "HelloWorld", {}),  # an svg lends its <title>, though it takes no name from contents
     "img-empty-alt": None,  # alt="": presentational
     "aria-label-link": ("link", "Home page", {}),
     "blocks-in-link": ("link", "Line Two", {}),

@@ -95,6 +95,9 @@
   const NO_PROPS = Object.freeze([]);
   const VISIBILITY = Object.freeze({ visibilityProperty: true });
   const UPPER = 4, LOWER = 8, CAPITALIZE = 12, CASE_MASK = 12;
+  // Laid out in a box of its own (not inline; display: contents is no box): a name's words on
+  // either side of it are set apart, as Chromium's name from contents does.
+  const OWN_BOX = 16;
 
   // How an element shows its text: white space (CSS white-space-collapse) and case
   // (text-transform), as Chromium's text reads it. One style read per parent of text, once.
@@ -111,6 +114,8 @@
       if (t === "uppercase") mode |= UPPER;
       else if (t === "lowercase") mode |= LOWER;
       else if (t === "capitalize") mode |= CAPITALIZE;
+      const d = st.display;
+      if (d !== "inline" && d !== "contents" && d !== "none") mode |= OWN_BOX;
       textStyleOf.set(el, mode);
     }
     return mode;
@@ -397,12 +402,21 @@
     return m ? m[1].replace(/\\(.)/g, "$1") : "";
   }
 
-  // Text of a subtree for a name: text as it is, each block set apart, embedded controls by
+  // An edge of an element's box in textFrom's stack: met between two pieces of text, the
+  // words are set apart if the element is laid out in a box of its own.
+  class Edge {
+    constructor(el) { this.el = el; }
+  }
+  const SPACE_AT_START = /^[\t\n\f\r ]/, SPACE_AT_END = /[\t\n\f\r ]$/;
+
+  // Text of a subtree for a name: text as it is, each box set apart, embedded controls by
   // their value, elements by their own names (aria-label, alt). Iterative; `budget` caps it.
+  // An element's display is read only where its edge falls between two pieces of text.
   function textFrom(root, referenced, visited, pseudo) {
     const out = [];
     let length = 0;
     const stack = [];
+    const edges = []; // edges met since the last piece of text
     const kids = (n) => {
       if (n.shadowRoot) return n.shadowRoot.childNodes;
       if (n.localName === "slot") {
@@ -414,15 +428,29 @@
     const push = (list) => {
       for (let i = list.length - 1; i >= 0; i--) stack.push(list[i]);
     };
+    const text = (t) => {
+      if (!t) return;
+      if (edges.length) {
+        // White space on either side already sets the words apart: no style to read.
+        if (!SPACE_AT_START.test(t) && !SPACE_AT_END.test(out[out.length - 1])) {
+          for (const e of edges) if (textStyle(e) & OWN_BOX) { out.push(" "); break; }
+        }
+        edges.length = 0;
+      }
+      out.push(t);
+      length += t.length;
+    };
     push(kids(root));
     while (stack.length && length < 10000) {
       const n = stack.pop();
-      if (typeof n === "string") { out.push(n); length += n.length; continue; }
+      if (typeof n === "string") { text(n); continue; }
+      if (n instanceof Edge) {
+        if (length > 0) edges.push(n.el); // nothing before it: it sets nothing apart
+        continue;
+      }
       if (n.nodeType === 3) {
         const how = textStyle(n.parentNode) & CASE_MASK;
-        const t = how ? transform(n.data, how) : n.data;
-        out.push(t);
-        length += t.length;
+        text(how ? transform(n.data, how) : n.data);
         continue;
       }
       if (n.nodeType !== 1) continue;
@@ -434,30 +462,30 @@
       const labelled = n.getAttribute("aria-labelledby");
       if (labelled && !referenced) {
         const t = labelledByText(n, labelled, visited);
-        if (t) { out.push(" " + t + " "); length += t.length; continue; }
+        if (t) { text(" " + t + " "); continue; }
       }
       const value = WIDGET.has(role) || role === "meter" || role === "progressbar" ? embeddedValue(n, tag, role) : null;
       if (value !== null && role !== "button" && role !== "link" && role !== "checkbox" && role !== "radio" && role !== "option" && role !== "menuitem" && role !== "tab" && role !== "treeitem" && role !== "gridcell") {
-        out.push(" " + value + " "); length += value.length; continue;
+        text(" " + value + " ");
+        continue;
       }
       const label = n.getAttribute("aria-label");
-      if (nonEmpty(label)) { out.push(" " + label + " "); length += label.length; continue; }
+      if (nonEmpty(label)) { text(" " + label + " "); continue; }
       if (tag === "svg") {
         // An SVG lends its own name (its <title>), though its role takes none from contents.
         const t = n.querySelector(":scope > title");
-        if (t) out.push(" " + t.textContent + " ");
+        if (t) text(" " + t.textContent + " ");
         continue;
       }
       if (NO_CONTENTS.has(role)) continue;
       if (tag === "img" || tag === "area" || (tag === "input" && n.type === "image")) {
         const alt = n.getAttribute("alt") || n.getAttribute("title") || "";
-        if (alt) out.push(" " + alt + " ");
+        if (alt) text(" " + alt + " ");
         continue;
       }
-      if (tag === "br") { out.push(" "); continue; }
+      if (tag === "br") { text(" "); continue; }
       if (tag === "iframe" || tag === "select" || tag === "textarea" || tag === "input") continue;
-      const isBlock = block(n);
-      if (isBlock) stack.push(" ");
+      stack.push(new Edge(n));
       if (pseudo) {
         const after = pseudoContent(n, "::after");
         if (after) stack.push(after);
@@ -467,7 +495,7 @@
         const before = pseudoContent(n, "::before");
         if (before) stack.push(before);
       }
-      if (isBlock) stack.push(" ");
+      stack.push(new Edge(n));
     }
     return collapse(out.join(""));
   }
