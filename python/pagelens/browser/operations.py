@@ -422,10 +422,10 @@ def waited_for(time: float | None, text: str | None) -> str:  # noqa: A002 (the 
     time when more was asked (Playwright MCP caps it too, but says the time asked)."""
     if text:
         return f"Waited for {escape_page_text(repr(text))}"
-    assert time is not None
-    if time > _WAIT_CAP_S:
-        return f"Waited for {_WAIT_CAP_S:g} s, the most one wait takes ({time:g} s were asked)"
-    return f"Waited for {time:g} s"
+    seconds = time or 0.0
+    if seconds > _WAIT_CAP_S:
+        return f"Waited for {_WAIT_CAP_S:g} s, the most one wait takes ({seconds:g} s were asked)"
+    return f"Waited for {seconds:g} s"
 
 
 async def browser_tabs(
