@@ -124,6 +124,33 @@ def test_text_junctions_joined(nodes):
         assert junction_joined(text, left, right), (left, right, text)
 
 
+def test_texts_straight_in_a_row_are_one_cell():
+    """A row holding texts with no cell around them (ARIA rows built of bare text): texts that
+    follow one another are one run, so one cell, and two that touch stay joined (the junction
+    property above found a row that split them into two cells)."""
+
+    def node(node_id, role, name="", kids=(), backend=None):
+        out = {"nodeId": node_id, "ignored": False, "role": {"type": "role", "value": role}}
+        out["name"] = {"type": "computedString", "value": name}
+        out["childIds"] = list(kids)
+        if backend is not None:
+            out["backendDOMNodeId"] = backend
+        return out
+
+    def rendered(row_kids, extra):
+        nodes = [node("1", "RootWebArea", kids=["2"], backend=1), node("2", "row", kids=row_kids, backend=2), *extra]
+        return tree_of(nodes).render().text.split("\n")[1:]
+
+    texts = [node("3", "StaticText", "Add to Cart", backend=3), node("4", "StaticText", "Add to Cart", backend=4)]
+    assert rendered(["3", "4"], texts) == ["\t| Add to CartAdd to Cart |"]
+    cells = [node("3", "cell", "a", kids=["5"], backend=3), node("4", "cell", "b", kids=["6"], backend=4)]
+    cells += [node("5", "StaticText", "a", backend=5), node("6", "StaticText", "b", backend=6)]
+    assert rendered(["3", "4"], cells) == ["\t| a | b |"]
+    mixed = [node("3", "StaticText", "Total:", backend=3), node("4", "cell", "9", kids=["5"], backend=4)]
+    mixed += [node("5", "StaticText", "9", backend=5)]
+    assert rendered(["3", "4"], mixed) == ["\t| Total: | 9 |"]
+
+
 @SETTINGS
 @given(st.data())
 def test_clickable_elements_are_targets(data):

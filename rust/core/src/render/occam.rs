@@ -1026,11 +1026,30 @@ impl<'t> Renderer<'t> {
     /// `| a | b |`, and `| --- |` after a row of column headers. A clickable row prints
     /// its label first: `row [5] | a | b |`.
     fn row(&mut self, n: u32, depth: u32) {
-        let cells = self.masked_kids(n);
+        // Texts straight inside a row (no cell around them) that follow one another are one
+        // run of text, so one cell: two that touch stay joined, as everywhere else.
+        let mut cells: Vec<Vec<u32>> = Vec::new();
+        for k in self.masked_kids(n) {
+            let text = self.class(k).has(RoleClass::TEXT);
+            match cells.last_mut() {
+                Some(last) if text && self.class(last[0]).has(RoleClass::TEXT) => last.push(k),
+                _ => cells.push(vec![k]),
+            }
+        }
         let mut ids = Vec::new();
         let mut texts: Vec<String> = cells
             .iter()
-            .map(|&c| self.content_text(c, &mut ids))
+            .map(|group| match group.as_slice() {
+                [one] => self.content_text(*one, &mut ids),
+                run_of_texts => {
+                    let mut run = Run::default();
+                    for &t in run_of_texts {
+                        self.collect(t, NONE, false, &mut run);
+                    }
+                    ids.append(&mut run.ids);
+                    join_line(&run.pieces)
+                }
+            })
             .collect();
         // A row's name is normally its cells' text; one that says more is kept, first.
         let name = self.name(n);
@@ -1062,7 +1081,7 @@ impl<'t> Renderer<'t> {
             && texts.len() == cells.len()
             && cells
                 .iter()
-                .all(|&c| self.t.node(c).role.as_ref() == "columnheader");
+                .all(|group| self.t.node(group[0]).role.as_ref() == "columnheader");
         if header {
             let sep = format!("|{}", " --- |".repeat(cells.len()));
             self.out.push_line(depth, sep);
