@@ -327,5 +327,10 @@ def test_the_guide_and_help():
         [sys.executable, "-m", "pagelens", "browser", "guide"], capture_output=True, text=True, timeout=60
     )
     assert guide.returncode == 0 and "pagelens browser open URL" in guide.stdout and "*[id]" in guide.stdout
+    # Every exit code a command can end with is in the guide.
+    from pagelens.cli.shell import EXIT_CODES
+
+    said = set(re.findall(r"(?:exit codes?:|code) (\d)\b|, (\d) ", guide.stdout))
+    assert {str(code) for code in EXIT_CODES.values()} <= {n for pair in said for n in pair if n}
     helped = subprocess.run([sys.executable, "-m", "pagelens", "--help"], capture_output=True, text=True, timeout=60)
     assert "browser" in helped.stdout

@@ -76,9 +76,10 @@ with the path of its ancestors; `snapshot --subtree 31` prints one element's par
 `snapshot --interactive` only the lines you can act on; `snapshot --max-tokens 2000` a budget.
 
 Ids stay with their element while it is on the page. An id that names nothing (the page
-changed) exits with code 4: take a new `snapshot`. Other exit codes: 3 no open session (run
-`open`), 5 a host that is not allowed, 6 a page that could not be opened, 7 an action that
-failed (the message says why), 9 a dialog is open (`pagelens browser dialog accept` or
+changed) exits with code 4: take a new `snapshot`. Other exit codes: 2 a command written
+wrong (`--help` shows how), 3 no open session (run `open`), 5 a host that is not allowed, 6 a
+page that could not be opened, 7 an action that failed (the message says why), 8 the browser
+failed (the next command restarts it), 9 a dialog is open (`pagelens browser dialog accept` or
 `dismiss`).
 
 More: `wait TEXT` (or `--gone TEXT`, `--seconds S`), `tabs`, `tabs new URL`, `tabs select N`,
