@@ -112,6 +112,19 @@ def page_of(messages) -> str:
     return section(messages[-1]["content"], "CURRENT OBSERVATION")
 
 
+def test_a_run_that_could_take_no_step_is_refused_before_anything(tmp_path):
+    """run_agent itself (not only the CLI) refuses max_steps or max_failed_decisions below 1,
+    before it opens a page or writes a trajectory."""
+    from pagelens import ArgumentError
+
+    for steps, failed in ((0, None), (-3, None), (5, 0)):
+        with pytest.raises(ArgumentError, match="at least 1"):
+            asyncio.run(
+                run_agent(None, None, "t", "http://127.0.0.1:1/", tmp_path / "r", steps, max_failed_decisions=failed)
+            )  # type: ignore[arg-type]
+    assert not (tmp_path / "r").exists()
+
+
 def test_branch_and_prune_scope_the_history(site, tmp_path):
     script = Script(
         [

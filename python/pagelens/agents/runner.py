@@ -9,6 +9,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Protocol
 
+from pagelens._core import ArgumentError
 from pagelens._io import write_atomically
 from pagelens.actions import Action
 from pagelens.agents.base import Decision, apply_internal
@@ -74,6 +75,11 @@ async def run_agent(
     ``ended`` is asked after every step whether the benchmark considers the task over (MiniWoB++
     ends its episode on its own): then the run ends there (reason "task_done"), so nothing the
     agent does afterwards counts."""
+    # Before anything is opened or written: a run that could take no step is a mistake.
+    if max_steps < 1 or (max_failed_decisions is not None and max_failed_decisions < 1):
+        raise ArgumentError(
+            f"max_steps and max_failed_decisions are at least 1, not {max_steps} and {max_failed_decisions}"
+        )
     out = Path(out_dir)
     reads_html = getattr(agent, "observation", "ax") == "html"
 
