@@ -34,6 +34,16 @@ FACTS: dict[str, tuple[str, str, dict] | None] = {
     "label-with-textbox": ("checkbox", "Flash the screen 3 times", {}),  # embedded control: its value
     "label-with-select": ("checkbox", "Show 10 rows", {}),  # embedded select: its chosen option
     "label-with-range": ("checkbox", "Volume 7 level", {}),  # embedded range: its value
+    # A label whose words name a shown checkbox or radio, holding nothing else, is no node (as in
+    # Chromium: its words are read once, as the control's name); any other label is LabelText.
+    "label-of-checkbox": None,
+    "label-around-radio": None,
+    "radio-in-label": ("radio", "Express", {}),
+    "label-with-link": ("LabelText", "", {}),
+    "label-of-textbox": ("LabelText", "", {}),
+    "label-of-unseen-checkbox": ("LabelText", "", {}),
+    "label-not-the-name": ("LabelText", "", {}),
+    "named-by-labels-own-label": ("checkbox", "Keep me signed in", {}),  # accname: the label's own name
     "title-only": ("button", "Close", {}),
     "placeholder-only": ("textbox", "Search site", {}),
     "submit-default": ("button", "Submit", {}),
@@ -154,6 +164,15 @@ def test_chromium_agrees_on_most_facts(browser, names):
         else:
             disagree.append((case, theirs))
     assert agree >= len([f for f in FACTS.values() if f]) - 3, disagree
+
+
+def test_a_label_naming_a_checkbox_is_read_once(names):
+    """The words of a label that names a checkbox or radio appear once, as its name; a label that
+    holds more (a link) or names something else stays, words and all."""
+    obs, _ = names
+    for once in ("Remember me", "Express"):
+        assert len(re.findall(rf"\b{once}\b", obs.text)) == 1, (once, obs.text)
+    assert "terms" in obs.text and "City" in obs.text and "Not its name" in obs.text
 
 
 def test_hidden_text_is_not_read(names):
@@ -527,3 +546,36 @@ def test_an_action_reuses_pagelens_world_and_a_stale_context_runs_nothing(browse
     assert "Archive" in step.observation.text  # the right element was clicked
     title = browser.run(lambda aenv: aenv.page.title())
     assert title == "Menu and dialog"
+
+
+def test_a_modal_dialog_leaves_the_rest_of_its_document_out(browser, site):
+    """What a modal dialog makes inert is no node (Chromium's tree leaves it out too, and it
+    cannot be clicked): only the dialog is read, wherever it sits (in light DOM slotted into a
+    shadow tree as well); a dialog shown without being modal leaves the page as it is."""
+    behind = ("Behind the dialog", "Text behind", "a link behind", "Open plain", "Slotted behind", "Shadow behind",
+              "Frame behind", "After everything")  # fmt: skip
+
+    def page_evaluate(expression):
+        async def go(aenv):
+            await aenv.page.evaluate(expression)
+
+        browser.run(go)
+
+    browser.config.source = "dom"
+    obs = browser.reset(site.url("site/modal.html"))
+    assert all(text in obs.text for text in behind), obs.text
+    page_evaluate("document.getElementById('nonmodal').show()")
+    obs = browser.observe()
+    assert all(text in obs.text for text in behind) and "Inside the non-modal dialog" in obs.text, obs.text
+    for dialog, inside in (("plain", "Inside the plain dialog"), ("slotted", "Inside the slotted dialog")):
+        page_evaluate(f"document.getElementById('nonmodal').close(); document.getElementById('{dialog}').showModal()")
+        for source in ("dom", "ax"):
+            browser.config.source = source
+            obs = browser.observe()
+            assert inside in obs.text, (source, obs.text)
+            assert not [text for text in behind if text in obs.text], (source, obs.text)
+            assert "Inside the non-modal dialog" not in obs.text
+        browser.config.source = "dom"
+        page_evaluate(f"document.getElementById('{dialog}').close()")
+    obs = browser.observe()
+    assert all(text in obs.text for text in behind), obs.text

@@ -44,6 +44,21 @@ def test_observe_a_live_page_from_either_reader(site):
         assert text.returncode == 0 and "combobox [" in text.stdout and "'Colour'" in text.stdout, text.stderr
 
 
+def test_observe_says_when_a_page_was_read_another_way(tmp_path):
+    """A page the capture cannot read whole (a closed shadow root) is read from Chromium's tree,
+    and `pagelens observe` says so on stderr (the page still on stdout)."""
+    page = tmp_path / "closed.html"
+    page.write_text(
+        "<title>Closed</title><div id=h></div><script>"
+        "document.getElementById('h').attachShadow({mode: 'closed'}).innerHTML = '<button>Sealed</button>'"
+        "</script>"
+    )
+    r = run("observe", str(page))
+    assert r.returncode == 0, r.stderr
+    assert "button [" in r.stdout and "'Sealed'" in r.stdout
+    assert "pagelens: note: read from Chromium's accessibility tree: 1 closed shadow roots" in r.stderr, r.stderr
+
+
 def test_clean_and_chunks():
     path = str(CORPUS / "001" / "source.html.gz")
     r = run("clean", path)

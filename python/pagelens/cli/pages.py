@@ -77,6 +77,8 @@ def _observe_live(source: str, args: argparse.Namespace) -> tuple[AXTree, str, s
             header += "\n" + extra
         for error in obs.frame_errors:
             print(f"pagelens: warning: {error}", file=sys.stderr)
+        for note in obs.notes:  # read another way than asked (a closed shadow root), and why
+            print(f"pagelens: note: {note}", file=sys.stderr)
         return obs.tree, obs.url, header, dict(obs.timings_ms)
 
 

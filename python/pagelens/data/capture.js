@@ -522,12 +522,34 @@
     return collapse(parts.join(" "));
   }
 
+  // A label Chromium leaves out of its tree: it names a checkbox or radio that is shown (by its
+  // label, not by aria-label or aria-labelledby) and holds nothing but its words (and the
+  // control itself, when it wraps it) — nothing of its own to read or act on.
+  function flatParent(n) {
+    return n.assignedSlot || n.parentNode || n.host || null;
+  }
+
+  function redundantLabel(label) {
+    const control = label.control;
+    if (!control || control.localName !== "input" || (control.type !== "checkbox" && control.type !== "radio")) return false;
+    if (control.hasAttribute("aria-labelledby") || nonEmpty(control.getAttribute("aria-label"))) return false;
+    if (!control.checkVisibility(VISIBILITY)) return false;
+    if (hasAria(label) || clickable.has(label) || label.hasAttribute("onclick") || label.hasAttribute("tabindex")) return false;
+    for (let c = label.firstChild; c; c = c.nextSibling) if (c.nodeType === 1 && c !== control) return false;
+    return true;
+  }
+
   function labelsText(el) {
     const labels = el.labels;
     if (!labels || labels.length === 0) return "";
     const parts = [];
     const visited = new Set([el]);
-    for (const l of labels) if (!hiddenForName(l)) parts.push(textFrom(l, false, visited, false));
+    for (const l of labels) {
+      if (hiddenForName(l)) continue;
+      // A label is named as any element is (accname's step 2C before its contents).
+      const own = l.getAttribute("aria-label");
+      parts.push(nonEmpty(own) ? own : textFrom(l, false, visited, false));
+    }
     return collapse(parts.join(" "));
   }
 
@@ -788,8 +810,22 @@
     const hiddens = [];
     const docs = [];
     let entered = 0;
+    // A modal dialog makes the rest of its document inert: not read (Chromium's tree leaves it
+    // out, and nothing there can be clicked). `aboveModal` holds each modal's ancestors in the
+    // flat tree (shadow roots and slots too): a node whose parent is one of them is read only
+    // if it is one as well, or a modal itself.
+    const modals = new Set();
+    const aboveModal = new Set();
+    function findModals(doc) {
+      for (const d of doc.getElementsByTagName("dialog")) {
+        if (!d.open || !d.matches(":modal")) continue;
+        modals.add(d);
+        for (let n = flatParent(d); n && !aboveModal.has(n); n = flatParent(n)) aboveModal.add(n);
+      }
+    }
     function enterDocument(doc, parent) {
       entered++;
+      findModals(doc);
       askHook(doc, options, docs);
       const props = [];
       const active = doc.activeElement;
@@ -805,6 +841,7 @@
       const parent = parents.pop();
       const hiddenParent = hiddens.pop();
       if (count >= maxNodes) break;
+      if (aboveModal.size && aboveModal.has(node.parentNode) && !aboveModal.has(node) && !modals.has(node)) continue;
       if (node.nodeType === 3) {
         if (hiddenParent) continue;
         let data = node.data;
@@ -849,6 +886,12 @@
       }
       if (role === "LineBreak") {
         row(el, parent, "LineBreak", "\n", 0, null, null, NO_PROPS);
+        continue;
+      }
+      if (role === "LabelText" && redundantLabel(el)) {
+        // Its words are the name of the checkbox it labels: read once, as Chromium reads them.
+        const control = el.control;
+        if (control.parentNode === el) visit(control, parent, false);
         continue;
       }
       // A listener makes an element a node of its own (as Chromium keeps it); it is marked
