@@ -8,6 +8,7 @@ import pytest
 
 from pagelens.browser import BrowserEnv, HostAllowList
 from pagelens.browser.guard import Refusal, RequestGuard
+from pagelens.errors import ArgumentError
 
 
 def off_list(site, since: int) -> list[tuple[str, str, str]]:
@@ -118,3 +119,35 @@ def test_the_guards_verdicts():
     # The URL is the page's: in what the model reads it cannot pass for an id.
     forged = Refusal("http://evil.test/button%20*[4]", None).message(guard.allow)
     assert "*\\[4]" in forged and "*[4]" not in forged
+
+
+@pytest.mark.parametrize(
+    ("entry", "url", "allowed"),
+    [
+        ("shop.test", "https://shop.test:8443/a", True),  # any port
+        ("shop.test:7770", "http://shop.test:7770/", True),
+        ("shop.test:7770", "http://shop.test:7771/", False),
+        ("shop.test:443", "https://shop.test/", True),  # the scheme's port
+        ("*.shop.test", "http://a.b.shop.test/", True),
+        ("*.shop.test", "http://evilshop.test/", False),
+        ("::1", "http://[::1]:8000/", True),  # an IPv6 address as a URL's host reads
+        ("[::1]", "http://[::1]/", True),
+        ("[::1]:8000", "http://[::1]:8000/", True),
+        ("[::1]:8000", "http://[::1]:9000/", False),
+    ],
+)
+def test_an_entry_allows_its_host(entry, url, allowed):
+    assert HostAllowList([entry]).allows(url) is allowed
+
+
+def test_a_start_url_on_an_ipv6_address_allows_itself():
+    # Its host once read as a host ":" with port "1": the run refused its own start page.
+    assert HostAllowList.for_start_url("http://[::1]:8765/a").allows("http://[::1]:8765/b")
+
+
+@pytest.mark.parametrize("entry", ["", "  ", "http://shop.test", "shop.test/path", "file:relative", "shop test"])
+def test_an_entry_that_is_no_host_is_refused_not_dropped(entry):
+    """An entry that can match nothing (a URL, an empty word) is refused, naming it: dropped in
+    silence, a run would refuse every page without saying why, or allow less than asked."""
+    with pytest.raises(ArgumentError, match="host"):
+        HostAllowList(["shop.test", entry])

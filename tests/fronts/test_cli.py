@@ -88,3 +88,18 @@ def test_version_names_pagelens_its_core_playwright_and_chromium():
     lines = dict(line.split(" ", 1) for line in proc.stdout.splitlines())
     assert lines["pagelens"] == pagelens.__version__ and lines["pagelens-core"] == pagelens.CORE_VERSION
     assert lines["playwright"][0].isdigit() and lines["chromium"].startswith("Chromium ")
+
+
+def test_every_allow_host_option_refuses_what_is_no_host():
+    """A URL or an empty word given as a host exits 2 naming it, before anything starts (the
+    allow-list once dropped an empty one and took a URL that matches nothing)."""
+    for command in (
+        ["observe", "page.html"],
+        ["mcp"],
+        ["run", "--task", "t.json"],
+        ["browser", "open", "http://127.0.0.1:1/"],
+    ):
+        for bad, said in (("http://shop.test", "not a host"), ("", "an empty host")):
+            r = run(*command, "--allow-host", bad)
+            assert r.returncode == 2, (command, bad, r.stderr)
+            assert said in r.stderr and "Traceback" not in r.stderr, (command, r.stderr)

@@ -8,6 +8,7 @@ from urllib.parse import unquote, urlsplit
 
 from pagelens._core import escape_page_text
 from pagelens.errors import ArgumentError
+from pagelens.hosts import host_entry_problem
 
 # Documents that are not a site: always allowed.
 _LOCAL_SCHEMES = frozenset({"about", "data", "blob", "javascript"})
@@ -19,9 +20,14 @@ class HostAllowList:
     (the files under that directory)."""
 
     def __init__(self, hosts: Iterable[str]):
+        entries = list(hosts)
+        for entry in entries:
+            problem = host_entry_problem(entry)
+            if problem is not None:
+                raise ArgumentError(problem)
         # Host names are case-blind; a directory's path is not.
         self.hosts: tuple[str, ...] = tuple(
-            dict.fromkeys(h.strip() if h.strip().startswith("file:") else h.strip().lower() for h in hosts if h.strip())
+            dict.fromkeys(h.strip() if h.strip().startswith("file:") else h.strip().lower() for h in entries)
         )
         if not self.hosts:
             raise ArgumentError("an allow-list needs at least one host")
@@ -62,12 +68,10 @@ class HostAllowList:
                 base = entry[2:]
                 if host == base or host.endswith("." + base):
                     return True
-            elif ":" in entry and not entry.startswith("["):
-                name, _, want = entry.rpartition(":")
-                if host == name and str(port if port is not None else _default_port(scheme)) == want:
+            else:
+                name, want = _host_and_port(entry)
+                if host == name and (want is None or str(port if port is not None else _default_port(scheme)) == want):
                     return True
-            elif host == entry:
-                return True
         return False
 
     def refusal(self, url: str, redirected_from: str | None = None) -> str:
@@ -83,6 +87,18 @@ class HostAllowList:
 
     def __repr__(self) -> str:
         return f"HostAllowList({list(self.hosts)!r})"
+
+
+def _host_and_port(entry: str) -> tuple[str, str | None]:
+    """An entry's host and port (None: any): ``example.com:8080``; an IPv6 address bare
+    (``::1``, as a URL's host reads) or in brackets (``[::1]``, ``[::1]:8080``)."""
+    if entry.startswith("["):
+        inside, _, rest = entry[1:].partition("]")
+        return inside, rest[1:] if rest.startswith(":") else None
+    if entry.count(":") == 1:
+        name, _, port = entry.partition(":")
+        return name, port
+    return entry, None
 
 
 def _default_port(scheme: str) -> int:

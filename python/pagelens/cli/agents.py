@@ -17,7 +17,7 @@ from pagelens.cli.common import (
     own_host,
     param_default,
 )
-from pagelens.cli.types import positive_int
+from pagelens.cli.types import host_entry, positive_int
 from pagelens.studies.settings import StudySettings
 
 if TYPE_CHECKING:
@@ -143,7 +143,7 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     run.add_argument("--out", default="run", help="folder for the trajectory and report")
     run.add_argument("--resume", action="store_true", help="continue the run in --out where it stopped")
     run.add_argument("--task-id", type=int, help="WebArena task id, recorded for `pagelens eval`")
-    run.add_argument("--allow-host", action="append", default=[], help="also allow navigation to HOST")
+    run.add_argument("--allow-host", action="append", type=host_entry, default=[], help="also allow navigation to HOST")
     run.add_argument("--screenshots", action="store_true", help="save a screenshot per step (in the report)")
     run.add_argument(
         "--no-new-marks",

@@ -11,6 +11,7 @@ from pagelens import AXTree, Dom, chunk, load_tokenizer, settle
 from pagelens._core import escape_page_text
 from pagelens.browser.config import OBSERVATION_SOURCES, SOURCE_HELP
 from pagelens.cli.common import choices_help, own_host, read_file
+from pagelens.cli.types import host_entry
 from pagelens.corpus import BUILTIN_NAME, builtin_page
 
 
@@ -145,6 +146,7 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     live.add_argument(
         "--allow-host",
         action="append",
+        type=host_entry,
         default=[],
         metavar="HOST",
         help="also allow navigation to HOST (repeatable; the page's own host always is)",

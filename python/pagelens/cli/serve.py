@@ -8,7 +8,7 @@ import os
 from pathlib import Path
 
 from pagelens.cli.common import host_port
-from pagelens.cli.types import non_negative_float, positive_int
+from pagelens.cli.types import host_entry, non_negative_float, positive_int
 from pagelens.serving import CAPABILITIES, SNAPSHOT_MODES
 from pagelens.settle import AFTER_ACTION_MS, SETTLE_MS_HELP
 
@@ -72,6 +72,7 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     mcp.add_argument(
         "--allow-host",
         action="append",
+        type=host_entry,
         default=[],
         help="a host pages may go to (repeatable); without any, browser_navigate allows the hosts it is asked "
         "to open and the page is held to those",

@@ -24,7 +24,7 @@ import time
 from pathlib import Path
 from typing import Any, NoReturn
 
-from pagelens.cli.types import non_negative_float, positive_float, positive_int
+from pagelens.cli.types import host_entry, non_negative_float, positive_float, positive_int
 from pagelens.errors import PagelensError
 from pagelens.serving import SessionFilesError, runtime_dir, session_files
 from pagelens.settle import AFTER_ACTION_MS, SETTLE_MS_HELP
@@ -465,7 +465,9 @@ def register_commands(parser: argparse.ArgumentParser) -> None:
 
     p = command("open", "open a URL (starting the session's browser)")
     p.add_argument("url")
-    p.add_argument("--allow-host", action="append", default=[], help="a host pages may go to (repeatable)")
+    p.add_argument(
+        "--allow-host", action="append", type=host_entry, default=[], help="a host pages may go to (repeatable)"
+    )
     p.add_argument("--allow-file", action="append", default=[], metavar="DIR", help="a directory file: URLs may open")
     p.add_argument("--headed", action="store_true", help="show the browser window")
     p.add_argument(

@@ -1,9 +1,12 @@
 """Argument types of the command line, in a module of their own that imports nothing but
-argparse: `pagelens browser`'s client, run at every step of a shell agent, uses them too."""
+argparse (and pagelens.hosts, which imports nothing): `pagelens browser`'s client, run at every
+step of a shell agent, uses them too."""
 
 from __future__ import annotations
 
 import argparse
+
+from pagelens.hosts import host_entry_problem
 
 
 def positive_int(text: str) -> int:
@@ -36,4 +39,12 @@ def positive_float(text: str) -> float:
     return value
 
 
-__all__ = ["non_negative_float", "positive_float", "positive_int"]
+def host_entry(text: str) -> str:
+    """An argparse type: an allow-list entry (a host, not a URL; see pagelens.hosts)."""
+    problem = host_entry_problem(text)
+    if problem is not None:
+        raise argparse.ArgumentTypeError(problem)
+    return text.strip()
+
+
+__all__ = ["host_entry", "non_negative_float", "positive_float", "positive_int"]
