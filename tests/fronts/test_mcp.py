@@ -877,3 +877,41 @@ def test_a_find_says_how_many_lines_matched_and_that_it_left_some_out():
     few = matching_lines(text, {len(lines) - 1}, "Buy")
     assert few == "1 line matches 'Buy':\nbutton [9] 'Buy'    (in: RootWebArea 'Shop')"
     assert matching_lines(text, set(), "nothing") == "nothing on the page matches 'nothing'"
+
+
+def test_a_download_is_saved_in_the_output_directory_and_said(site, tmp_path):
+    """A file the page downloads (a click, or browser_navigate to a file) is saved in the output
+    directory under the page's name for it (made safe: no directory, no name of another file) and
+    the answer says so in Playwright MCP's words; a file is never answered as a failed page."""
+
+    async def session_run():
+        async with stdio_session("--output-dir", str(tmp_path)) as s:
+            error, page = await call(s, "browser_navigate", url=site.url("site/downloads.html"))
+            assert not error, page
+            error, got = await call(s, "browser_click", ref=find_id(page, "link", "Report"))
+            assert not error, got
+            assert "### Events\n- Downloading file report.csv ...\n" in got, got
+            assert f'- Downloaded file report.csv to "{tmp_path / "report.csv"}"' in got, got
+            assert (tmp_path / "report.csv").read_bytes() == b"x" * 12
+            # The same name again: another file, the first kept.
+            error, again = await call(s, "browser_click", ref=find_id(page, "link", "Report again"))
+            assert not error and f'to "{tmp_path / "report (2).csv"}"' in again, again
+            assert (tmp_path / "report (2).csv").read_bytes() == b"x" * 30 and (
+                tmp_path / "report.csv"
+            ).stat().st_size == 12
+            # A name that climbs out of the directory and forges an id stays inside, escaped.
+            error, tricky = await call(s, "browser_click", ref=find_id(page, "link", "Tricky name"))
+            assert not error and "Downloaded file " in tricky and "escape _\\[3].txt" in tricky, tricky
+            assert "_[3]" not in tricky  # the page's bracket cannot pass for an id
+            names = sorted(p.name for p in tmp_path.iterdir())
+            assert len(names) == 3 and names[0].endswith("escape _[3].txt") and "/" not in names[0], names
+            # Said once: the next answer has no events.
+            error, snap = await call(s, "browser_snapshot")
+            assert not error and "### Events" not in snap
+            # An address that is a file: downloaded, not a failed navigation.
+            error, direct = await call(s, "browser_navigate", url=site.url("download?name=direct.txt"))
+            assert not error, direct
+            assert "the address is a file to download" in direct and "Downloaded file direct.txt" in direct, direct
+            assert (tmp_path / "direct.txt").is_file()
+
+    asyncio.run(session_run())

@@ -7,7 +7,8 @@ corpus was captured at ``http://corpus.local/PAGE.html``: map that host here wit
 :meth:`SiteServer.corpus_host_rule` and the page gets its original URL). Everything else is 404, and
 the browser is told to refuse other hosts, so runs are sealed and repeatable.
 ``/redirect?to=URL&code=N`` answers a redirect to URL (GET or POST); ``/slow?ms=N`` answers
-"late" after N ms (work a page waits for after an action); ``requests`` lists every
+"late" after N ms (work a page waits for after an action); ``/download?name=N&bytes=K`` a file
+to save; ``requests`` lists every
 request that reached the server, with its Host header.
 """
 
@@ -46,6 +47,17 @@ class _Handler(http.server.BaseHTTPRequestHandler):
             self.send_header("Content-Length", "4")
             self.end_headers()
             self.wfile.write(b"late")
+            return
+        if path == "/download":
+            # /download?name=N&bytes=K: a file to save, not a page (Content-Disposition: attachment).
+            query = parse_qs(urlsplit(self.path).query)
+            data = b"x" * int(query.get("bytes", ["12"])[0])
+            self.send_response(200)
+            self.send_header("Content-Type", "application/octet-stream")
+            self.send_header("Content-Disposition", f'attachment; filename="{query.get("name", ["file.bin"])[0]}"')
+            self.send_header("Content-Length", str(len(data)))
+            self.end_headers()
+            self.wfile.write(data)
             return
         body: bytes | None = None
         if path.startswith("/site/"):

@@ -12,6 +12,7 @@ a shell's exit code): ``usage``, ``no_page``, ``unknown_id``, ``refused``, ``nav
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import re
 import tempfile
 import time
@@ -31,7 +32,7 @@ from pagelens.browser.config import BrowserConfig
 from pagelens.browser.env import AsyncBrowserEnv
 from pagelens.browser.launch import LaunchOptions
 from pagelens.browser.records import PageObservation, StepResult
-from pagelens.errors import PagelensError
+from pagelens.errors import PagelensError, one_line
 from pagelens.serving import SnapshotMode
 from pagelens.settle import AFTER_ACTION_MS
 
@@ -54,6 +55,43 @@ IDLE_TIMEOUT_S = 30 * 60.0
 # "12", "[12]", "*[12]", and the forms a prompt written for Playwright MCP may use: "e12", "[ref=e12]".
 _REF = re.compile(r"^\s*\*?\[?\s*(?:ref\s*=\s*)?e?(\d+)\s*\]?\s*$")
 _LOG_LIMIT = 1000  # console messages and requests kept per session
+# How long an answer waits for the downloads its action started to be saved (a longer one is
+# said to be under way, and said saved in a later answer).
+DOWNLOAD_WAIT_S = 10.0
+_DOWNLOADS_KEPT = 100
+
+
+def safe_file_name(suggested: str) -> str:
+    """A file name for what a page offers as ``suggested`` (its words: no directory, no hidden
+    file, no character a shell or another system reads specially, no lone surrogate)."""
+    name = suggested.encode("utf-8", "replace").decode("utf-8").replace("\\", "/").rsplit("/", 1)[-1]
+    name = "".join(c if c.isprintable() and c not in '<>:"|?*' else "_" for c in name).strip().lstrip(".-")
+    return name[:200].strip() or "download"
+
+
+def free_path(directory: Path, name: str) -> Path:
+    """``directory/name``, or ``name (2)`` and so on if that is taken; the file is created (empty)
+    so that no other download takes the same name."""
+    stem, dot, ext = name.rpartition(".") if "." in name else (name, "", "")
+    for n in range(1, 10_000):
+        candidate = directory / (name if n == 1 else f"{stem} ({n}){dot}{ext}")
+        try:
+            with open(candidate, "x"):
+                return candidate
+        except FileExistsError:
+            continue
+    raise SessionError(f"no free file name for the download {name!r} in {directory}", "action")
+
+
+@dataclass
+class _Download:
+    """A file a page downloaded: saved under ``path`` (in the session's output directory)."""
+
+    name: str
+    path: Path
+    state: str = "started"  # then "saved" or "failed"
+    error: str = ""
+    said: str = ""  # the state an answer last reported
 
 
 class SessionError(PagelensError):
@@ -142,6 +180,9 @@ class BrowserSession:
         self.requests: deque[tuple[int, Any]] = deque(maxlen=_LOG_LIMIT)
         self.navigations = 0
         self._watched: weakref.WeakSet[Any] = weakref.WeakSet()
+        self.downloads: deque[_Download] = deque(maxlen=_DOWNLOADS_KEPT)
+        self._saving: set[asyncio.Task[None]] = set()
+        self._download_seen = asyncio.Event()  # set by every download, cleared by every action
 
     # -- the browser ------------------------------------------------------------------------
 
@@ -227,6 +268,56 @@ class BrowserSession:
         page.on("requestfinished", lambda r: self.requests.append((self.navigations, r)))
         page.on("requestfailed", lambda r: self.requests.append((self.navigations, r)))
         page.on("filechooser", lambda chooser: self.choosers.append(chooser))
+        page.on("download", self._on_download)
+
+    def _on_download(self, download: Any) -> None:
+        self._download_seen.set()
+        try:
+            self.options.output_dir.mkdir(parents=True, exist_ok=True)
+            path = free_path(self.options.output_dir, safe_file_name(download.suggested_filename))
+        except (OSError, SessionError) as e:
+            name = safe_file_name(download.suggested_filename)
+            self.downloads.append(_Download(name, self.options.output_dir, "failed", one_line(e)))
+            return
+        record = _Download(path.name, path)
+        self.downloads.append(record)
+        task = asyncio.ensure_future(self._save(download, record))
+        self._saving.add(task)
+        task.add_done_callback(self._saving.discard)
+
+    async def _save(self, download: Any, record: _Download) -> None:
+        try:
+            await download.save_as(record.path)
+        except Exception as e:  # cancelled, refused, the browser gone: said, and nothing left half
+            failure = None
+            try:
+                failure = await download.failure()
+            except Exception:  # noqa: BLE001 (the first error is the one said)
+                failure = None
+            record.state, record.error = "failed", failure or one_line(e)
+            record.path.unlink(missing_ok=True)
+        else:
+            record.state = "saved"
+
+    async def _downloads_saved(self) -> None:
+        """Waits (at most DOWNLOAD_WAIT_S) for the downloads under way to be saved."""
+        if self._saving:
+            await asyncio.wait(set(self._saving), timeout=DOWNLOAD_WAIT_S)
+
+    def _download_lines(self) -> list[str]:
+        """What happened to downloads since the last answer said (Playwright MCP's words)."""
+        lines = []
+        for d in self.downloads:
+            if d.said == d.state:
+                continue
+            if d.state == "started" or (d.said == "" and d.state != "failed"):
+                lines.append(f"- Downloading file {d.name} ...")
+            if d.state == "saved":
+                lines.append(f'- Downloaded file {d.name} to "{d.path}"')
+            elif d.state == "failed":
+                lines.append(f"- Download of {d.name} failed: {d.error}")
+            d.said = d.state
+        return [escape_page_text(line) for line in lines]
 
     async def save_state(self) -> dict[str, Any]:
         """The browser's cookies and each origin's localStorage (Playwright's storage state)."""
@@ -257,6 +348,8 @@ class BrowserSession:
         if self.pending is not None:
             self.pending.cancel()
             self.pending = None
+        for task in list(self._saving):
+            task.cancel()
         if self.env is not None:
             await self.env.close()
             self.env = None
@@ -273,6 +366,7 @@ class BrowserSession:
         env = self.env if opening else self.page_env()
         assert env is not None
         self._refuse_if_modal()
+        self._download_seen.clear()
         task: asyncio.Task[StepResult] = asyncio.ensure_future(work())
         opened = asyncio.ensure_future(env.dialog_opened.wait())
         try:
@@ -282,7 +376,16 @@ class BrowserSession:
         if not task.done():
             self.pending = task
             return self.compose(f"{what}: a dialog opened", None)
-        return self.finish(what, task.result(), full=full)
+        result = task.result()
+        if not result.ok and result.error_kind == "navigation" and "Download is starting" in (result.error or ""):
+            # A navigation that turned out to be a file (Playwright's words): downloaded, not
+            # failed. Its download event may trail the navigation's end.
+            with contextlib.suppress(asyncio.TimeoutError):
+                await asyncio.wait_for(self._download_seen.wait(), DOWNLOAD_WAIT_S)
+            await self._downloads_saved()
+            return self.compose(f"{what}: the address is a file to download", None)
+        await self._downloads_saved()
+        return self.finish(what, result, full=full)
 
     def finish(self, what: str, result: StepResult, *, full: bool = False) -> str:
         if not result.ok:
@@ -319,6 +422,9 @@ class BrowserSession:
             modal = self._modal_lines()
             if modal:
                 parts += ["### Modal state", *modal]
+            events = self._download_lines()
+            if events:
+                parts += ["### Events", *events]
             mode = "full" if full else self.options.snapshot_mode
             if mode == "incremental":
                 changes = describe_changes(before, obs)
@@ -338,6 +444,9 @@ class BrowserSession:
             modal = self._modal_lines()
             if modal:
                 parts += ["### Modal state", *modal]
+            events = self._download_lines()
+            if events:
+                parts += ["### Events", *events]
         return "\n".join(parts)
 
     def _tab_lines(self, obs: PageObservation) -> list[str]:
@@ -387,4 +496,7 @@ class BrowserSession:
         modal = self._modal_lines()
         if modal:
             parts += ["### Modal state", *modal]
+        events = self._download_lines()
+        if events:
+            parts += ["### Events", *events]
         return "\n".join([*parts, *self._snapshot(obs, max_tokens)])

@@ -133,7 +133,8 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         "address ('*': no Host/Origin check)",
     )
     mcp.add_argument(
-        "--output-dir", help="where snapshots over the budget and named files go (default: a temporary folder)"
+        "--output-dir",
+        help="where snapshots over the budget, named files and downloads go (default: a temporary folder)",
     )
     mcp.add_argument(
         "--max-tokens",

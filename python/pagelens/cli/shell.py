@@ -85,7 +85,8 @@ failed (the next command restarts it), 9 a dialog is open (`pagelens browser dia
 More: `wait TEXT` (or `--gone TEXT`, `--seconds S`), `tabs`, `tabs new URL`, `tabs select N`,
 `screenshot FILE --ids`, `upload FILE...` (after clicking a file input), `state save FILE` /
 `state load FILE` (cookies and storage), `--session NAME` for a second browser, `--json` for
-machine-readable output.
+machine-readable output. A file the page downloads is saved in the session's output directory
+(`open --output-dir DIR`) and the answer says where (`### Events`).
 """
 
 
@@ -477,7 +478,7 @@ def register_commands(parser: argparse.ArgumentParser) -> None:
         metavar="SECONDS",
         help="end the session after this long without a command (default 1800)",
     )
-    p.add_argument("--output-dir", help="where snapshots over the budget are written")
+    p.add_argument("--output-dir", help="where snapshots over the budget and downloaded files are written")
     p.add_argument(
         "--settle-ms",
         type=non_negative_float,
