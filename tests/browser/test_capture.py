@@ -44,6 +44,7 @@ FACTS: dict[str, tuple[str, str, dict] | None] = {
     "label-of-unseen-checkbox": ("LabelText", "", {}),
     "label-not-the-name": ("LabelText", "", {}),
     "named-by-labels-own-label": ("checkbox", "Keep me signed in", {}),  # accname: the label's own name
+    "canvas-button": ("button", "Canvas button", {}),  # a canvas' fallback content is read in its place
     "title-only": ("button", "Close", {}),
     "placeholder-only": ("textbox", "Search site", {}),
     "submit-default": ("button", "Submit", {}),
@@ -180,6 +181,16 @@ def test_hidden_text_is_not_read(names):
     for hidden in ("Hidden words", "Inside details", "Inert", "Gone", "Layout table"):
         assert hidden not in obs.text
     assert "Shown details" in obs.text and "Shown" in obs.text
+    # Contents never shown: a supported video's fallback, a gauge's words (Chromium reads none).
+    for unshown in ("Video fallback words", "Video fallback link", "Progress fallback words", "Meter fallback words"):
+        assert unshown not in obs.text
+    assert "Canvas words" in obs.text
+
+
+def test_a_colour_and_a_file_input_say_their_value(names):
+    obs, ids = names
+    assert obs.tree.node(ids["color"]).value == "#ff0000"
+    assert obs.tree.node(ids["file"]).value == "No file chosen"  # Chromium's words
 
 
 def test_ids_stay_with_their_element_and_new_ones_are_marked(browser, site):

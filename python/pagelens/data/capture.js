@@ -525,6 +525,12 @@
   // A label Chromium leaves out of its tree: it names a checkbox or radio that is shown (by its
   // label, not by aria-label or aria-labelledby) and holds nothing but its words (and the
   // control itself, when it wraps it) — nothing of its own to read or act on.
+  const UNSHOWN_CONTENTS = new Set(["meter", "progress", "video", "audio"]);
+  function inCanvas(el) {
+    const up = el.parentElement;
+    return up !== null && up.closest("canvas") !== null;
+  }
+
   function flatParent(n) {
     return n.assignedSlot || n.parentNode || n.host || null;
   }
@@ -876,7 +882,9 @@
         const st = getComputedStyle(el);
         if (st.display === "none") continue;
         if (st.visibility !== "visible") hiddenSelf = true;
-        else if (st.display !== "contents" && !el.checkVisibility()) continue;
+        // No box of its own: not shown, but for a canvas' fallback content (what Chromium reads
+        // in its place, focusable as any element).
+        else if (st.display !== "contents" && !el.checkVisibility() && !inCanvas(el)) continue;
       }
       let role = hiddenSelf ? null : roleOf(el);
       if (role === "none" || role === null) {
@@ -974,6 +982,10 @@
       } else if (role === "combobox" && tag === "select") {
         value = optionText(el);
       }
+      if (tag === "input" && el.type === "color") value = el.value;
+      else if (tag === "input" && el.type === "file") {
+        value = el.files && el.files.length ? Array.from(el.files, (f) => f.name).join(", ") : "No file chosen";
+      }
       if (role === "textbox" && tag === "textarea") prop(props, "multiline", 0, 1);
       const flags = (fromContents ? 1 : 0) | (isClickable ? 2 : 0);
       const hint = isClickable && !name ? hintOf(el) : null;
@@ -1001,7 +1013,8 @@
         }
         continue;
       }
-      if (tag === "textarea" || tag === "input") continue;
+      // Contents never shown (the fallback of a supported element, a gauge's words).
+      if (tag === "textarea" || tag === "input" || UNSHOWN_CONTENTS.has(tag)) continue;
       if (tag === "li" && role === "listitem") {
         const marker = markerOf(el);
         if (marker) row(el, r, "ListMarker", marker, 0, null, null, [], 1);
