@@ -187,6 +187,14 @@ def test_hidden_text_is_not_read(names):
     assert "Canvas words" in obs.text
 
 
+def test_blocks_part_words_and_layout_tables_are_no_tables(names):
+    """A block that is no node (hidden by visibility, presentational) still parts the text on
+    either side, as in Chromium's tree; a presentational table's cells are no Markdown table."""
+    obs, _ = names
+    assert "Shown in hidden blockAfter block" not in obs.text and "After block" in obs.text
+    assert "| Layout | Cell B |" not in obs.text and "Cell B" in obs.text
+
+
 def test_a_colour_and_a_file_input_say_their_value(names):
     obs, ids = names
     assert obs.tree.node(ids["color"]).value == "#ff0000"

@@ -219,6 +219,11 @@
     return el.hasAttribute("aria-label") || el.hasAttribute("aria-labelledby") || el.hasAttribute("title");
   }
 
+  function inLayoutTable(el) {
+    const table = el.closest("table");
+    return table !== null && explicitRole(table) === "none" && !focusable(table);
+  }
+
   function headerCellRole(th) {
     const scope = (th.getAttribute("scope") || "").toLowerCase();
     if (scope === "row" || scope === "rowgroup") return "rowheader";
@@ -286,9 +291,11 @@
       case "dd": return "definition";
       case "table": return "table";
       case "caption": return "caption";
-      case "tr": return "row";
-      case "td": return "cell";
-      case "th": return headerCellRole(el);
+      // A table made presentational passes that on to its rows and cells (WAI-ARIA: required
+      // owned elements); they stay boxes that part their text.
+      case "tr": return inLayoutTable(el) ? "generic" : "row";
+      case "td": return inLayoutTable(el) ? "generic" : "cell";
+      case "th": return inLayoutTable(el) ? "generic" : headerCellRole(el);
       case "img": {
         const alt = el.getAttribute("alt");
         if (alt !== null && alt === "" && !el.hasAttribute("title") && !el.hasAttribute("aria-label")
@@ -888,8 +895,10 @@
       }
       let role = hiddenSelf ? null : roleOf(el);
       if (role === "none" || role === null) {
-        // Not a node of its own; its children are the parent's.
-        pushChildren(el, parent, hiddenSelf);
+        // Not a node of its own; its children are the parent's. A block one still parts the
+        // text on either side of it (an ignored node, as in Chromium's tree).
+        if (block(el)) pushChildren(el, row(el, parent, "none", null, 4, null, null, NO_PROPS), hiddenSelf);
+        else pushChildren(el, parent, hiddenSelf);
         continue;
       }
       if (role === "LineBreak") {
