@@ -564,3 +564,19 @@ def test_a_small_page_is_cut_to_its_size():
     assert picture_region((0, 0, 160, 210), (10, 60, 40, 20), (1280, 720)) == (0, 0, 168, 218)
     assert picture_region((0, 0, 1200, 700), None, (1280, 720)) is None  # most of it: all of it
     assert picture_region(None, (10, 10, 5, 5), (1280, 720)) is None  # nothing known of the content
+
+
+@pytest.mark.parametrize(
+    ("role", "name", "text", "said"),
+    [
+        ("slider", "Volume", "7", "volume is 7"),  # once clicked in its middle (5) and typed at in vain
+        ("ColorWell", "Tint", "#00ff00", "tint is #00ff00"),
+        ("textbox", "Day", "2026-11-27", "day is 2026-11-27"),
+        ("textbox", "Alarm", "07:30", "alarm is 07:30"),
+    ],
+)
+def test_type_sets_an_input_that_takes_a_value_not_keys(browser, site, role, name, text, said):
+    page = browser.reset(site.url("site/inputs.html"))
+    result = browser.step(f"type [{find(page, role, name)}] [{text}] [0]")
+    assert result.ok, result.error
+    assert has_text(result.observation, said), result.observation.text

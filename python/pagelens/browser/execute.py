@@ -79,14 +79,16 @@ _KEY_NAMES = {
     "end": "End",
 }
 
-# What kind of element a type action meets.
+# What kind of element a type action meets. A range, a colour, a date or a time input takes its
+# value whole (Playwright's fill sets it and fires input and change): keys do nothing there, and a
+# click moves a slider to where it lands or opens a picker.
 _KIND = """el => {
   const tag = el.tagName.toLowerCase();
   if (tag === 'select') return 'select';
   if (tag === 'textarea' || el.isContentEditable) return 'fill';
   if (tag === 'input') {
     const t = (el.getAttribute('type') || 'text').toLowerCase();
-    return ['checkbox', 'radio', 'button', 'submit', 'reset', 'image', 'file', 'range', 'color'].includes(t)
+    return ['checkbox', 'radio', 'button', 'submit', 'reset', 'image', 'file'].includes(t)
       ? 'other' : 'fill';
   }
   return 'other';
