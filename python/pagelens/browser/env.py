@@ -79,6 +79,32 @@ def _left_out(frame_errors: list[str]) -> str:
     return "\n" + "\n".join(shown)
 
 
+class _Navigations:
+    """A page's main-frame navigations requested and neither committed nor ended; ``none`` is
+    set while there are none, for a wait to wait on (not to poll)."""
+
+    def __init__(self) -> None:
+        self.requests: set[Request] = set()
+        self.none = asyncio.Event()
+        self.none.set()
+
+    def add(self, request: Request) -> None:
+        self.requests.add(request)
+        self.none.clear()
+
+    def discard(self, request: Request) -> None:
+        self.requests.discard(request)
+        if not self.requests:
+            self.none.set()
+
+    def clear(self) -> None:
+        self.requests.clear()
+        self.none.set()
+
+    def __bool__(self) -> bool:
+        return bool(self.requests)
+
+
 class AsyncBrowserEnv:
     """A Playwright-driven Chromium with AX-tree observations and element-level actions.
 
@@ -113,7 +139,7 @@ class AsyncBrowserEnv:
         # Main-frame navigations requested but not yet answered, per page: an action that
         # submits a form returns before the new document exists, and observing then would
         # show the old page or a half-parsed new one.
-        self._navigations: dict[Page, set[Request]] = {}
+        self._navigations: dict[Page, _Navigations] = {}
         # Main-frame documents committed per page: tells a wait that a new document came.
         self._commits: dict[Page, int] = {}
         # Every request of a page (its frames' too) not yet answered, and an event set when
@@ -260,7 +286,7 @@ class AsyncBrowserEnv:
                 crashed.set_result(None)
 
         page.on("crash", on_crash)
-        pending = self._navigations.setdefault(page, set())
+        pending = self._navigations.setdefault(page, _Navigations())
         in_flight, idle = self._in_flight.setdefault(page, (set(), asyncio.Event()))
         idle.set()
 
@@ -710,10 +736,11 @@ class AsyncBrowserEnv:
         # then for that document's load and next rendering update — Chromium builds a new
         # document's accessibility tree then; asked before, getFullAXTree answers an empty
         # root. If another document commits meanwhile, wait for that one too.
-        pending = self._navigations.setdefault(page, set())
+        pending = self._navigations.setdefault(page, _Navigations())
         for _ in range(5):
-            while pending and time.monotonic() < deadline and not page.is_closed():
-                await asyncio.sleep(0.05)
+            if pending and not page.is_closed():  # a closed page has none (see _adopt_page)
+                with contextlib.suppress(asyncio.TimeoutError):
+                    await asyncio.wait_for(pending.none.wait(), max(0.0, deadline - time.monotonic()))
             await self._wait_loaded(page, max(0.0, deadline - time.monotonic()) * 1e3)
             commits = self._commits.get(page, 0)
             await quietly(asyncio.wait_for(page.evaluate(_LOADED_NEXT_FRAME), self.config.action_timeout_ms / 1e3))

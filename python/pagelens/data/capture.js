@@ -219,9 +219,17 @@
     return el.hasAttribute("aria-label") || el.hasAttribute("aria-labelledby") || el.hasAttribute("title");
   }
 
+  // Tables made presentational, per pass (a table's many cells ask once).
+  let layoutTables = new Map();
   function inLayoutTable(el) {
     const table = el.closest("table");
-    return table !== null && explicitRole(table) === "none" && !focusable(table);
+    if (table === null) return false;
+    let layout = layoutTables.get(table);
+    if (layout === undefined) {
+      layout = explicitRole(table) === "none" && !focusable(table);
+      layoutTables.set(table, layout);
+    }
+    return layout;
   }
 
   function headerCellRole(th) {
@@ -753,6 +761,7 @@
   function capture(options) {
     options = beginPass(options);
     textStyleOf = new Map();
+    layoutTables = new Map();
     ordinals = new Map();
     const strings = [];
     const index = new Map();
