@@ -62,6 +62,19 @@ FACTS: dict[str, tuple[str, str, dict] | None] = {
     "blocks-in-link": ("link", "Line Two", {}),
     "role-button": ("button", "Press me", {}),
     "css-before": ("button", "Menu", {}),  # pseudo-element content counts
+    # An element's own generated content is part of its name from contents, joined without a
+    # space (accname 2F.ii): before, after, both; a content's alternative text (after "/") in
+    # its place (set apart, as Chromium does); a rule inside @media counts; so does one in a
+    # sheet of another origin, which a page script cannot read.
+    "pseudo-before": ("button", "beforelabel", {}),
+    "pseudo-after": ("link", "labelafter", {}),
+    "pseudo-both": ("heading", "beforelabelafter", {"level": 3}),
+    "pseudo-alt": ("link", "label alt after", {}),
+    "pseudo-in-media": ("link", "Docs (new window)", {}),
+    "pseudo-other-origin": ("link", "Far (far)", {}),
+    "pseudo-selector-list": ("link", "Listed !", {}),  # the second selector of a list, a descendant one
+    "pseudo-escaped-class": ("link", "First one", {}),  # a class written with an escape
+    "pseudo-label": ("textbox", "Your name*", {}),  # a label's own generated content
     "uppercase": ("link", "SHOUT", {}),  # the text as shown
     "th-in-thead": ("columnheader", "Name", {}),
     "th-scope-row": ("rowheader", "Ann", {}),
@@ -193,6 +206,26 @@ def test_blocks_part_words_and_layout_tables_are_no_tables(names):
     obs, _ = names
     assert "Shown in hidden blockAfter block" not in obs.text and "After block" in obs.text
     assert "| Layout | Cell B |" not in obs.text and "Cell B" in obs.text
+
+
+def test_an_icon_fonts_glyph_is_no_word_of_a_name(browser, site):
+    """A private-use character an icon font draws (`.icon::before { content: "\\e900" }`) is
+    left out of a name: it reads as an escape to a model and says nothing (Chromium keeps it)."""
+    browser.config.source = "dom"
+    browser.reset(site.url("site/second.html"), observe=False)
+
+    async def icon(aenv):
+        await aenv.page.evaluate(
+            """() => { const s = document.createElement('style');
+               s.textContent = '.glyph::before { content: "\\\\e900"; } .glyph::after { content: " \\\\f101 more"; }';
+               document.head.append(s); const a = document.createElement('a'); a.href = '#s';
+               a.className = 'glyph'; a.textContent = 'Settings'; document.body.append(a); }"""
+        )
+
+    browser.run(icon)
+    obs = browser.observe()
+    link = next(i for i in obs.ids if obs.tree.node(i).role == "link" and "Settings" in obs.tree.node(i).name)
+    assert normalize(obs.tree.node(link).name) == "Settings more", obs.tree.node(link).name
 
 
 def test_a_colour_and_a_file_input_say_their_value(names):

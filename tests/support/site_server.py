@@ -76,7 +76,8 @@ class _Handler(http.server.BaseHTTPRequestHandler):
             self.send_error(404)
             return
         self.send_response(200)
-        self.send_header("Content-Type", "text/html; charset=utf-8")
+        kind = "text/css" if path.endswith(".css") else "text/html"  # a style sheet of another origin needs its type
+        self.send_header("Content-Type", f"{kind}; charset=utf-8")
         self.send_header("Content-Length", str(len(body)))
         self.end_headers()
         self.wfile.write(body)

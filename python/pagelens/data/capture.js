@@ -410,11 +410,92 @@
     return native === undefined ? "generic" : native;
   }
 
+  // CSS generated content of an element's ::before or ::after, as text: its strings, or its
+  // alternative text (after a "/"), which Chromium sets apart with a space; less the
+  // private-use characters of an icon font (a glyph, no words).
+  const QUOTED = /"((?:[^"\\]|\\.)*)"/g;
+  const PRIVATE_USE = /[\uE000-\uF8FF]|[\u{F0000}-\u{10FFFD}]/gu;
   function pseudoContent(el, which) {
     const c = getComputedStyle(el, which).content;
     if (!c || c === "none" || c === "normal") return "";
-    const m = c.match(/^"((?:[^"\\]|\\.)*)"/);
-    return m ? m[1].replace(/\\(.)/g, "$1") : "";
+    const slash = c.lastIndexOf(" / ");
+    const alt = slash >= 0 && c.slice(slash).includes('"');
+    let text = "";
+    for (const m of (alt ? c.slice(slash) : c).matchAll(QUOTED)) text += m[1].replace(/\\(.)/g, "$1");
+    text = text.replace(PRIVATE_USE, "");
+    if (!/[^\s]/.test(text)) return "";
+    return alt ? (which === "::before" ? text + " " : " " + text) : text;
+  }
+
+  // The roles whose name a model reads as the element's label (not a table cell's or an
+  // option's, whose words are printed as text): their own generated content is read.
+  const PSEUDO_NAMED = new Set([
+    "button", "checkbox", "heading", "link", "menuitem", "menuitemcheckbox", "menuitemradio",
+    "radio", "switch", "tab", "treeitem", "DisclosureTriangle",
+  ]);
+  // Which elements the document's style sheets may give ::before or ::after content: the
+  // selectors of the rules that set one, less the pseudo-element (a superset: the element's
+  // computed style then says) — a class alone (an icon set's thousand `.icon-x::before`) in a
+  // set, the rest as one selector list. Read once a pass per document; null where a sheet cannot
+  // be read (another origin's, from this world) or the selectors do not parse: every element is
+  // asked.
+  let pseudoSelectors = new Map();
+  const PSEUDO_AT = /::?(?:before|after)\b/gi;
+  const ONE_CLASS = /^(?:[a-z][a-z0-9-]*)?\.((?:[\w-]|\\.)+)$/i;
+  function pseudoSelectorOf(doc) {
+    let found = pseudoSelectors.get(doc);
+    if (found !== undefined) return found;
+    const classes = new Set();
+    const complex = [];
+    const lists = [];
+    try {
+      for (const sheet of doc.styleSheets) lists.push(sheet.cssRules);
+      for (const sheet of doc.adoptedStyleSheets || []) lists.push(sheet.cssRules);
+      while (lists.length) {
+        const rules = lists.pop();
+        for (let i = 0; i < rules.length; i++) {
+          const rule = rules[i];
+          if (rule.styleSheet) lists.push(rule.styleSheet.cssRules); // @import
+          if (rule.cssRules && rule.cssRules.length) lists.push(rule.cssRules); // @media, nesting
+          const text = rule.selectorText;
+          if (!text || text.search(PSEUDO_AT) < 0) continue;
+          const c = rule.style.content;
+          if (!c || c === "none" || c === "normal") continue;
+          const bare = text.replace(PSEUDO_AT, "");
+          for (const part of bare.includes("(") ? [bare] : bare.split(",")) {
+            const m = part.trim().match(ONE_CLASS);
+            // A class written with escapes is asked through the selector list (its name is not
+            // the written one).
+            if (m && !m[1].includes("\\")) classes.add(m[1]);
+            else complex.push(part.trim() || "*");
+          }
+        }
+      }
+      const selector = complex.join(",");
+      if (selector) doc.documentElement.matches(selector); // throws if it does not parse
+      found = { classes, selector };
+    } catch (e) {
+      found = null;
+    }
+    pseudoSelectors.set(doc, found);
+    return found;
+  }
+  function mayHavePseudo(el) {
+    const doc = el.ownerDocument;
+    if (el.getRootNode() !== doc) return true; // a shadow tree's own sheets: asked
+    const found = pseudoSelectorOf(doc);
+    if (found === null) return true;
+    if (found.classes.size) for (const c of el.classList) if (found.classes.has(c)) return true;
+    return found.selector !== "" && el.matches(found.selector);
+  }
+
+  // An element's own generated content around its text (a name from its contents, a label's).
+  function withPseudo(el, text) {
+    if (!mayHavePseudo(el)) return text;
+    const before = pseudoContent(el, "::before");
+    const after = pseudoContent(el, "::after");
+    // Without a space (accname 2F.ii; Chromium too): " (new window)" brings its own.
+    return before || after ? collapse(before + text + after) : text;
   }
 
   // An edge of an element's box in textFrom's stack: met between two pieces of text, the
@@ -569,7 +650,7 @@
       if (hiddenForName(l)) continue;
       // A label is named as any element is (accname's step 2C before its contents).
       const own = l.getAttribute("aria-label");
-      parts.push(nonEmpty(own) ? own : textFrom(l, false, visited, false));
+      parts.push(nonEmpty(own) ? own : withPseudo(l, textFrom(l, false, visited, false)));
     }
     return collapse(parts.join(" "));
   }
@@ -657,11 +738,11 @@
       }
     }
     if (FROM_CONTENTS.has(role) || (CONDITIONAL.has(role) && el.hasAttribute("tabindex") && el.tabIndex >= 0)) {
+      // The element's own generated content counts (accname: "(opens in a new tab)" after a
+      // link); its descendants' only where it has no other text (an icon button).
       let t = textFrom(el, false, visited, false);
-      if (!t && WIDGET.has(role)) {
-        // An icon button: its only text may be CSS generated content.
-        t = collapse(pseudoContent(el, "::before") + " " + textFrom(el, false, visited, true) + " " + pseudoContent(el, "::after"));
-      }
+      if (PSEUDO_NAMED.has(role)) t = withPseudo(el, t);
+      if (!t && WIDGET.has(role)) t = collapse(textFrom(el, false, visited, true));
       if (t) return [t, true];
     }
     const title = el.getAttribute("title");
@@ -762,6 +843,7 @@
     options = beginPass(options);
     textStyleOf = new Map();
     layoutTables = new Map();
+    pseudoSelectors = new Map();
     ordinals = new Map();
     const strings = [];
     const index = new Map();
