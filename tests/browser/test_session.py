@@ -19,12 +19,14 @@ def test_a_downloaded_files_name_is_a_plain_name_whatever_the_page_says(suggeste
     assert not name.startswith((".", "-")) and name == name.strip()
     name.encode("utf-8")  # no lone surrogate: the file system takes it
     assert all(c.isprintable() for c in name)
+    assert "[" not in name and "]" not in name  # printed as it is: a bracket could read as an id
 
 
 def test_a_plain_name_is_kept():
     assert safe_file_name("report 2026.csv") == "report 2026.csv"
     assert safe_file_name("../../etc/passwd") == "passwd"
     assert safe_file_name("..") == "download" and safe_file_name("") == "download"
+    assert safe_file_name("invoice [3].pdf") == "invoice (3).pdf"
 
 
 def test_a_taken_name_is_not_overwritten(tmp_path: Path):

@@ -63,10 +63,16 @@ _DOWNLOADS_KEPT = 100
 
 def safe_file_name(suggested: str) -> str:
     """A file name for what a page offers as ``suggested`` (its words: no directory, no hidden
-    file, no character a shell or another system reads specially, no lone surrogate)."""
+    file, no character a shell or another system reads specially, no lone surrogate, and no
+    square bracket: the answer prints the path as it is, and a page's ``[3]`` must not read as
+    an id there)."""
     name = suggested.encode("utf-8", "replace").decode("utf-8").replace("\\", "/").rsplit("/", 1)[-1]
+    name = name.translate(_BRACKETS)
     name = "".join(c if c.isprintable() and c not in '<>:"|?*' else "_" for c in name).strip().lstrip(".-")
     return name[:200].strip() or "download"
+
+
+_BRACKETS = str.maketrans("[]", "()")
 
 
 def free_path(directory: Path, name: str) -> Path:
@@ -315,9 +321,9 @@ class BrowserSession:
             if d.state == "saved":
                 lines.append(f'- Downloaded file {d.name} to "{d.path}"')
             elif d.state == "failed":
-                lines.append(f"- Download of {d.name} failed: {d.error}")
+                lines.append(f"- Download of {d.name} failed: {escape_page_text(d.error)}")
             d.said = d.state
-        return [escape_page_text(line) for line in lines]
+        return lines  # the names are safe_file_name's: nothing in them reads as an id
 
     async def save_state(self) -> dict[str, Any]:
         """The browser's cookies and each origin's localStorage (Playwright's storage state)."""
