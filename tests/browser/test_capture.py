@@ -197,6 +197,9 @@ def test_hidden_text_is_not_read(names):
     # Contents never shown: a supported video's fallback, a gauge's words (Chromium reads none).
     for unshown in ("Video fallback words", "Video fallback link", "Progress fallback words", "Meter fallback words"):
         assert unshown not in obs.text
+    # Contents not rendered: content-visibility: hidden, hidden="until-found" (Chromium reads none).
+    for skipped in ("Until found words", "Skipped contents words", "and more"):
+        assert skipped not in obs.text
     assert "Canvas words" in obs.text
 
 
@@ -226,6 +229,23 @@ def test_an_icon_fonts_glyph_is_no_word_of_a_name(browser, site):
     obs = browser.observe()
     link = next(i for i in obs.ids if obs.tree.node(i).role == "link" and "Settings" in obs.tree.node(i).name)
     assert normalize(obs.tree.node(link).name) == "Settings more", obs.tree.node(link).name
+
+
+def test_a_password_is_read_as_its_dots(names):
+    """A password field's value is its dots, as in Chromium's tree: the secret a login typed
+    (or a saved state filled) never reaches what a model reads."""
+    obs, ids = names
+    assert obs.tree.node(ids["password"]).value == "\u2022" * 7
+    assert "hunter2" not in obs.text
+
+
+def test_an_unnamed_link_has_a_hint_from_its_dom(names):
+    """A link around an image without alt has no name; the capture gives it the hint its DOM
+    offers (the image's file name), as the AX source does from Chromium's DOM snapshot."""
+    obs, ids = names
+    node = obs.tree.node(ids["unnamed-image-link"])
+    assert (node.role, node.name, node.hint) == ("link", "", "cart-icon")
+    assert "hint: 'cart-icon'" in obs.text
 
 
 def test_a_colour_and_a_file_input_say_their_value(names):

@@ -98,6 +98,9 @@
   // Laid out in a box of its own (not inline; display: contents is no box): a name's words on
   // either side of it are set apart, as Chromium's name from contents does.
   const OWN_BOX = 16;
+  // Its contents are not rendered (content-visibility: hidden; hidden="until-found"): its own
+  // text is not read (an element inside says so itself through checkVisibility).
+  const CONTENTS_HIDDEN = 32;
 
   // How an element shows its text: white space (CSS white-space-collapse) and case
   // (text-transform), as Chromium's text reads it. One style read per parent of text, once.
@@ -116,6 +119,7 @@
       else if (t === "capitalize") mode |= CAPITALIZE;
       const d = st.display;
       if (d !== "inline" && d !== "contents" && d !== "none") mode |= OWN_BOX;
+      if (st.contentVisibility === "hidden") mode |= CONTENTS_HIDDEN;
       textStyleOf.set(el, mode);
     }
     return mode;
@@ -374,11 +378,17 @@
     return o ? collapse(o.label || o.text) : "";
   }
 
+  // What a text field shows: a password field its dots (as Chromium's tree: the secret itself
+  // is never read into what a model sees).
+  function shownValue(el) {
+    return el.type === "password" ? "\u2022".repeat(el.value.length) : el.value;
+  }
+
   // The value an embedded control contributes to a name it sits in (accname step 2C/2E).
   function embeddedValue(el, tag, role) {
     if (tag === "select") return role === "combobox" ? optionText(el) : (el.selectedOptions[0] ? collapse(el.selectedOptions[0].text) : "");
     if (tag === "input" || tag === "textarea") {
-      if (role === "textbox" || role === "searchbox" || role === "combobox") return el.value;
+      if (role === "textbox" || role === "searchbox" || role === "combobox") return shownValue(el);
       if (role === "slider" || role === "spinbutton") return el.value;
     }
     if (role === "slider" || role === "spinbutton" || role === "progressbar" || role === "scrollbar" || role === "meter")
@@ -545,7 +555,9 @@
         continue;
       }
       if (n.nodeType === 3) {
-        const how = textStyle(n.parentNode) & CASE_MASK;
+        const style = textStyle(n.parentNode);
+        if (style & CONTENTS_HIDDEN) continue;
+        const how = style & CASE_MASK;
         text(how ? transform(n.data, how) : n.data);
         continue;
       }
@@ -951,6 +963,7 @@
         let data = node.data;
         if (!data) continue;
         const style = textStyle(node.parentNode);
+        if (style & CONTENTS_HIDDEN) continue;
         const ws = style & WS_MASK;
         if (style & CASE_MASK) data = transform(data, style & CASE_MASK);
         if (ws === PRESERVE) {
@@ -1077,7 +1090,7 @@
         if (now !== null && now !== "" && isFinite(+now)) value = +now;
       }
       if (role === "textbox" || role === "searchbox" || (role === "combobox" && tag !== "select")) {
-        if (tag === "input" || tag === "textarea") value = el.value;
+        if (tag === "input" || tag === "textarea") value = shownValue(el);
         else if (el.isContentEditable) value = el.innerText;
       } else if (role === "combobox" && tag === "select") {
         value = optionText(el);
@@ -1087,8 +1100,10 @@
         value = el.files && el.files.length ? Array.from(el.files, (f) => f.name).join(", ") : "No file chosen";
       }
       if (role === "textbox" && tag === "textarea") prop(props, "multiline", 0, 1);
-      const flags = (fromContents ? 1 : 0) | (isClickable ? 2 : 0);
-      const hint = isClickable && !name ? hintOf(el) : null;
+      // An unnamed target (a link around an image without alt): what its DOM says, as a hint,
+      // and it is marked clickable as Chromium's DOM snapshot marks a link or a button.
+      const hint = !name && options.markClickable !== false && (listens || role === "link" || role === "button") ? hintOf(el) : null;
+      const flags = (fromContents ? 1 : 0) | (isClickable || hint !== null ? 2 : 0);
       const r = row(el, parent, role, name, flags, value, hint, props);
       if (tag === "iframe" || tag === "frame") {
         let doc = null;
