@@ -278,11 +278,11 @@ class BrowserSession:
 
     def _on_download(self, download: Any) -> None:
         self._download_seen.set()
+        name = safe_file_name(download.suggested_filename)
         try:
             self.options.output_dir.mkdir(parents=True, exist_ok=True)
-            path = free_path(self.options.output_dir, safe_file_name(download.suggested_filename))
+            path = free_path(self.options.output_dir, name)
         except (OSError, SessionError) as e:
-            name = safe_file_name(download.suggested_filename)
             self.downloads.append(_Download(name, self.options.output_dir, "failed", one_line(e)))
             return
         record = _Download(path.name, path)
@@ -295,7 +295,6 @@ class BrowserSession:
         try:
             await download.save_as(record.path)
         except Exception as e:  # cancelled, refused, the browser gone: said, and nothing left half
-            failure = None
             try:
                 failure = await download.failure()
             except Exception:  # noqa: BLE001 (the first error is the one said)
@@ -383,14 +382,14 @@ class BrowserSession:
             self.pending = task
             return self.compose(f"{what}: a dialog opened", None)
         result = task.result()
-        if not result.ok and result.error_kind == "navigation" and "Download is starting" in (result.error or ""):
-            # A navigation that turned out to be a file (Playwright's words): downloaded, not
-            # failed. Its download event may trail the navigation's end.
+        # A navigation that turned out to be a file (Playwright's words): downloaded, not failed.
+        a_file = not result.ok and result.error_kind == "navigation" and "Download is starting" in (result.error or "")
+        if a_file:  # its download event may trail the navigation's end
             with contextlib.suppress(asyncio.TimeoutError):
                 await asyncio.wait_for(self._download_seen.wait(), DOWNLOAD_WAIT_S)
-            await self._downloads_saved()
-            return self.compose(f"{what}: the address is a file to download", None)
         await self._downloads_saved()
+        if a_file:
+            return self.compose(f"{what}: the address is a file to download", None)
         return self.finish(what, result, full=full)
 
     def finish(self, what: str, result: StepResult, *, full: bool = False) -> str:
@@ -425,12 +424,7 @@ class BrowserSession:
                 parts += ["### Open tabs", *self._tab_lines(obs)]
             if obs.dialogs:
                 parts += ["### Dialogs (dismissed)", *(f"- {escape_page_text(d)}" for d in obs.dialogs)]
-            modal = self._modal_lines()
-            if modal:
-                parts += ["### Modal state", *modal]
-            events = self._download_lines()
-            if events:
-                parts += ["### Events", *events]
+            parts += self._waiting_sections()
             mode = "full" if full else self.options.snapshot_mode
             if mode == "incremental":
                 changes = describe_changes(before, obs)
@@ -447,12 +441,7 @@ class BrowserSession:
             if mode == "full":
                 parts += self._snapshot(obs)
         else:
-            modal = self._modal_lines()
-            if modal:
-                parts += ["### Modal state", *modal]
-            events = self._download_lines()
-            if events:
-                parts += ["### Events", *events]
+            parts += self._waiting_sections()
         return "\n".join(parts)
 
     def _tab_lines(self, obs: PageObservation) -> list[str]:
@@ -460,6 +449,18 @@ class BrowserSession:
             f"- {t.index}:{' (current)' if t.active else ''} {escape_page_text(f'{t.title} <{t.url}>')}"
             for t in obs.tabs
         ]
+
+    def _waiting_sections(self) -> list[str]:
+        """What every answer carries above the page: the dialogs and file choosers waiting for
+        the caller, and what happened to downloads since the last answer."""
+        parts = []
+        modal = self._modal_lines()
+        if modal:
+            parts += ["### Modal state", *modal]
+        events = self._download_lines()
+        if events:
+            parts += ["### Events", *events]
+        return parts
 
     def _modal_lines(self) -> list[str]:
         env = self.env
@@ -499,10 +500,5 @@ class BrowserSession:
         parts = ["### Page", escape_page_text(f"- Page URL: {obs.url}\n- Page Title: {obs.title}")]
         if len(obs.tabs) > 1:
             parts += ["### Open tabs", *self._tab_lines(obs)]
-        modal = self._modal_lines()
-        if modal:
-            parts += ["### Modal state", *modal]
-        events = self._download_lines()
-        if events:
-            parts += ["### Events", *events]
+        parts += self._waiting_sections()
         return "\n".join([*parts, *self._snapshot(obs, max_tokens)])

@@ -630,19 +630,22 @@
     return collapse(parts.join(" "));
   }
 
-  // A label Chromium leaves out of its tree: it names a checkbox or radio that is shown (by its
-  // label, not by aria-label or aria-labelledby) and holds nothing but its words (and the
-  // control itself, when it wraps it) — nothing of its own to read or act on.
+  // Elements whose contents are never shown (a supported element's fallback, a gauge's words).
   const UNSHOWN_CONTENTS = new Set(["meter", "progress", "video", "audio"]);
+  // Inside a canvas: its fallback content, which Chromium reads though it has no box.
   function inCanvas(el) {
     const up = el.parentElement;
     return up !== null && up.closest("canvas") !== null;
   }
 
+  // A node's parent in the flat tree (through slots and shadow roots).
   function flatParent(n) {
     return n.assignedSlot || n.parentNode || n.host || null;
   }
 
+  // A label Chromium leaves out of its tree: it names a checkbox or radio that is shown (by its
+  // label, not by aria-label or aria-labelledby) and holds nothing but its words (and the
+  // control itself, when it wraps it) — nothing of its own to read or act on.
   function redundantLabel(label) {
     const control = label.control;
     if (!control || control.localName !== "input" || (control.type !== "checkbox" && control.type !== "radio")) return false;
@@ -1128,7 +1131,6 @@
         }
         continue;
       }
-      // Contents never shown (the fallback of a supported element, a gauge's words).
       if (tag === "textarea" || tag === "input" || UNSHOWN_CONTENTS.has(tag)) continue;
       if (tag === "li" && role === "listitem") {
         const marker = markerOf(el);
