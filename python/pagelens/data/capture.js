@@ -14,8 +14,8 @@
 //   flags, then value if flags & 16, hint if flags & 32, and if flags & 64 a count of
 //   properties and that many triples: name, kind (0 bool, 1 int, 2 string, 3 number as a
 //   string), value. Roles, names, values, hints and property names are indices into s.
-// flags: 1 name from contents, 2 clickable (a script listens for clicks), 4 ignored (a block
-// container that only separates text), 8 a document root.
+// flags: 1 name from contents, 2 clickable (a script listens for clicks, or an unnamed link or
+// button with a hint), 4 ignored (a block container that only separates text), 8 a document root.
 //
 // Ids: one per node for as long as it lives (a WeakMap), from one counter per registry (per
 // world: per frame document) that never runs below options.base (the caller's highest id
