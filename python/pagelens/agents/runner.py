@@ -9,14 +9,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Protocol
 
-from pagelens._core import ArgumentError
 from pagelens._io import write_atomically
 from pagelens.actions import Action
 from pagelens.agents.base import Decision, apply_internal
 from pagelens.agents.trajectory import EndRecord, RunHeader, StepRecord, TrajectoryWriter, load_trajectory
 from pagelens.browser.env import AsyncBrowserEnv
 from pagelens.browser.records import Box, HtmlObservation, PageObservation
-from pagelens.errors import TrajectoryError
+from pagelens.errors import ArgumentError, TrajectoryError
 
 
 class Agent(Protocol):
