@@ -75,6 +75,8 @@ FACTS: dict[str, tuple[str, str, dict] | None] = {
     "pseudo-selector-list": ("link", "Listed !", {}),  # the second selector of a list, a descendant one
     "pseudo-escaped-class": ("link", "First one", {}),  # a class written with an escape
     "pseudo-label": ("textbox", "Your name*", {}),  # a label's own generated content
+    "pseudo-nested": ("link", "Nest (nested)", {}),  # a nested rule (`& a::after`): its selector is relative
+    "pseudo-nested-implicit": ("link", "> Deeper (nested)", {}),  # nested without `&` too
     "uppercase": ("link", "SHOUT", {}),  # the text as shown
     "th-in-thead": ("columnheader", "Name", {}),
     "th-scope-row": ("rowheader", "Ann", {}),
@@ -229,6 +231,36 @@ def test_an_icon_fonts_glyph_is_no_word_of_a_name(browser, site):
     obs = browser.observe()
     link = next(i for i in obs.ids if obs.tree.node(i).role == "link" and "Settings" in obs.tree.node(i).name)
     assert normalize(obs.tree.node(link).name) == "Settings more", obs.tree.node(link).name
+
+
+def test_generated_content_from_a_shadow_trees_own_sheet(browser, site):
+    """A shadow tree's sheet may give content to elements outside it: its host (`:host::before`)
+    and what is slotted into it (`::slotted(a)::after`). Those sheets are not among the
+    document's, so such elements are asked whatever the document's sheets say."""
+    browser.config.source = "dom"
+    browser.reset(site.url("site/second.html"), observe=False)
+
+    async def hosts(aenv):
+        await aenv.page.evaluate(
+            """() => {
+              const close = document.createElement('pc-close');
+              close.setAttribute('role', 'button');
+              close.tabIndex = 0;
+              close.attachShadow({ mode: 'open' }).innerHTML =
+                '<style>:host::before { content: "Close"; }</style><slot></slot>';
+              const pager = document.createElement('pc-pager');
+              pager.innerHTML = '<a href="#n">Next</a>';
+              pager.attachShadow({ mode: 'open' }).innerHTML =
+                '<style>::slotted(a)::after { content: " page"; }</style><slot></slot>';
+              document.body.append(close, pager);
+            }"""
+        )
+
+    browser.run(hosts)
+    obs = browser.observe()
+    names = {(obs.tree.node(i).role, normalize(obs.tree.node(i).name)) for i in obs.ids}
+    assert ("button", "Close") in names, names
+    assert ("link", "Next page") in names, names
 
 
 def test_a_password_is_read_as_its_dots(names):

@@ -95,15 +95,13 @@
   const NO_PROPS = Object.freeze([]);
   const VISIBILITY = Object.freeze({ visibilityProperty: true });
   const UPPER = 4, LOWER = 8, CAPITALIZE = 12, CASE_MASK = 12;
-  // Laid out in a box of its own (not inline; display: contents is no box): a name's words on
-  // either side of it are set apart, as Chromium's name from contents does.
-  const OWN_BOX = 16;
   // Its contents are not rendered (content-visibility: hidden; hidden="until-found"): its own
   // text is not read (an element inside says so itself through checkVisibility).
   const CONTENTS_HIDDEN = 32;
 
   // How an element shows its text: white space (CSS white-space-collapse) and case
-  // (text-transform), as Chromium's text reads it. One style read per parent of text, once.
+  // (text-transform), and whether its contents are rendered, as Chromium's text reads them. One
+  // style read per parent of text, once.
   let textStyleOf = new Map();
   function textStyle(el) {
     if (!el || el.nodeType !== 1) return COLLAPSE;
@@ -117,12 +115,21 @@
       if (t === "uppercase") mode |= UPPER;
       else if (t === "lowercase") mode |= LOWER;
       else if (t === "capitalize") mode |= CAPITALIZE;
-      const d = st.display;
-      if (d !== "inline" && d !== "contents" && d !== "none") mode |= OWN_BOX;
       if (st.contentVisibility === "hidden") mode |= CONTENTS_HIDDEN;
       textStyleOf.set(el, mode);
     }
     return mode;
+  }
+  // Laid out in a box of its own: asked only where a name's words meet at its edge.
+  let ownBoxOf = new Map();
+  function ownBox(el) {
+    let own = ownBoxOf.get(el);
+    if (own === undefined) {
+      const d = getComputedStyle(el).display;
+      own = d !== "inline" && d !== "contents" && d !== "none";
+      ownBoxOf.set(el, own);
+    }
+    return own;
   }
 
   function transform(text, how) {
@@ -452,6 +459,36 @@
   let pseudoSelectors = new Map();
   const PSEUDO_AT = /::?(?:before|after)\b/gi;
   const ONE_CLASS = /^(?:[a-z][a-z0-9-]*)?\.((?:[\w-]|\\.)+)$/i;
+  // A rule's selector as it applies: a nested rule's is relative to its parent's (`& > a`,
+  // `.x` meaning `& .x`).
+  function absoluteSelector(rule) {
+    const text = rule.selectorText;
+    const parent = rule.parentRule;
+    if (!text || !parent || parent.selectorText === undefined) return text;
+    const outer = `:is(${absoluteSelector(parent)})`;
+    return topLevelParts(text).map((part) => (part.includes("&") ? part.replaceAll("&", outer) : `${outer} ${part}`)).join(",");
+  }
+  // A selector list's selectors (commas inside :is(), :not(), [attr="a,b"] are not between them).
+  function topLevelParts(list) {
+    const parts = [];
+    let depth = 0, quote = "", start = 0;
+    for (let i = 0; i < list.length; i++) {
+      const c = list[i];
+      if (quote) {
+        if (c === "\\") i++;
+        else if (c === quote) quote = "";
+      } else if (c === "\\") i++;
+      else if (c === '"' || c === "'") quote = c;
+      else if (c === "(" || c === "[") depth++;
+      else if (c === ")" || c === "]") depth--;
+      else if (c === "," && depth === 0) {
+        parts.push(list.slice(start, i).trim());
+        start = i + 1;
+      }
+    }
+    parts.push(list.slice(start).trim());
+    return parts;
+  }
   function pseudoSelectorOf(doc) {
     let found = pseudoSelectors.get(doc);
     if (found !== undefined) return found;
@@ -467,17 +504,16 @@
           const rule = rules[i];
           if (rule.styleSheet) lists.push(rule.styleSheet.cssRules); // @import
           if (rule.cssRules && rule.cssRules.length) lists.push(rule.cssRules); // @media, nesting
-          const text = rule.selectorText;
+          const text = absoluteSelector(rule);
           if (!text || text.search(PSEUDO_AT) < 0) continue;
           const c = rule.style.content;
           if (!c || c === "none" || c === "normal") continue;
-          const bare = text.replace(PSEUDO_AT, "");
-          for (const part of bare.includes("(") ? [bare] : bare.split(",")) {
-            const m = part.trim().match(ONE_CLASS);
+          for (const part of topLevelParts(text.replace(PSEUDO_AT, ""))) {
+            const m = part.match(ONE_CLASS);
             // A class written with escapes is asked through the selector list (its name is not
             // the written one).
             if (m && !m[1].includes("\\")) classes.add(m[1]);
-            else complex.push(part.trim() || "*");
+            else complex.push(part || "*");
           }
         }
       }
@@ -492,7 +528,9 @@
   }
   function mayHavePseudo(el) {
     const doc = el.ownerDocument;
-    if (el.getRootNode() !== doc) return true; // a shadow tree's own sheets: asked
+    // A shadow tree's own sheets may style it (it is in one, hosts one, or is slotted into one:
+    // :host and ::slotted rules): asked.
+    if (el.getRootNode() !== doc || el.shadowRoot || el.assignedSlot) return true;
     const found = pseudoSelectorOf(doc);
     if (found === null) return true;
     if (found.classes.size) for (const c of el.classList) if (found.classes.has(c)) return true;
@@ -539,7 +577,7 @@
       if (edges.length) {
         // White space on either side already sets the words apart: no style to read.
         if (!SPACE_AT_START.test(t) && !SPACE_AT_END.test(out[out.length - 1])) {
-          for (const e of edges) if (textStyle(e) & OWN_BOX) { out.push(" "); break; }
+          for (const e of edges) if (ownBox(e)) { out.push(" "); break; }
         }
         edges.length = 0;
       }
@@ -859,6 +897,7 @@
     textStyleOf = new Map();
     layoutTables = new Map();
     pseudoSelectors = new Map();
+    ownBoxOf = new Map();
     ordinals = new Map();
     const strings = [];
     const index = new Map();
