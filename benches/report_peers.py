@@ -289,8 +289,23 @@ def shell_commands(urls: dict[str, str], runs: int, agent_browser: str) -> dict[
             out[tool][page] = {"text": texts[tool], **medians}
         print(f"{page}: " + "; ".join(f"{t} {times[t]}" for t in tools), file=sys.stderr)
 
+    # Cold starts: each a new session (daemon, browser, page) on the first page, closed after,
+    # the tools interleaved; the median of `runs`.
     first = next(iter(urls.values()))
-    out["cold"] = {t: _timed([*base[t], "open", first], env)[0] for t in tools}
+    cold: dict[str, list[float]] = {t: [] for t in tools}
+    for run in range(runs):
+        for tool in orders(run):
+            name = f"cold{run}"
+            if tool == "pagelens_shell":
+                opened, closed = [*ours, "open", first, "--session", name], [*ours, "close", "--session", name]
+            else:
+                opened, closed = (
+                    [agent_browser, "--session", name, "open", first],
+                    [agent_browser, "--session", name, "close"],
+                )
+            cold[tool].append(_timed(opened, env)[0])
+            subprocess.run(closed, capture_output=True, env=env, timeout=120)
+    out["cold"] = {t: statistics.median(v) for t, v in cold.items()}
     try:
         for page, url in urls.items():
             try:
@@ -337,8 +352,8 @@ def report_shell(pages: list[str], counts: dict[str, int], runs: int) -> None:
         "(median), the tools interleaved. Milliseconds per command, each a process as a shell agent runs it.\n"
     )
     print(
-        f"Cold start (the first `open` of a session: daemon, browser, page): pagelens {cold['pagelens_shell']:,.0f} ms, "
-        f"agent-browser {cold['agent_browser']:,.0f} ms.\n"
+        f"Cold start (the first `open` of a session: daemon, browser, page; median of {runs} new sessions, "
+        f"interleaved): pagelens {cold['pagelens_shell']:,.0f} ms, agent-browser {cold['agent_browser']:,.0f} ms.\n"
     )
     print(
         "| page | AX nodes | open: pagelens / agent-browser | snapshot | click | snapshot tokens | texts kept | actionables kept |"

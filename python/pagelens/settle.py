@@ -1,8 +1,9 @@
 """How long pagelens waits for a page to be quiet before it is read (ms), one home for every
-reader. After an action, the load event and the next rendering update, an environment waits
-until the page has had no request in flight and no DOM change for ``QUIET_MS``, at most the
-reader's time below (late work: scripts that fill the page, XHR); a quiet page is read after
-one quiet window. An evaluator checking a page waits its whole time (WebArena's habit)."""
+reader. After an action and the load event (and, for Chromium's accessibility tree, the next
+rendering update, when Chromium builds it), an environment waits until the page has had no
+request in flight and no DOM change for ``QUIET_MS``, at most the reader's time below (late
+work: scripts that fill the page, XHR); a quiet page is read after one quiet window. An
+evaluator checking a page waits its whole time (WebArena's habit)."""
 
 from __future__ import annotations
 

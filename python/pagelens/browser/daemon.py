@@ -31,7 +31,9 @@ from dataclasses import asdict, replace
 from pathlib import Path
 from typing import Any
 
+from pagelens._core import count_tokens
 from pagelens._io import write_atomically
+from pagelens.browser.config import BrowserConfig
 from pagelens.browser.operations import OPERATIONS, Picture
 from pagelens.browser.session import BrowserSession, SessionError, SessionOptions, Words
 from pagelens.errors import PagelensError, one_line
@@ -190,6 +192,9 @@ class Daemon:
         return {"ok": True, "text": result, "note": note}
 
     async def serve(self, ready: int | None) -> None:
+        # The tokenizer every answer counts with loads its tables on first use (~20 ms): in a
+        # thread while the first command waits on the browser's start, not after it.
+        warm = asyncio.ensure_future(asyncio.to_thread(count_tokens, "warm", BrowserConfig().tokenizer))
         path = socket_path(self.name)
         with contextlib.suppress(FileNotFoundError):
             path.unlink()
@@ -223,6 +228,8 @@ class Daemon:
         finally:
             with contextlib.suppress(FileNotFoundError):
                 path.unlink()
+            with contextlib.suppress(Exception):  # only a warm-up: an answer counts again itself
+                await warm
             await self.session.close()
             # Closed, idle past its time, or stopped by a signal: the session is over, nothing is
             # kept (only a daemon killed outright leaves its state, for the next command).

@@ -733,9 +733,10 @@ class AsyncBrowserEnv:
             await self._until_quiet(page, self.config.settle_ms)
         # A navigation the action started may not have committed (or even been requested: a
         # form submitted by Enter starts its request a little later). Wait for its document,
-        # then for that document's load and next rendering update — Chromium builds a new
-        # document's accessibility tree then; asked before, getFullAXTree answers an empty
-        # root. If another document commits meanwhile, wait for that one too.
+        # then for that document's load — and, for Chromium's tree, its next rendering update:
+        # Chromium builds a new document's accessibility tree then (asked before, getFullAXTree
+        # answers an empty root); pagelens' capture reads the DOM itself and waits for no frame
+        # (~16 ms of every action). If another document commits meanwhile, wait for that one too.
         pending = self._navigations.setdefault(page, _Navigations())
         for _ in range(5):
             if pending and not page.is_closed():  # a closed page has none (see _adopt_page)
@@ -743,7 +744,8 @@ class AsyncBrowserEnv:
                     await asyncio.wait_for(pending.none.wait(), max(0.0, deadline - time.monotonic()))
             await self._wait_loaded(page, max(0.0, deadline - time.monotonic()) * 1e3)
             commits = self._commits.get(page, 0)
-            await quietly(asyncio.wait_for(page.evaluate(_LOADED_NEXT_FRAME), self.config.action_timeout_ms / 1e3))
+            if self.config.source == "ax":
+                await quietly(asyncio.wait_for(page.evaluate(_LOADED_NEXT_FRAME), self.config.action_timeout_ms / 1e3))
             if page.is_closed() or (not pending and self._commits.get(page, 0) == commits):
                 break
 
