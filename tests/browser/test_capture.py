@@ -75,6 +75,8 @@ FACTS: dict[str, tuple[str, str, dict] | None] = {
     "pseudo-selector-list": ("link", "Listed !", {}),  # the second selector of a list, a descendant one
     "pseudo-escaped-class": ("link", "First one", {}),  # a class written with an escape
     "pseudo-label": ("textbox", "Your name*", {}),  # a label's own generated content
+    "pseudo-block": ("button", "New arrivals", {}),  # a pseudo-element in a box of its own is set apart
+    "pseudo-inline-block": ("link", "Search beta", {}),
     "pseudo-nested": ("link", "Nest (nested)", {}),  # a nested rule (`& a::after`): its selector is relative
     "pseudo-nested-implicit": ("link", "> Deeper (nested)", {}),  # nested without `&` too
     "uppercase": ("link", "SHOUT", {}),  # the text as shown
@@ -88,6 +90,8 @@ FACTS: dict[str, tuple[str, str, dict] | None] = {
     "summary-closed": ("DisclosureTriangle", "More", {"expanded": False}),
     "details-content": None,  # closed <details>
     "summary-open": ("DisclosureTriangle", "Less", {"expanded": True}),
+    "summary-loose": ("generic", "", {}),  # only a details element's first summary discloses it
+    "embedded-combobox": ("checkbox", "Size medium", {}),  # a select-only combobox's choice is its text
     "inert-button": None,
     "visible-in-hidden": ("button", "Shown", {}),
     "in-display-contents": ("button", "Contents", {}),

@@ -334,7 +334,12 @@
       case "figure": return "figure";
       case "figcaption": return "Figcaption";
       case "details": return "group";
-      case "summary": return "DisclosureTriangle";
+      case "summary": {
+        // Only a details element's first summary is its disclosure (HTML-AAM); any other is a
+        // plain container.
+        const details = el.parentElement;
+        return details && details.localName === "details" && details.querySelector(":scope > summary") === el ? "DisclosureTriangle" : "generic";
+      }
       case "dialog": return "dialog";
       case "hr": return "separator";
       case "iframe": case "frame": return "Iframe";
@@ -403,7 +408,9 @@
     if (role === "textbox" || role === "searchbox") return el.textContent || "";
     if (role === "combobox" || role === "listbox") {
       const sel = el.querySelector('[aria-selected="true"]');
-      return sel ? collapse(sel.textContent) : "";
+      if (sel) return collapse(sel.textContent);
+      // A select-only combobox shows its choice as its own text (its popup elsewhere).
+      return role === "combobox" && !el.querySelector('[role="listbox"]') ? collapse(el.textContent) : "";
     }
     return null;
   }
@@ -433,7 +440,8 @@
   const QUOTED = /"((?:[^"\\]|\\.)*)"/g;
   const PRIVATE_USE = /[\uE000-\uF8FF]|[\u{F0000}-\u{10FFFD}]/gu;
   function pseudoContent(el, which) {
-    const c = getComputedStyle(el, which).content;
+    const st = getComputedStyle(el, which);
+    const c = st.content;
     if (!c || c === "none" || c === "normal") return "";
     const slash = c.lastIndexOf(" / ");
     const alt = slash >= 0 && c.slice(slash).includes('"');
@@ -441,7 +449,11 @@
     for (const m of (alt ? c.slice(slash) : c).matchAll(QUOTED)) text += m[1].replace(/\\(.)/g, "$1");
     text = text.replace(PRIVATE_USE, "");
     if (!/[^\s]/.test(text)) return "";
-    return alt ? (which === "::before" ? text + " " : " " + text) : text;
+    // Set apart where it is alternative text, or laid out in a box of its own (a block or an
+    // inline-block pseudo-element, as Chromium reads it); inline, it runs into the words.
+    const d = st.display;
+    const apart = alt || (d !== "inline" && d !== "contents");
+    return apart ? (which === "::before" ? text + " " : " " + text) : text;
   }
 
   // The roles whose name a model reads as the element's label (not a table cell's or an
