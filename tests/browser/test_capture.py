@@ -90,6 +90,11 @@ FACTS: dict[str, tuple[str, str, dict] | None] = {
     "summary-closed": ("DisclosureTriangle", "More", {"expanded": False}),
     "details-content": None,  # closed <details>
     "summary-open": ("DisclosureTriangle", "Less", {"expanded": True}),
+    # Accname's recursion: a descendant made visible inside an invisible one is read; a
+    # referenced element with no text lends its title, a field naming itself its value.
+    "name-visible-in-invisible": ("button", "Shown again", {}),
+    "labelledby-title": ("button", "Tooltip name", {}),
+    "labelledby-self-field": ("textbox", "Amount 12", {}),
     "summary-loose": ("generic", "", {}),  # only a details element's first summary discloses it
     "embedded-combobox": ("checkbox", "Size medium", {}),  # a select-only combobox's choice is its text
     "inert-button": None,
@@ -265,6 +270,28 @@ def test_generated_content_from_a_shadow_trees_own_sheet(browser, site):
     names = {(obs.tree.node(i).role, normalize(obs.tree.node(i).name)) for i in obs.ids}
     assert ("button", "Close") in names, names
     assert ("link", "Next page") in names, names
+
+
+def test_a_descendants_title_names_what_has_no_text(browser, site):
+    """Name from contents computes each descendant's text alternative from step 2 on, so a
+    descendant that gives no text gives its title (accname 2I): an icon link `<a><i title=
+    "Twitter"></i></a>` is "Twitter". Chromium leaves it unnamed (its mistake per the spec, noted
+    in benches/README.md); a descendant with text gives its text, not its title."""
+    browser.config.source = "dom"
+    browser.reset(site.url("site/second.html"), observe=False)
+
+    async def icons(aenv):
+        await aenv.page.evaluate(
+            """() => document.body.insertAdjacentHTML('beforeend',
+                 '<a href="#t"><i class="icon" title="Twitter"></i></a>' +
+                 '<a href="#r"><abbr title="Really Simple Syndication">RSS</abbr></a>' +
+                 '<button><span title="Close"><span></span></span> dialog</button>')"""
+        )
+
+    browser.run(icons)
+    obs = browser.observe()
+    names = {(obs.tree.node(i).role, normalize(obs.tree.node(i).name)) for i in obs.ids}
+    assert {("link", "Twitter"), ("link", "RSS"), ("button", "Close dialog")} <= names, names
 
 
 def test_a_password_is_read_as_its_dots(names):

@@ -560,8 +560,10 @@
 
   // An edge of an element's box in textFrom's stack: met between two pieces of text, the
   // words are set apart if the element is laid out in a box of its own.
+  // The closing edge also says where the element's text began, and its title: an element that
+  // gave no text lends its title (accname 2I).
   class Edge {
-    constructor(el) { this.el = el; }
+    constructor(el, since, title) { this.el = el; this.since = since; this.title = title; }
   }
   const SPACE_AT_START = /^[\t\n\f\r ]/, SPACE_AT_END = /[\t\n\f\r ]$/;
 
@@ -596,15 +598,20 @@
       out.push(t);
       length += t.length;
     };
+    // Elements hidden by CSS visibility alone: their own text is not read, a descendant made
+    // visible again is.
+    const invisible = new Set();
     push(kids(root));
     while (stack.length && length < 10000) {
       const n = stack.pop();
       if (typeof n === "string") { text(n); continue; }
       if (n instanceof Edge) {
+        if (n.title && length === n.since) text(" " + n.title + " ");
         if (length > 0) edges.push(n.el); // nothing before it: it sets nothing apart
         continue;
       }
       if (n.nodeType === 3) {
+        if (invisible.size && invisible.has(n.parentNode)) continue;
         const style = textStyle(n.parentNode);
         if (style & CONTENTS_HIDDEN) continue;
         const how = style & CASE_MASK;
@@ -615,7 +622,15 @@
       const tag = n.localName;
       if (SKIP.has(tag)) continue;
       if (visited.has(n)) continue;
-      if (!referenced && hiddenForName(n)) continue;
+      if (!referenced && hiddenForName(n)) {
+        // Laid out but invisible (not display:none, aria-hidden or hidden): its children may
+        // show themselves (visibility: visible inside).
+        if (n.getAttribute("aria-hidden") !== "true" && !n.hidden && n.checkVisibility()) {
+          invisible.add(n);
+          push(kids(n));
+        }
+        continue;
+      }
       const role = roleOf(n);
       const labelled = n.getAttribute("aria-labelledby");
       if (labelled && !referenced) {
@@ -643,7 +658,7 @@
       }
       if (tag === "br") { text(" "); continue; }
       if (tag === "iframe" || tag === "select" || tag === "textarea" || tag === "input") continue;
-      stack.push(new Edge(n));
+      stack.push(new Edge(n, length, n.getAttribute("title")));
       if (pseudo) {
         const after = pseudoContent(n, "::after");
         if (after) stack.push(after);
@@ -668,14 +683,17 @@
       if (nonEmpty(label)) { parts.push(label.trim()); continue; }
       const tag = ref.localName;
       const role = roleOf(ref);
-      // An embedded control lends its value; anything else its text, hidden or not (being
-      // referenced is what counts). The element itself lends its own contents.
-      const value = ref === el ? null : embeddedValue(ref, tag, role);
-      if (value !== null && (tag === "input" || tag === "select" || tag === "textarea")) { parts.push(value); continue; }
+      // An embedded control lends its value (a field naming itself too, as Chromium reads
+      // it); anything else its text, hidden or not (being referenced is what counts), else its
+      // title (accname 2I).
+      const control = tag === "input" || tag === "select" || tag === "textarea";
+      const value = ref === el && !control ? null : embeddedValue(ref, tag, role);
+      if (value !== null && control) { parts.push(value); continue; }
       if (tag === "img") { parts.push(ref.getAttribute("alt") || ""); continue; }
       visited.add(ref);
-      parts.push(textFrom(ref, hiddenForName(ref), visited, false));
+      const text = textFrom(ref, hiddenForName(ref), visited, false);
       visited.delete(ref);
+      parts.push(text || ref.getAttribute("title") || "");
     }
     return collapse(parts.join(" "));
   }
