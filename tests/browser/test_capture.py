@@ -95,6 +95,8 @@ FACTS: dict[str, tuple[str, str, dict] | None] = {
     "name-visible-in-invisible": ("button", "Shown again", {}),
     "labelledby-title": ("button", "Tooltip name", {}),
     "labelledby-self-field": ("textbox", "Amount 12", {}),
+    "td-in-grid": ("gridcell", "Cell of a grid", {}),
+    "none-with-global-aria": ("generic", "Still named", {}),  # a global ARIA attribute overrides role=none
     "summary-loose": ("generic", "", {}),  # only a details element's first summary discloses it
     "embedded-combobox": ("checkbox", "Size medium", {}),  # a select-only combobox's choice is its text
     "inert-button": None,

@@ -218,6 +218,18 @@
   }
 
   // Any aria-* attribute makes an element a node of its own (a live region, a labelled group).
+  const GLOBAL_ARIA = [
+    "aria-atomic", "aria-braillelabel", "aria-brailleroledescription", "aria-busy", "aria-controls",
+    "aria-current", "aria-describedby", "aria-description", "aria-details", "aria-disabled",
+    "aria-dropeffect", "aria-errormessage", "aria-flowto", "aria-grabbed", "aria-haspopup",
+    "aria-hidden", "aria-invalid", "aria-keyshortcuts", "aria-label", "aria-labelledby",
+    "aria-live", "aria-owns", "aria-relevant", "aria-roledescription",
+  ];
+  function hasGlobalAria(el) {
+    if (!hasAria(el)) return false;
+    for (const name of GLOBAL_ARIA) if (el.hasAttribute(name)) return true;
+    return false;
+  }
   function hasAria(el) {
     // Names only (no Attr object made per attribute).
     if (!el.hasAttributes()) return false;
@@ -232,15 +244,23 @@
 
   // Tables made presentational, per pass (a table's many cells ask once).
   let layoutTables = new Map();
-  function inLayoutTable(el) {
+  // What the table around a cell is (read once a table per pass): 0 none, LAYOUT_TABLE
+  // (presentational: its cells are no cells), GRID_TABLE (role grid or treegrid: its cells are
+  // grid cells), DATA_TABLE.
+  const LAYOUT_TABLE = 1, GRID_TABLE = 2, DATA_TABLE = 3;
+  function tableKind(el) {
     const table = el.closest("table");
-    if (table === null) return false;
-    let layout = layoutTables.get(table);
-    if (layout === undefined) {
-      layout = explicitRole(table) === "none" && !focusable(table);
-      layoutTables.set(table, layout);
+    if (table === null) return 0;
+    let kind = layoutTables.get(table);
+    if (kind === undefined) {
+      const role = roleOf(table);
+      kind = role === "none" ? LAYOUT_TABLE : role === "grid" || role === "treegrid" ? GRID_TABLE : DATA_TABLE;
+      layoutTables.set(table, kind);
     }
-    return layout;
+    return kind;
+  }
+  function inLayoutTable(el) {
+    return tableKind(el) === LAYOUT_TABLE;
   }
 
   function headerCellRole(th) {
@@ -313,7 +333,10 @@
       // A table made presentational passes that on to its rows and cells (WAI-ARIA: required
       // owned elements); they stay boxes that part their text.
       case "tr": return inLayoutTable(el) ? "generic" : "row";
-      case "td": return inLayoutTable(el) ? "generic" : "cell";
+      case "td": {
+        const kind = tableKind(el);
+        return kind === LAYOUT_TABLE ? "generic" : kind === GRID_TABLE ? "gridcell" : "cell";
+      }
       case "th": return inLayoutTable(el) ? "generic" : headerCellRole(el);
       case "img": {
         const alt = el.getAttribute("alt");
@@ -428,7 +451,9 @@
   function roleOf(el) {
     const tag = el.localName;
     const explicit = explicitRole(el);
-    if (explicit === "none" && !focusable(el)) return "none";
+    // A presentational role is ignored on an element that can take focus or carries a global
+    // ARIA attribute (WAI-ARIA's conflict resolution).
+    if (explicit === "none" && !focusable(el) && !hasGlobalAria(el)) return "none";
     if (explicit && explicit !== "none") return explicit;
     const native = nativeRole(el, tag);
     return native === undefined ? "generic" : native;
