@@ -244,31 +244,39 @@ def test_an_icon_fonts_glyph_is_no_word_of_a_name(browser, site):
     assert normalize(obs.tree.node(link).name) == "Settings more", obs.tree.node(link).name
 
 
+def _observed_after(browser, site, script):
+    """The capture's observation of a plain local page after ``script`` (a JS function run in
+    the page's own world) added the case to it."""
+    browser.config.source = "dom"
+    browser.reset(site.url("site/second.html"), observe=False)
+
+    async def run(aenv):
+        await aenv.page.evaluate(script)
+
+    browser.run(run)
+    return browser.observe()
+
+
 def test_generated_content_from_a_shadow_trees_own_sheet(browser, site):
     """A shadow tree's sheet may give content to elements outside it: its host (`:host::before`)
     and what is slotted into it (`::slotted(a)::after`). Those sheets are not among the
     document's, so such elements are asked whatever the document's sheets say."""
-    browser.config.source = "dom"
-    browser.reset(site.url("site/second.html"), observe=False)
-
-    async def hosts(aenv):
-        await aenv.page.evaluate(
-            """() => {
-              const close = document.createElement('pc-close');
-              close.setAttribute('role', 'button');
-              close.tabIndex = 0;
-              close.attachShadow({ mode: 'open' }).innerHTML =
-                '<style>:host::before { content: "Close"; }</style><slot></slot>';
-              const pager = document.createElement('pc-pager');
-              pager.innerHTML = '<a href="#n">Next</a>';
-              pager.attachShadow({ mode: 'open' }).innerHTML =
-                '<style>::slotted(a)::after { content: " page"; }</style><slot></slot>';
-              document.body.append(close, pager);
-            }"""
-        )
-
-    browser.run(hosts)
-    obs = browser.observe()
+    obs = _observed_after(
+        browser,
+        site,
+        """() => {
+          const close = document.createElement('pc-close');
+          close.setAttribute('role', 'button');
+          close.tabIndex = 0;
+          close.attachShadow({ mode: 'open' }).innerHTML =
+            '<style>:host::before { content: "Close"; }</style><slot></slot>';
+          const pager = document.createElement('pc-pager');
+          pager.innerHTML = '<a href="#n">Next</a>';
+          pager.attachShadow({ mode: 'open' }).innerHTML =
+            '<style>::slotted(a)::after { content: " page"; }</style><slot></slot>';
+          document.body.append(close, pager);
+        }""",
+    )
     names = {(obs.tree.node(i).role, normalize(obs.tree.node(i).name)) for i in obs.ids}
     assert ("button", "Close") in names, names
     assert ("link", "Next page") in names, names
@@ -279,21 +287,38 @@ def test_a_descendants_title_names_what_has_no_text(browser, site):
     descendant that gives no text gives its title (accname 2I): an icon link `<a><i title=
     "Twitter"></i></a>` is "Twitter". Chromium leaves it unnamed (its mistake per the spec, noted
     in benches/README.md); a descendant with text gives its text, not its title."""
-    browser.config.source = "dom"
-    browser.reset(site.url("site/second.html"), observe=False)
-
-    async def icons(aenv):
-        await aenv.page.evaluate(
-            """() => document.body.insertAdjacentHTML('beforeend',
-                 '<a href="#t"><i class="icon" title="Twitter"></i></a>' +
-                 '<a href="#r"><abbr title="Really Simple Syndication">RSS</abbr></a>' +
-                 '<button><span title="Close"><span></span></span> dialog</button>')"""
-        )
-
-    browser.run(icons)
-    obs = browser.observe()
+    obs = _observed_after(
+        browser,
+        site,
+        """() => document.body.insertAdjacentHTML('beforeend',
+             '<a href="#t"><i class="icon" title="Twitter"></i></a>' +
+             '<a href="#r"><abbr title="Really Simple Syndication">RSS</abbr></a>' +
+             '<button><span title="Close"><span></span></span> dialog</button>')""",
+    )
     names = {(obs.tree.node(i).role, normalize(obs.tree.node(i).name)) for i in obs.ids}
     assert {("link", "Twitter"), ("link", "RSS"), ("button", "Close dialog")} <= names, names
+
+
+def test_a_tables_spanning_cells_keep_its_columns_aligned(browser, site):
+    """The capture says which cells span columns or rows (colspan, rowspan), and the Markdown
+    table leaves the cells they cover empty: a total under its column, not under the one before."""
+    obs = _observed_after(
+        browser,
+        site,
+        """() => document.body.insertAdjacentHTML('beforeend',
+             '<table><tr><th>Item</th><th>Qty</th><th>Price</th></tr>' +
+             '<tr><td rowspan="2">Pens</td><td>2</td><td>$4</td></tr><tr><td>1</td><td>$3</td></tr>' +
+             '<tr><td colspan="2">Total</td><td>$7</td></tr></table>')""",
+    )
+    lines = [line.strip() for line in obs.text.splitlines()]
+    start = lines.index("| Item | Qty | Price |")
+    assert lines[start : start + 5] == [
+        "| Item | Qty | Price |",
+        "| --- | --- | --- |",
+        "| Pens | 2 | $4 |",
+        "|  | 1 | $3 |",
+        "| Total |  | $7 |",
+    ]
 
 
 def test_a_password_is_read_as_its_dots(names):

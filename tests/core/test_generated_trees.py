@@ -151,6 +151,79 @@ def test_texts_straight_in_a_row_are_one_cell():
     assert rendered(["3", "4"], mixed) == ["\t| Total: | 9 |"]
 
 
+def _table_payload(grid_rows):
+    """A table payload in Chromium's form: rows of (role, text, colspan, rowspan) cells."""
+    nodes = [{"nodeId": "1", "ignored": False, "role": {"type": "role", "value": "RootWebArea"}, "childIds": ["2"]}]
+    nodes.append({"nodeId": "2", "ignored": False, "role": {"type": "role", "value": "table"}, "childIds": []})
+    next_id = 3
+    for cells in grid_rows:
+        row = {"nodeId": str(next_id), "ignored": False, "role": {"type": "role", "value": "row"}, "childIds": []}
+        nodes[1]["childIds"].append(row["nodeId"])
+        nodes.append(row)
+        next_id += 1
+        for role, text, colspan, rowspan in cells:
+            cell, leaf = str(next_id), str(next_id + 1)
+            next_id += 2
+            props = [
+                {"name": k, "value": {"type": "integer", "value": v}}
+                for k, v in (("colspan", colspan), ("rowspan", rowspan))
+                if v != 1
+            ]
+            nodes.append(
+                {
+                    "nodeId": cell,
+                    "ignored": False,
+                    "role": {"type": "role", "value": role},
+                    "name": {"type": "computedString", "value": text},
+                    "childIds": [leaf],
+                    "properties": props,
+                }
+            )
+            nodes.append(
+                {
+                    "nodeId": leaf,
+                    "ignored": False,
+                    "role": {"type": "role", "value": "StaticText"},
+                    "name": {"type": "computedString", "value": text},
+                    "childIds": [],
+                }
+            )
+            row["childIds"].append(cell)
+    for n in nodes:
+        n["backendDOMNodeId"] = int(n["nodeId"])
+    return nodes
+
+
+def test_cells_spanning_columns_or_rows_keep_the_columns_aligned():
+    """A cell over two columns is followed by an empty one; a cell over two rows leaves an empty
+    one in its column of the next row (spans as pagelens' capture reads them): every value stays
+    under its header. A page's huge span is capped, and the webarena form does not show spans."""
+    rows = [
+        [("columnheader", "Item", 1, 1), ("columnheader", "Qty", 1, 1), ("columnheader", "Price", 1, 1)],
+        [("cell", "Shipping", 2, 1), ("cell", "$1", 1, 1)],
+        [("cell", "Gift", 1, 2), ("cell", "1", 1, 1), ("cell", "$0", 1, 1)],
+        [("cell", "2", 1, 1), ("cell", "$5", 1, 1)],
+        [("cell", "a", 1, 1), ("cell", "b", 1, 3), ("cell", "c", 1, 1)],
+        [("cell", "d", 1, 1)],
+        [("cell", "e", 1, 1), ("cell", "f", 1, 1)],
+    ]
+    tree = tree_of(_table_payload(rows))
+    assert tree.render().text.split("\n")[1:] == [
+        "\t| Item | Qty | Price |",
+        "\t| --- | --- | --- |",
+        "\t| Shipping |  | $1 |",
+        "\t| Gift | 1 | $0 |",
+        "\t|  | 2 | $5 |",
+        "\t| a | b | c |",
+        "\t| d |  |",  # b still takes the middle column: d, then an empty one (no cell after)
+        "\t| e |  | f |",
+    ]
+    assert "colspan" not in tree.render("webarena").text and "rowspan" not in tree.render("webarena").text
+    huge = tree_of(_table_payload([[("cell", "wide", 100_000, 100_000), ("cell", "x", 1, 1)], [("cell", "y", 1, 1)]]))
+    first, second = huge.render().text.split("\n")[1:]
+    assert first.count("|") == 64 + 2 and second.count("|") == 64 + 2
+
+
 @SETTINGS
 @given(st.data())
 def test_clickable_elements_are_targets(data):

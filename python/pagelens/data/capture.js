@@ -1197,6 +1197,11 @@
         value = el.files && el.files.length ? Array.from(el.files, (f) => f.name).join(", ") : "No file chosen";
       }
       if (role === "textbox" && tag === "textarea") prop(props, "multiline", 0, 1);
+      if ((tag === "td" || tag === "th") && role !== "generic") {
+        // A cell over several columns or rows: the Markdown table keeps the others aligned.
+        if (el.colSpan > 1) prop(props, "colspan", 1, el.colSpan);
+        if (el.rowSpan > 1) prop(props, "rowspan", 1, el.rowSpan);
+      }
       // An unnamed target (a link around an image without alt): what its DOM says, as a hint,
       // and it is marked clickable as Chromium's DOM snapshot marks a link or a button.
       const hint = !name && options.markClickable !== false && (listens || role === "link" || role === "button") ? hintOf(el) : null;

@@ -113,11 +113,20 @@ pub fn webarena_drop_role(role: &str) -> bool {
     )
 }
 
-/// Properties section 2 never shows.
+/// Properties section 2 never shows (with the cell spans pagelens' capture adds, which
+/// Chromium's tree does not carry).
 pub fn webarena_hidden_prop(name: &str) -> bool {
     matches!(
         name,
-        "focusable" | "editable" | "readonly" | "level" | "settable" | "multiline" | "invalid"
+        "focusable"
+            | "editable"
+            | "readonly"
+            | "level"
+            | "settable"
+            | "multiline"
+            | "invalid"
+            | "colspan"
+            | "rowspan"
     )
 }
 

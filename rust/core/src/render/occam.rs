@@ -97,7 +97,15 @@ struct Renderer<'t> {
     /// `absorbed`'s verdict per node once computed (each subtree's text is read at most once
     /// for it, however deep the labelled nodes nest).
     absorbed_memo: std::cell::RefCell<Vec<Option<bool>>>,
+    /// Per table (its arena index): how many more of its rows each column is taken by a cell
+    /// above that spans rows. Rows are entered in document order, so a row finds what the
+    /// rows before it left.
+    row_spans: std::collections::HashMap<u32, Vec<u32>>,
 }
+
+/// The most columns or rows one cell is taken to span: a page's `colspan="1000"` on every cell
+/// must not print thousands of empty cells per row.
+const MAX_SPAN: u32 = 64;
 
 const TRANSPARENT_WHEN_BLANK: u32 = RoleClass::DROP_WHEN_BLANK
     | RoleClass::INLINE
@@ -239,6 +247,7 @@ impl<'t> Renderer<'t> {
             f,
             stack: Vec::new(),
             absorbed_memo: std::cell::RefCell::new(vec![None; n]),
+            row_spans: std::collections::HashMap::new(),
         }
     }
 
@@ -1036,8 +1045,12 @@ impl<'t> Renderer<'t> {
                 _ => cells.push(vec![k]),
             }
         }
+        let header = !cells.is_empty()
+            && cells
+                .iter()
+                .all(|group| self.t.node(group[0]).role.as_ref() == "columnheader");
         let mut ids = Vec::new();
-        let mut texts: Vec<String> = cells
+        let texts: Vec<String> = cells
             .iter()
             .map(|group| match group.as_slice() {
                 [one] => self.content_text(*one, &mut ids),
@@ -1051,12 +1064,13 @@ impl<'t> Renderer<'t> {
                 }
             })
             .collect();
+        let mut texts = self.aligned(n, &cells, texts);
         // A row's name is normally its cells' text; one that says more is kept, first.
         let name = self.name(n);
-        if !name.is_empty()
+        let named = !name.is_empty()
             && !self.contents_say_name(n)
-            && !Self::text_says(&texts.join(" "), name)
-        {
+            && !Self::text_says(&texts.join(" "), name);
+        if named {
             texts.insert(0, name.to_owned());
         }
         let mut line = String::new();
@@ -1076,16 +1090,65 @@ impl<'t> Renderer<'t> {
             push_md_cell(&mut line, t);
             line.push_str(" |");
         }
+        let columns = texts.len();
         self.push_with_ids(depth, line, ids);
-        let header = !cells.is_empty()
-            && texts.len() == cells.len()
-            && cells
-                .iter()
-                .all(|group| self.t.node(group[0]).role.as_ref() == "columnheader");
-        if header {
-            let sep = format!("|{}", " --- |".repeat(cells.len()));
+        if header && !named {
+            let sep = format!("|{}", " --- |".repeat(columns));
             self.out.push_line(depth, sep);
         }
+    }
+
+    /// A row's cell texts with an empty cell wherever a cell spans more than one column (after
+    /// it) or a cell of a row above spans down into this one (`colspan`, `rowspan`, as
+    /// pagelens' capture reads them): the columns stay under their headers.
+    fn aligned(&mut self, row: u32, cells: &[Vec<u32>], texts: Vec<String>) -> Vec<String> {
+        let span = |k: u32, name: &str| match self.t.prop(k, name) {
+            Some(Value::Int(v)) => u32::try_from(*v).unwrap_or(1).clamp(1, MAX_SPAN),
+            _ => 1,
+        };
+        let spans: Vec<(u32, u32)> = cells
+            .iter()
+            .map(|group| match group.as_slice() {
+                [one] => (span(*one, "colspan"), span(*one, "rowspan")),
+                _ => (1, 1),
+            })
+            .collect();
+        let mut table = self.t.node(row).s_parent;
+        while table != NONE && !self.class(table).has(RoleClass::TABLE) {
+            table = self.t.node(table).s_parent;
+        }
+        let above = self.row_spans.remove(&table).unwrap_or_default();
+        if above.iter().all(|&r| r == 0) && spans.iter().all(|&s| s == (1, 1)) {
+            return texts;
+        }
+        let mut below: Vec<u32> = above.iter().map(|r| r.saturating_sub(1)).collect();
+        let mut out = Vec::with_capacity(texts.len());
+        let mut col = 0usize;
+        for (text, (colspan, rowspan)) in texts.into_iter().zip(spans) {
+            while above.get(col).is_some_and(|&r| r > 0) {
+                out.push(String::new());
+                col += 1;
+            }
+            out.push(text);
+            out.extend((1..colspan).map(|_| String::new()));
+            let end = col + colspan as usize;
+            if rowspan > 1 {
+                if below.len() < end {
+                    below.resize(end, 0);
+                }
+                below[col..end].fill(rowspan - 1);
+            }
+            col = end;
+        }
+        // Columns after the last cell that a cell above still takes.
+        while above.get(col).is_some_and(|&r| r > 0) {
+            out.push(String::new());
+            col += 1;
+        }
+        if table != NONE && below.iter().any(|&r| r > 0) {
+            self.row_spans.insert(table, below);
+        }
+        out
     }
 
     /// `Term: Detail` lines for a run of term/definition siblings (inside a
