@@ -527,6 +527,9 @@ class AsyncBrowserEnv:
                 if not capture.tree.closed_shadow_hosts:
                     return capture
                 reason = f"{len(capture.tree.closed_shadow_hosts)} closed shadow roots a page script cannot read"
+            # Chromium builds a new document's tree at a rendering update, which the settle
+            # after an action does not wait for when the capture is the source.
+            await quietly(asyncio.wait_for(page.evaluate(_LOADED_NEXT_FRAME), self.config.action_timeout_ms / 1e3))
         capture = await fetch_tree(
             sessions,
             include_frames=cfg.include_frames,
