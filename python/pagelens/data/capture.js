@@ -218,6 +218,15 @@
   }
 
   // Any aria-* attribute makes an element a node of its own (a live region, a labelled group).
+  function hasAria(el) {
+    // Names only (no Attr object made per attribute).
+    if (!el.hasAttributes()) return false;
+    const names = el.getAttributeNames();
+    for (let i = 0; i < names.length; i++) if (names[i].startsWith("aria-")) return true;
+    return false;
+  }
+  // WAI-ARIA's global states and properties: one of them on an element overrides a
+  // presentational role.
   const GLOBAL_ARIA = [
     "aria-atomic", "aria-braillelabel", "aria-brailleroledescription", "aria-busy", "aria-controls",
     "aria-current", "aria-describedby", "aria-description", "aria-details", "aria-disabled",
@@ -230,23 +239,15 @@
     for (const name of GLOBAL_ARIA) if (el.hasAttribute(name)) return true;
     return false;
   }
-  function hasAria(el) {
-    // Names only (no Attr object made per attribute).
-    if (!el.hasAttributes()) return false;
-    const names = el.getAttributeNames();
-    for (let i = 0; i < names.length; i++) if (names[i].startsWith("aria-")) return true;
-    return false;
-  }
 
   function named(el) {
     return el.hasAttribute("aria-label") || el.hasAttribute("aria-labelledby") || el.hasAttribute("title");
   }
 
-  // Tables made presentational, per pass (a table's many cells ask once).
+  // What the table around a cell is, per pass (a table's many cells ask once): 0 none,
+  // LAYOUT_TABLE (presentational: its cells are no cells), GRID_TABLE (role grid or treegrid:
+  // its cells are grid cells), DATA_TABLE.
   let layoutTables = new Map();
-  // What the table around a cell is (read once a table per pass): 0 none, LAYOUT_TABLE
-  // (presentational: its cells are no cells), GRID_TABLE (role grid or treegrid: its cells are
-  // grid cells), DATA_TABLE.
   const LAYOUT_TABLE = 1, GRID_TABLE = 2, DATA_TABLE = 3;
   function tableKind(el) {
     const table = el.closest("table");
@@ -500,10 +501,17 @@
   // `.x` meaning `& .x`).
   function absoluteSelector(rule) {
     const text = rule.selectorText;
-    const parent = rule.parentRule;
-    if (!text || !parent || parent.selectorText === undefined) return text;
-    const outer = `:is(${absoluteSelector(parent)})`;
-    return topLevelParts(text).map((part) => (part.includes("&") ? part.replaceAll("&", outer) : `${outer} ${part}`)).join(",");
+    if (!text) return text;
+    // The enclosing style rules, innermost first (a loop: a page may nest deep).
+    const outers = [];
+    for (let r = rule.parentRule; r && r.selectorText !== undefined; r = r.parentRule) outers.push(r.selectorText);
+    let selector = outers.length ? outers[outers.length - 1] : text;
+    for (let i = outers.length - 2; i >= -1; i--) {
+      const inner = i >= 0 ? outers[i] : text;
+      const outer = `:is(${selector})`;
+      selector = topLevelParts(inner).map((part) => (part.includes("&") ? part.replaceAll("&", outer) : `${outer} ${part}`)).join(",");
+    }
+    return selector;
   }
   // A selector list's selectors (commas inside :is(), :not(), [attr="a,b"] are not between them).
   function topLevelParts(list) {
