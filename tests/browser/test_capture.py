@@ -224,26 +224,6 @@ def test_blocks_part_words_and_layout_tables_are_no_tables(names):
     assert "| Layout | Cell B |" not in obs.text and "Cell B" in obs.text
 
 
-def test_an_icon_fonts_glyph_is_no_word_of_a_name(browser, site):
-    """A private-use character an icon font draws (`.icon::before { content: "\\e900" }`) is
-    left out of a name: it reads as an escape to a model and says nothing (Chromium keeps it)."""
-    browser.config.source = "dom"
-    browser.reset(site.url("site/second.html"), observe=False)
-
-    async def icon(aenv):
-        await aenv.page.evaluate(
-            """() => { const s = document.createElement('style');
-               s.textContent = '.glyph::before { content: "\\\\e900"; } .glyph::after { content: " \\\\f101 more"; }';
-               document.head.append(s); const a = document.createElement('a'); a.href = '#s';
-               a.className = 'glyph'; a.textContent = 'Settings'; document.body.append(a); }"""
-        )
-
-    browser.run(icon)
-    obs = browser.observe()
-    link = next(i for i in obs.ids if obs.tree.node(i).role == "link" and "Settings" in obs.tree.node(i).name)
-    assert normalize(obs.tree.node(link).name) == "Settings more", obs.tree.node(link).name
-
-
 def _observed_after(browser, site, script):
     """The capture's observation of a plain local page after ``script`` (a JS function run in
     the page's own world) added the case to it."""
@@ -255,6 +235,21 @@ def _observed_after(browser, site, script):
 
     browser.run(run)
     return browser.observe()
+
+
+def test_an_icon_fonts_glyph_is_no_word_of_a_name(browser, site):
+    """A private-use character an icon font draws (`.icon::before { content: "\\e900" }`) is
+    left out of a name: it reads as an escape to a model and says nothing (Chromium keeps it)."""
+    obs = _observed_after(
+        browser,
+        site,
+        """() => { const s = document.createElement('style');
+           s.textContent = '.glyph::before { content: "\\\\e900"; } .glyph::after { content: " \\\\f101 more"; }';
+           document.head.append(s); const a = document.createElement('a'); a.href = '#s';
+           a.className = 'glyph'; a.textContent = 'Settings'; document.body.append(a); }""",
+    )
+    link = next(i for i in obs.ids if obs.tree.node(i).role == "link" and "Settings" in obs.tree.node(i).name)
+    assert normalize(obs.tree.node(link).name) == "Settings more", obs.tree.node(link).name
 
 
 def test_generated_content_from_a_shadow_trees_own_sheet(browser, site):

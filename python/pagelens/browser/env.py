@@ -527,9 +527,8 @@ class AsyncBrowserEnv:
                 if not capture.tree.closed_shadow_hosts:
                     return capture
                 reason = f"{len(capture.tree.closed_shadow_hosts)} closed shadow roots a page script cannot read"
-            # Chromium builds a new document's tree at a rendering update, which the settle
-            # after an action does not wait for when the capture is the source.
-            await quietly(asyncio.wait_for(page.evaluate(_LOADED_NEXT_FRAME), self.config.action_timeout_ms / 1e3))
+            # The settle after an action waited for no rendering update (the capture needs none).
+            await self._next_rendering_update(page)
         capture = await fetch_tree(
             sessions,
             include_frames=cfg.include_frames,
@@ -736,10 +735,9 @@ class AsyncBrowserEnv:
             await self._until_quiet(page, self.config.settle_ms)
         # A navigation the action started may not have committed (or even been requested: a
         # form submitted by Enter starts its request a little later). Wait for its document,
-        # then for that document's load — and, for Chromium's tree, its next rendering update:
-        # Chromium builds a new document's accessibility tree then (asked before, getFullAXTree
-        # answers an empty root); pagelens' capture reads the DOM itself and waits for no frame
-        # (~16 ms of every action). If another document commits meanwhile, wait for that one too.
+        # then for that document's load — and, for Chromium's tree, its next rendering update;
+        # pagelens' capture reads the DOM itself and waits for no frame (~16 ms of every
+        # action). If another document commits meanwhile, wait for that one too.
         pending = self._navigations.setdefault(page, _Navigations())
         for _ in range(5):
             if pending and not page.is_closed():  # a closed page has none (see _adopt_page)
@@ -748,7 +746,7 @@ class AsyncBrowserEnv:
             await self._wait_loaded(page, max(0.0, deadline - time.monotonic()) * 1e3)
             commits = self._commits.get(page, 0)
             if self.config.source == "ax":
-                await quietly(asyncio.wait_for(page.evaluate(_LOADED_NEXT_FRAME), self.config.action_timeout_ms / 1e3))
+                await self._next_rendering_update(page)
             if page.is_closed() or (not pending and self._commits.get(page, 0) == commits):
                 break
 
@@ -776,6 +774,11 @@ class AsyncBrowserEnv:
                 return
             with contextlib.suppress(asyncio.TimeoutError):
                 await asyncio.wait_for(idle.wait(), max(0.0, deadline - time.monotonic()))
+
+    async def _next_rendering_update(self, page: Page) -> None:
+        """Waits for the page's load and its next rendering update: Chromium builds a new
+        document's accessibility tree then (asked before, getFullAXTree answers an empty root)."""
+        await quietly(asyncio.wait_for(page.evaluate(_LOADED_NEXT_FRAME), self.config.action_timeout_ms / 1e3))
 
     @staticmethod
     async def _wait_loaded(page: Page, timeout_ms: float) -> None:

@@ -399,14 +399,18 @@
 
   // ---- names (accname 1.2) -------------------------------------------------------------
 
+  // Hidden from a name: GONE (aria-hidden, hidden, no box) or INVISIBLE (laid out, hidden by
+  // CSS visibility: a descendant made visible again still counts); 0 when shown.
+  const GONE = 1, INVISIBLE = 2;
   function hiddenForName(el) {
-    if (el.getAttribute("aria-hidden") === "true") return true;
-    if (el.hidden) return true;
+    if (el.getAttribute("aria-hidden") === "true") return GONE;
+    if (el.hidden) return GONE;
     if (!el.checkVisibility(VISIBILITY)) {
       const st = getComputedStyle(el);
-      return st.display !== "contents" || st.visibility !== "visible";
+      if (st.visibility !== "visible") return el.checkVisibility() ? INVISIBLE : GONE;
+      return st.display !== "contents" ? GONE : 0;
     }
-    return false;
+    return 0;
   }
 
   function optionText(select) {
@@ -655,10 +659,9 @@
       const tag = n.localName;
       if (SKIP.has(tag)) continue;
       if (visited.has(n)) continue;
-      if (!referenced && hiddenForName(n)) {
-        // Laid out but invisible (not display:none, aria-hidden or hidden): its children may
-        // show themselves (visibility: visible inside).
-        if (n.getAttribute("aria-hidden") !== "true" && !n.hidden && n.checkVisibility()) {
+      const hidden = referenced ? 0 : hiddenForName(n);
+      if (hidden) {
+        if (hidden === INVISIBLE) { // its children may show themselves (visibility: visible)
           invisible.add(n);
           push(kids(n));
         }

@@ -12,6 +12,8 @@
 
 use std::collections::HashSet;
 
+use rustc_hash::FxHashMap;
+
 use super::runs::{
     code_lines, concat, fence_for, holds_line_break, join_line, squash, Piece, PieceKind,
 };
@@ -100,7 +102,7 @@ struct Renderer<'t> {
     /// Per table (its arena index): how many more of its rows each column is taken by a cell
     /// above that spans rows. Rows are entered in document order, so a row finds what the
     /// rows before it left.
-    row_spans: std::collections::HashMap<u32, Vec<u32>>,
+    row_spans: FxHashMap<u32, Vec<u32>>,
 }
 
 /// The most columns or rows one cell is taken to span: a page's `colspan="1000"` on every cell
@@ -247,7 +249,7 @@ impl<'t> Renderer<'t> {
             f,
             stack: Vec::new(),
             absorbed_memo: std::cell::RefCell::new(vec![None; n]),
-            row_spans: std::collections::HashMap::new(),
+            row_spans: FxHashMap::default(),
         }
     }
 
@@ -1113,14 +1115,15 @@ impl<'t> Renderer<'t> {
                 _ => (1, 1),
             })
             .collect();
+        // No cell spans here or above (Chromium's tree never says so): nothing to look up.
+        if self.row_spans.is_empty() && spans.iter().all(|&s| s == (1, 1)) {
+            return texts;
+        }
         let mut table = self.t.node(row).s_parent;
         while table != NONE && !self.class(table).has(RoleClass::TABLE) {
             table = self.t.node(table).s_parent;
         }
         let above = self.row_spans.remove(&table).unwrap_or_default();
-        if above.iter().all(|&r| r == 0) && spans.iter().all(|&s| s == (1, 1)) {
-            return texts;
-        }
         let mut below: Vec<u32> = above.iter().map(|r| r.saturating_sub(1)).collect();
         let mut out = Vec::with_capacity(texts.len());
         let mut col = 0usize;
