@@ -233,7 +233,7 @@ def test_the_capture_reads_the_nodes_devtools_reads_and_names_the_same_elements(
 
     async def both(aenv):
         sessions = aenv.sessions_for(aenv.page)
-        ours = await capture_html(aenv._capture, sessions, True, 60, aenv._devtools)
+        ours = await capture_html(aenv._capture, sessions, True, 60, await aenv._raw_socket())
         theirs = await fetch_html(sessions, True, 60)
         return ours, theirs
 

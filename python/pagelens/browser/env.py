@@ -36,6 +36,7 @@ from pagelens.browser.execute import Acted, Executor, action_failure, goto
 from pagelens.browser.frames import Capture, FrameSessions, fetch_tree
 from pagelens.browser.guard import Refusal, RequestGuard
 from pagelens.browser.html import capture_html
+from pagelens.browser.launch import cache_driver_code
 from pagelens.browser.records import HtmlObservation, PageObservation, StepResult, Tab
 from pagelens.browser.resolve import ElementResolver, release
 from pagelens.errors import ArgumentTypeError, PagelensError
@@ -122,6 +123,9 @@ class AsyncBrowserEnv:
         self._playwright: Playwright | None = None
         self._browser: Browser | None = None
         self._devtools: DevToolsSocket | None = None
+        # The raw socket connects while the first page is made (~25 ms of a start): see
+        # _raw_socket, through which every use goes.
+        self._devtools_connecting: asyncio.Future[DevToolsSocket] | None = None
         self._context: BrowserContext | None = None
         self._page: Page | None = None
         self._sessions: dict[Page, FrameSessions] = {}
@@ -169,6 +173,7 @@ class AsyncBrowserEnv:
     async def start(self) -> None:
         if self._browser is not None:
             return
+        cache_driver_code()
         self._playwright = await async_playwright().start()
         kwargs = self.config.launch.playwright_kwargs()
         port = free_port() if self.config.launch.devtools_socket else None
@@ -187,14 +192,31 @@ class AsyncBrowserEnv:
             await self.close()
             raise
         if port is not None:
+            self._devtools_connecting = asyncio.ensure_future(DevToolsSocket.connect(port))
+
+    async def _raw_socket(self) -> DevToolsSocket | None:
+        """The raw DevTools socket for large answers, once connected; None without one."""
+        connecting = self._devtools_connecting
+        if connecting is not None:
             try:
-                self._devtools = await DevToolsSocket.connect(port)
+                # Shielded: a caller cancelled while it waits leaves the connection to the next.
+                socket: DevToolsSocket | None = await asyncio.shield(connecting)
             except Exception as e:  # everything still works through Playwright, only slower
-                warnings.warn(f"no raw DevTools socket ({e}); AX trees go through Playwright", stacklevel=2)
-                self._devtools = None
+                socket = None
+                if self._devtools_connecting is connecting:  # said once, by the first to know
+                    warnings.warn(f"no raw DevTools socket ({e}); AX trees go through Playwright", stacklevel=2)
+            if self._devtools_connecting is connecting:
+                self._devtools, self._devtools_connecting = socket, None
+        return self._devtools
 
     async def close(self) -> None:
         await self._guard.close()
+        connecting, self._devtools_connecting = self._devtools_connecting, None
+        if connecting is not None:  # closed before its first observation
+            if connecting.done() and not connecting.cancelled() and connecting.exception() is None:
+                self._devtools = connecting.result()
+            else:
+                connecting.cancel()
         if self._devtools is not None:
             await quietly(self._devtools.close())
             self._devtools = None
@@ -515,7 +537,7 @@ class AsyncBrowserEnv:
                     sessions,
                     include_frames=cfg.include_frames,
                     timeout=cfg.cdp_timeout_s,
-                    devtools=self._devtools,
+                    devtools=await self._raw_socket(),
                     max_frames=cfg.max_frames,
                     clickables=cfg.clickables,
                     # Links' addresses only where the text shows them.
@@ -533,7 +555,7 @@ class AsyncBrowserEnv:
             sessions,
             include_frames=cfg.include_frames,
             timeout=cfg.cdp_timeout_s,
-            devtools=self._devtools,
+            devtools=await self._raw_socket(),
             clickables=cfg.clickables,
             snapshot_timeout=cfg.snapshot_timeout_s,
             max_frames=cfg.max_frames,
@@ -585,7 +607,7 @@ class AsyncBrowserEnv:
                     self.sessions_for(page),
                     include_frames=cfg.include_frames,
                     timeout=cfg.cdp_timeout_s,
-                    devtools=self._devtools,
+                    devtools=await self._raw_socket(),
                     max_frames=cfg.max_frames,
                 ),
             )

@@ -38,6 +38,21 @@ def find_chromium() -> str:
     )
 
 
+def cache_driver_code() -> None:
+    """Lets Playwright's driver keep its compiled JavaScript from one start to the next.
+
+    The driver is a Node process that compiles Playwright's bundle at every start: ~250 ms of
+    a cold ``pagelens browser open`` here, cut to ~180 ms by Node's compile cache (Node >= 22;
+    the driver's is). Playwright gives the driver this process' environment, so the cache is
+    named here, once, unless the user named one or turned it off (``NODE_DISABLE_COMPILE_CACHE``).
+    Node keys what it keeps by its version and each file's contents, and goes without a
+    directory it cannot write."""
+    if "NODE_COMPILE_CACHE" in os.environ or "NODE_DISABLE_COMPILE_CACHE" in os.environ:
+        return
+    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+    os.environ["NODE_COMPILE_CACHE"] = os.path.join(base, "pagelens", "node-compile-cache")
+
+
 @dataclass(frozen=True)
 class LaunchOptions:
     """How the browser is started. ``executable`` defaults to :func:`find_chromium`."""

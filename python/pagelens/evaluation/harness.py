@@ -167,12 +167,13 @@ class Harness:
     async def _page(self, task: TaskConfig) -> Any:
         from playwright.async_api import async_playwright
 
-        from pagelens.browser.launch import LaunchOptions
+        from pagelens.browser.launch import LaunchOptions, cache_driver_code
 
         if self.browser is not None:
             context = await self.browser.new_context(storage_state=self.storage_state)
             return context, await context.new_page()
         if self._browser is None:
+            cache_driver_code()
             self._playwright = await async_playwright().start()
             self._browser = await self._playwright.chromium.launch(**LaunchOptions().playwright_kwargs())
         state = None

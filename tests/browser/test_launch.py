@@ -1,0 +1,48 @@
+"""How the browser is started: Playwright's driver keeps its compiled code between starts."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+from pathlib import Path
+
+import pytest
+from playwright.async_api import async_playwright
+
+from pagelens.browser.launch import cache_driver_code
+
+
+@pytest.fixture
+def no_node_cache(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Path:
+    # Set, then removed: monkeypatch puts back whatever was there before, also what
+    # cache_driver_code sets itself.
+    for name in ("NODE_COMPILE_CACHE", "NODE_DISABLE_COMPILE_CACHE"):
+        monkeypatch.setenv(name, "placeholder")
+        monkeypatch.delenv(name)
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
+    return tmp_path / "pagelens" / "node-compile-cache"
+
+
+def test_the_driver_keeps_its_compiled_code_in_pagelens_cache(no_node_cache: Path) -> None:
+    cache_driver_code()
+    assert os.environ["NODE_COMPILE_CACHE"] == str(no_node_cache)
+
+    async def start_driver() -> None:
+        driver = await async_playwright().start()
+        await driver.stop()
+
+    asyncio.run(start_driver())
+    # The real driver wrote its compiled bundle there (Node names the files, not pagelens).
+    assert sum(f.stat().st_size for f in no_node_cache.rglob("*") if f.is_file()) > 10_000
+
+
+def test_a_cache_the_user_named_or_turned_off_is_left_as_it_is(
+    no_node_cache: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("NODE_COMPILE_CACHE", "/elsewhere")
+    cache_driver_code()
+    assert os.environ["NODE_COMPILE_CACHE"] == "/elsewhere"
+    monkeypatch.delenv("NODE_COMPILE_CACHE")
+    monkeypatch.setenv("NODE_DISABLE_COMPILE_CACHE", "1")
+    cache_driver_code()
+    assert "NODE_COMPILE_CACHE" not in os.environ
