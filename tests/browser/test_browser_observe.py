@@ -240,3 +240,29 @@ def test_a_lone_surrogate_blinds_nothing(browser, site):
     assert browser.step(f"click [{save}]").ok
     html = browser.observe_html()
     assert "odd \ufffd text" in html.dom.html()
+
+
+@pytest.mark.parametrize("source", ["dom", "ax"])
+def test_the_active_tabs_title_is_the_documents_as_the_tab_gives_it(browser, site, source):
+    """The capture reads the active tab's title with the page (no call of its own): what
+    `document.title` gives, white space collapsed but for the non-ASCII kinds it keeps (a
+    trailing no-break space stays), and a title a script set after the load; the other tabs'
+    titles are read beside it."""
+    browser.config.source = source
+    try:
+        browser.reset(site.url("site/second.html"), observe=False)
+
+        async def retitle(aenv):
+            first = aenv.page
+            other = await aenv.context.new_page()  # the active tab now
+            await other.set_content("<title> Other\n tab </title>")
+            await first.evaluate("() => { document.title = '\\n  Set by\\tscript \\u00a0 '; }")
+            return await first.title()
+
+        given = browser.run(retitle)
+        obs = browser.step("tab_focus [0]").observation
+    finally:
+        browser.config.source = "dom"
+    assert given == "Set by script \u00a0"
+    assert obs.title == given
+    assert [(t.title, t.active) for t in obs.tabs] == [(given, True), ("Other tab", False)]

@@ -409,7 +409,9 @@ async def capture_page(
     if tree.capture_truncated:
         notes.append(f"the page has more than {max_nodes} nodes: the rest is not shown")
     timings = {"capture": walk_ms, "frame_list": list_ms, "frame_captures": frame_ms, "parse": parse_ms}
-    return Capture(tree, records, errors, notes, timings, document=head.document)
+    roots = tree.roots
+    title = tree.node(roots[0]).name if roots else None
+    return Capture(tree, records, errors, notes, timings, document=head.document, title=title)
 
 
 async def frames_to_pass(

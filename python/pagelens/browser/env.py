@@ -449,7 +449,8 @@ class AsyncBrowserEnv:
         page = self.page
         cfg = self.config
         t0 = time.perf_counter()
-        tabs_task = asyncio.ensure_future(self._tabs())  # small calls, alongside the tree
+        # The tabs' titles alongside the tree; pagelens' capture reads the active one's itself.
+        tabs_task = asyncio.ensure_future(self._tabs(active_title="" if cfg.source == "dom" else None))
         # Which document is read: pagelens' capture says so itself; Chromium's tree is asked
         # alongside.
         document_task = asyncio.ensure_future(self._document_of(page)) if cfg.source == "ax" else None
@@ -480,7 +481,10 @@ class AsyncBrowserEnv:
         )
         t2 = time.perf_counter()
         tabs = await tabs_task
-        title = next((t.title for t in tabs if t.active), "")
+        title = capture.title
+        if title is None:  # read from Chromium's tree: the title as the tab gives it
+            title = next((t.title for t in tabs if t.active), "") if cfg.source == "ax" else await self._title(page)
+        tabs = [dataclasses.replace(t, title=title) if t.active else t for t in tabs]
         screenshot = None
         if cfg.screenshots:
             screenshot = await page.screenshot(timeout=cfg.action_timeout_ms)
@@ -635,15 +639,20 @@ class AsyncBrowserEnv:
         self._resolver.observed(obs, capture.frames, capture.document)
         return obs
 
-    async def _tabs(self) -> list[Tab]:
+    async def _tabs(self, active_title: str | None = None) -> list[Tab]:
+        """Every tab; ``active_title``: the active tab's title, when the caller reads it itself."""
         tabs = []
         for i, p in enumerate(self.context.pages):
-            try:
-                title = await asyncio.wait_for(p.title(), self.config.action_timeout_ms / 1e3)
-            except Exception:  # a busy or closing tab keeps its URL as its title
-                title = ""
-            tabs.append(Tab(i, title, p.url, p is self._page))
+            active = p is self._page
+            title = active_title if active and active_title is not None else await self._title(p)
+            tabs.append(Tab(i, title, p.url, active))
         return tabs
+
+    async def _title(self, page: Page) -> str:
+        try:
+            return await asyncio.wait_for(page.title(), self.config.action_timeout_ms / 1e3)
+        except Exception:  # a busy or closing tab has no title to give
+            return ""
 
     # -- acting ---------------------------------------------------------------------------
 

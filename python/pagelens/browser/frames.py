@@ -168,6 +168,8 @@ class Capture:
     timings_ms: dict[str, float] = field(default_factory=dict)
     # The document read (its performance.timeOrigin), when the capture says which.
     document: float | None = None
+    # The main document's title, when the capture read it (document.title, as the tab's).
+    title: str | None = None
 
 
 # Frames read per observation, the main frame included.

@@ -1055,7 +1055,8 @@
       const active = doc.activeElement;
       if (doc.hasFocus() && (!active || active === doc.body || active === doc.documentElement)) prop(props, "focused", 0, 1);
       if (doc.URL) prop(props, "url", 2, doc.URL);
-      const r = row(doc, parent, "RootWebArea", collapse(doc.title || ""), 8, null, null, props);
+      // The title as the document gives it (white space already collapsed): the tab's title too.
+      const r = row(doc, parent, "RootWebArea", doc.title, 8, null, null, props);
       if (doc.documentElement) visit(doc.documentElement, r, false);
     }
     enterDocument(top, -1);
