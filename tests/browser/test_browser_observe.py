@@ -129,6 +129,30 @@ def test_orphan_frames_in_the_core():
     assert len(tree) == 1 and tree.orphan_frames == [(42, "F")]
 
 
+@pytest.mark.parametrize(("page", "on_the_loop"), [("base-url", True), ("wikipedia-2", False)])
+def test_a_large_page_is_built_off_the_event_loop(page, on_the_loop, monkeypatch):
+    """A large page's tree is built on a worker thread (the loop keeps serving meanwhile); a
+    small one on the loop, where it costs less than the hop to a thread and back."""
+    import threading
+
+    from pagelens.browser import frames
+
+    built_on = []
+
+    class Recording:
+        @staticmethod
+        def from_cdp(*args, **kwargs):
+            built_on.append(threading.current_thread())
+            return AXTree.from_cdp(*args, **kwargs)
+
+    monkeypatch.setattr(frames, "AXTree", Recording)
+    payload = ax_bytes(page)
+    assert (len(payload) <= frames.INLINE_PAYLOAD_BYTES) == on_the_loop
+    tree, _ = asyncio.run(frames.build_tree(payload, [], None))
+    assert len(tree) > 0
+    assert (built_on == [threading.main_thread()]) == on_the_loop
+
+
 def run_cli(*args: str) -> subprocess.CompletedProcess:
     return subprocess.run([sys.executable, "-m", "pagelens", *args], capture_output=True, text=True, timeout=120)
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import dataclasses
+import functools
 import time
 import warnings
 from collections.abc import AsyncIterator, Awaitable, Callable
@@ -33,7 +34,7 @@ from pagelens.browser.capture import InPageCapture, capture_page, world_document
 from pagelens.browser.config import BrowserConfig
 from pagelens.browser.devtools import DevToolsSocket, free_port
 from pagelens.browser.execute import Acted, Executor, action_failure, goto
-from pagelens.browser.frames import Capture, FrameSessions, fetch_tree
+from pagelens.browser.frames import INLINE_RENDER_NODES, Capture, FrameSessions, fetch_tree
 from pagelens.browser.guard import Refusal, RequestGuard
 from pagelens.browser.html import capture_html
 from pagelens.browser.launch import cache_driver_code
@@ -471,7 +472,7 @@ class AsyncBrowserEnv:
             document = await (document_task or self._document_of(page))
         seen = self._seen_ids(page, document, tree) if cfg.mark_new else None
         t1 = time.perf_counter()
-        rendered = await asyncio.to_thread(
+        render = functools.partial(
             tree.render,
             cfg.mode,
             max_tokens=cfg.max_tokens,
@@ -479,6 +480,7 @@ class AsyncBrowserEnv:
             show_urls=cfg.show_urls,
             seen_ids=seen,
         )
+        rendered = render() if len(tree) <= INLINE_RENDER_NODES else await asyncio.to_thread(render)
         t2 = time.perf_counter()
         tabs = await tabs_task
         title = capture.title
