@@ -74,6 +74,12 @@ FACTS: dict[str, tuple[str, str, dict] | None] = {
     "pseudo-other-origin": ("link", "Far (far)", {}),
     "pseudo-selector-list": ("link", "Listed !", {}),  # the second selector of a list, a descendant one
     "pseudo-escaped-class": ("link", "First one", {}),  # a class written with an escape
+    # A string's escapes as CSS reads them: "\a" a line break (white space), "\2192" an arrow.
+    "pseudo-escaped-newline": ("link", "Wrap", {}),
+    "pseudo-escaped-code-point": ("link", "Next →", {}),
+    "pseudo-wordless": ("link", "Clear", {}),  # a clearfix's content: ""
+    "pseudo-wordless-overridden": ("link", "Both (words)", {}),  # a rule with words wins the cascade
+    "pseudo-attr": ("link", "Attr noted", {}),  # attr(): the attribute's words
     "pseudo-label": ("textbox", "Your name*", {}),  # a label's own generated content
     "pseudo-block": ("button", "New arrivals", {}),  # a pseudo-element in a box of its own is set apart
     "pseudo-inline-block": ("link", "Search beta", {}),

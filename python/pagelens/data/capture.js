@@ -469,15 +469,27 @@
   // private-use characters of an icon font (a glyph, no words).
   const QUOTED = /"((?:[^"\\]|\\.)*)"/g;
   const PRIVATE_USE = /[\uE000-\uF8FF]|[\u{F0000}-\u{10FFFD}]/gu;
+  // A CSS string's escapes as CSSOM writes them: a code point in hex and an optional space
+  // after it (a line break is "\a "), else the character itself.
+  const CSS_ESCAPE = /\\(?:([0-9a-fA-F]{1,6})[ \t\n\r\f]?|([\s\S]))/g;
+  function unescaped(m, hex, ch) {
+    if (hex === undefined) return ch;
+    const cp = parseInt(hex, 16);
+    return cp === 0 || cp > 0x10ffff || (cp >= 0xd800 && cp <= 0xdfff) ? "\ufffd" : String.fromCodePoint(cp);
+  }
+  // The words of a content value's strings (an icon font's glyphs are none).
+  function contentWords(value) {
+    let text = "";
+    for (const m of value.matchAll(QUOTED)) text += m[1].replace(CSS_ESCAPE, unescaped);
+    return text.replace(PRIVATE_USE, "");
+  }
   function pseudoContent(el, which) {
     const st = getComputedStyle(el, which);
     const c = st.content;
     if (!c || c === "none" || c === "normal") return "";
     const slash = c.lastIndexOf(" / ");
     const alt = slash >= 0 && c.slice(slash).includes('"');
-    let text = "";
-    for (const m of (alt ? c.slice(slash) : c).matchAll(QUOTED)) text += m[1].replace(/\\(.)/g, "$1");
-    text = text.replace(PRIVATE_USE, "");
+    const text = contentWords(alt ? c.slice(slash) : c);
     if (!/[^\s]/.test(text)) return "";
     // Set apart where it is alternative text, or laid out in a box of its own (a block or an
     // inline-block pseudo-element, as Chromium reads it); inline, it runs into the words.
@@ -538,6 +550,17 @@
     parts.push(list.slice(start).trim());
     return parts;
   }
+  // A declared content value that can give no words: none, images, strings of white space or an
+  // icon font's glyphs (a clearfix's "", an icon's "\e900"). An element its rules give only
+  // such content shows no words there, whatever the cascade picks: it is not asked. Anything
+  // computed (attr(), counters, quotes, var(), a keyword taking another value) may give words.
+  const MAY_GIVE_WORDS = /\(|quote|inherit|unset|revert|initial/i;
+  const IMAGE = /url\((?:"(?:[^"\\]|\\.)*"|[^)"]*)\)/gi;
+  function wordless(content) {
+    if (!content || content === "none" || content === "normal") return true;
+    const rest = content.replace(IMAGE, "");
+    return !MAY_GIVE_WORDS.test(rest) && !/[^\s]/.test(contentWords(rest));
+  }
   function pseudoSelectorOf(doc) {
     let found = pseudoSelectors.get(doc);
     if (found !== undefined) return found;
@@ -555,8 +578,7 @@
           if (rule.cssRules && rule.cssRules.length) lists.push(rule.cssRules); // @media, nesting
           const text = absoluteSelector(rule);
           if (!text || text.search(PSEUDO_AT) < 0) continue;
-          const c = rule.style.content;
-          if (!c || c === "none" || c === "normal") continue;
+          if (wordless(rule.style.content)) continue;
           for (const part of topLevelParts(text.replace(PSEUDO_AT, ""))) {
             const m = part.match(ONE_CLASS);
             // A class written with escapes is asked through the selector list (its name is not
