@@ -46,3 +46,16 @@ def test_a_cache_the_user_named_or_turned_off_is_left_as_it_is(
     monkeypatch.setenv("NODE_DISABLE_COMPILE_CACHE", "1")
     cache_driver_code()
     assert "NODE_COMPILE_CACHE" not in os.environ
+
+
+def test_a_relative_cache_home_is_no_place_and_no_home_names_no_cache(
+    no_node_cache: Path, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    monkeypatch.setenv("XDG_CACHE_HOME", "relative/cache")  # the XDG spec: ignored, as if unset
+    monkeypatch.setenv("HOME", str(tmp_path / "home"))
+    cache_driver_code()
+    assert os.environ["NODE_COMPILE_CACHE"] == str(tmp_path / "home" / ".cache" / "pagelens" / "node-compile-cache")
+    monkeypatch.delenv("NODE_COMPILE_CACHE")
+    monkeypatch.setattr(os.path, "expanduser", lambda path: path)  # no HOME, no password entry
+    cache_driver_code()
+    assert "NODE_COMPILE_CACHE" not in os.environ

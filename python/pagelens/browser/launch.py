@@ -49,7 +49,10 @@ def cache_driver_code() -> None:
     directory it cannot write."""
     if "NODE_COMPILE_CACHE" in os.environ or "NODE_DISABLE_COMPILE_CACHE" in os.environ:
         return
-    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+    xdg = os.environ.get("XDG_CACHE_HOME", "")
+    base = xdg if os.path.isabs(xdg) else os.path.join(os.path.expanduser("~"), ".cache")  # XDG: relative is unset
+    if not os.path.isabs(base):  # no home to name (a bare service account): no cache, not one in the cwd
+        return
     os.environ["NODE_COMPILE_CACHE"] = os.path.join(base, "pagelens", "node-compile-cache")
 
 
