@@ -222,6 +222,39 @@ def test_hidden_text_is_not_read(names):
     assert "Canvas words" in obs.text
 
 
+# Text as it is shown (white space, case), from every way a style reaches it: a class, a rule
+# in @media, @layer, @supports, a nested or descendant or attribute rule, an escaped class, an
+# inline style, the user agent's own (listing, xmp), an animation; inherited through elements
+# that have no style of their own, undone by a rule nearer the text.
+TEXT_STYLES = {
+    "class": "DEEP WORDS",
+    "media": "media words",
+    "nested": "Nested Rule Words",
+    "layer": "layered    spaces",
+    "inline": "inline    style",
+    "listing": "listing    spaces",
+    "xmp": "xmp    spaces",
+    "descendant": "DESCENDANT RULE WORDS",
+    "attribute": "ATTRIBUTE RULE WORDS",
+    "escaped-class": "ESCAPED CLASS WORDS",
+    "animation": "ANIMATED WORDS",
+    "kept-lines": "KEPT\nLINES",
+    "undone": "Undone Words",
+}
+
+
+@pytest.fixture(scope="module")
+def styled_texts(browser, site):
+    browser.config.source = "dom"
+    obs = browser.reset(site.url("site/capture-text-styles.html"))
+    return [n.name for n in map(obs.tree.node, obs.tree.ids()) if n.role == "StaticText"]
+
+
+@pytest.mark.parametrize("case", sorted(TEXT_STYLES))
+def test_text_is_read_as_it_is_shown(styled_texts, case):
+    assert any(TEXT_STYLES[case] in t for t in styled_texts), styled_texts
+
+
 def test_blocks_part_words_and_layout_tables_are_no_tables(names):
     """A block that is no node (hidden by visibility, presentational) still parts the text on
     either side, as in Chromium's tree; a presentational table's cells are no Markdown table."""
