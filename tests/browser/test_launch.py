@@ -7,9 +7,8 @@ import os
 from pathlib import Path
 
 import pytest
-from playwright.async_api import async_playwright
 
-from pagelens.browser.launch import cache_driver_code
+from pagelens.browser.launch import cache_driver_code, start_driver
 
 
 @pytest.fixture
@@ -24,14 +23,12 @@ def no_node_cache(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Path:
 
 
 def test_the_driver_keeps_its_compiled_code_in_pagelens_cache(no_node_cache: Path) -> None:
-    cache_driver_code()
-    assert os.environ["NODE_COMPILE_CACHE"] == str(no_node_cache)
-
-    async def start_driver() -> None:
-        driver = await async_playwright().start()
+    async def start_and_stop() -> None:
+        driver = await start_driver()  # how every browser pagelens launches starts
         await driver.stop()
 
-    asyncio.run(start_driver())
+    asyncio.run(start_and_stop())
+    assert os.environ["NODE_COMPILE_CACHE"] == str(no_node_cache)
     # The real driver wrote its compiled bundle there (Node names the files, not pagelens).
     assert sum(f.stat().st_size for f in no_node_cache.rglob("*") if f.is_file()) > 10_000
 

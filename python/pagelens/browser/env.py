@@ -21,7 +21,6 @@ from playwright.async_api import (
     Page,
     Playwright,
     Request,
-    async_playwright,
 )
 from playwright.async_api import Error as PlaywrightError
 
@@ -37,7 +36,7 @@ from pagelens.browser.execute import Acted, Executor, action_failure, goto
 from pagelens.browser.frames import INLINE_RENDER_NODES, Capture, FrameSessions, fetch_tree
 from pagelens.browser.guard import Refusal, RequestGuard
 from pagelens.browser.html import capture_html
-from pagelens.browser.launch import cache_driver_code
+from pagelens.browser.launch import start_driver
 from pagelens.browser.records import HtmlObservation, PageObservation, StepResult, Tab
 from pagelens.browser.resolve import ElementResolver, release
 from pagelens.errors import ArgumentTypeError, PagelensError
@@ -174,8 +173,7 @@ class AsyncBrowserEnv:
     async def start(self) -> None:
         if self._browser is not None:
             return
-        cache_driver_code()
-        self._playwright = await async_playwright().start()
+        self._playwright = await start_driver()
         kwargs = self.config.launch.playwright_kwargs()
         port = free_port() if self.config.launch.devtools_socket else None
         if port is not None:

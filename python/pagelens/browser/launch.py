@@ -5,7 +5,10 @@ from __future__ import annotations
 import os
 import shutil
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from playwright.async_api import Playwright
 
 # Flags for a headless Chromium in a container, often as root: no sandbox (root cannot use
 # it), no GPU, /tmp instead of a small /dev/shm, and none of the background traffic a
@@ -54,6 +57,15 @@ def cache_driver_code() -> None:
     if not os.path.isabs(base):  # no home to name (a bare service account): no cache, not one in the cwd
         return
     os.environ["NODE_COMPILE_CACHE"] = os.path.join(base, "pagelens", "node-compile-cache")
+
+
+async def start_driver() -> Playwright:
+    """Playwright's driver, started with its compile cache (:func:`cache_driver_code`): every
+    browser pagelens launches starts here."""
+    from playwright.async_api import async_playwright  # here: launch.py is read without a browser
+
+    cache_driver_code()
+    return await async_playwright().start()
 
 
 @dataclass(frozen=True)

@@ -165,16 +165,13 @@ class Harness:
             self._playwright = None
 
     async def _page(self, task: TaskConfig) -> Any:
-        from playwright.async_api import async_playwright
-
-        from pagelens.browser.launch import LaunchOptions, cache_driver_code
+        from pagelens.browser.launch import LaunchOptions, start_driver
 
         if self.browser is not None:
             context = await self.browser.new_context(storage_state=self.storage_state)
             return context, await context.new_page()
         if self._browser is None:
-            cache_driver_code()
-            self._playwright = await async_playwright().start()
+            self._playwright = await start_driver()
             self._browser = await self._playwright.chromium.launch(**LaunchOptions().playwright_kwargs())
         state = None
         if task.require_login and task.storage_state:
