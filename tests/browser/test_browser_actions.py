@@ -580,3 +580,43 @@ def test_type_sets_an_input_that_takes_a_value_not_keys(browser, site, role, nam
     result = browser.step(f"type [{find(page, role, name)}] [{text}] [0]")
     assert result.ok, result.error
     assert has_text(result.observation, said), result.observation.text
+
+
+def test_type_clicks_an_element_that_is_no_field_and_types_where_the_focus_lands(browser, site):
+    obs = browser.reset(site.url("site/typing-targets.html"))
+    # A label's click focuses its field; a button that opens a search box focuses the box.
+    result = browser.step(f"type [{shown_id(obs, 'LabelText', 'Field label')}] [shoes] [0]")
+    assert result.ok, result.error
+    assert has_text(result.observation, "wrapped: shoes")
+    result = browser.step(f"type [{find(result.observation, 'button', 'Open search')}] [boots] [0]")
+    assert result.ok, result.error
+    assert has_text(result.observation, "search: boots")
+    # A focusable custom widget reads the keys itself.
+    result = browser.step(f"type [{find(result.observation, 'listbox', 'Type-ahead')}] [ab] [0]")
+    assert result.ok, result.error
+    assert has_text(result.observation, "heard: ab")
+
+
+def shown_id(obs: PageObservation, role: str, words: str) -> int:
+    """The id a line of the text shows for an element of this role that reads ``words``."""
+    found = re.search(rf"^\t*{role} \[(\d+)\] '{re.escape(words)}", obs.text, re.M)
+    assert found, f"no {role} [id] '{words}' in:\n{obs.text}"
+    return int(found.group(1))
+
+
+@pytest.mark.parametrize(("role", "name"), [("link", "A link"), ("button", "Plain button"), ("clickable", "A card")])
+def test_type_into_what_takes_no_text_is_refused_and_types_nothing(browser, site, role, name):
+    obs = browser.reset(site.url("site/typing-targets.html"))
+    result = browser.step(f"type [{shown_id(obs, role, name)}] [a b] [1]")
+    assert not result.ok
+    assert "takes no text" in (result.error or "") and "nothing was typed" in (result.error or "")
+    # The button was clicked once, not pressed again by the typed space or Enter.
+    presses = 1 if role == "button" else 0
+    assert has_text(result.observation, f"presses: {presses}"), result.observation.text
+
+
+def test_type_into_a_link_is_refused_with_the_ax_source_as_well(ax_source, site):
+    obs = ax_source.reset(site.url("site/typing-targets.html"))
+    result = ax_source.step(f"type [{shown_id(obs, 'link', 'A link')}] [a b] [0]")
+    assert not result.ok
+    assert "takes no text" in (result.error or "")

@@ -226,14 +226,30 @@ class InPageCapture:
             params = {"expression": quick, "contextId": context, "returnByValue": True}
             payload = await raw_call(sessions, record.session, "Runtime.evaluate", params, timeout, devtools)
             if _is_zero(payload):  # a new document: the script is not in its world yet
-                params["expression"] = (
-                    f"{_CAPTURE_JS}\n;globalThis.{self._global} = __pagelens;\n__pagelens.{view}({options})"
-                )
+                params["expression"] = self.installing(f"__pagelens.{view}({options})")
                 payload = await raw_call(sessions, record.session, "Runtime.evaluate", params, timeout, devtools)
         assert context is not None
         head = _head(payload)
         self.next_id = max(self.next_id, head.next_id)
         return _Walked(payload, record, context, head)
+
+    async def call(self, session: CDPSession, frame_id: str, then: str, timeout: float) -> dict[str, Any]:
+        """``then``, an expression of ``__pagelens``, evaluated by value in pagelens' world of a
+        frame, the capture installed first in a document that has none yet (one no capture has
+        read: the AX source reads none)."""
+        result = await self.evaluate(session, frame_id, f"typeof __pagelens === 'object' ? ({then}) : 0", timeout, True)
+        if result.get("value") != 0:
+            return result
+        context = await self.world(session, frame_id, timeout)
+        self._remember((id(session), frame_id), context)
+        params = {"expression": self.installing(then), "contextId": context, "returnByValue": True}
+        reply = (await cdp(session, "Runtime.evaluate", params, timeout)).get("result", {})
+        return reply if isinstance(reply, dict) else {}
+
+    def installing(self, then: str) -> str:
+        """An expression that installs the capture in a world that has none yet (a new
+        document's), then evaluates ``then``."""
+        return f"{_CAPTURE_JS}\n;globalThis.{self._global} = __pagelens;\n{then}"
 
     async def owner_id(self, parent: _Walked, record: FrameRecord, timeout: float) -> int | None:
         """The registry id, in the parent pass's world, of a frame's ``<iframe>`` (whose
@@ -525,6 +541,14 @@ async def registry_content_box(capture: InPageCapture, record: FrameRecord, limi
         return None
     x, y, w, h = (float(v) for v in value)
     return (x, y, w, h) if w > 0 and h > 0 else None
+
+
+async def registry_focus(capture: InPageCapture, record: FrameRecord, timeout: float) -> str | None:
+    """Where typed keys go now in the frame, read in pagelens' world (see ``focusKind`` in
+    capture.js): "text", "control", "nowhere" or "element"; None when the frame cannot tell
+    (a document pagelens has not read yet, one going away)."""
+    value = (await capture.call(record.session, record.frame_id, "__pagelens.focusKind()", timeout)).get("value")
+    return value if value in ("text", "control", "nowhere", "element") else None
 
 
 async def registry_boxes(

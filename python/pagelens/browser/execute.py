@@ -358,9 +358,18 @@ class Executor:
             await element.scroll_into_view_if_needed(timeout=self.timeout)
             await element.fill(text, timeout=self.timeout)
         else:
-            # A custom widget (a div-based combobox...): focus it by clicking, then type keys.
+            # A custom widget (a div-based combobox...): focus it by clicking, then type keys —
+            # unless the click left the focus where keys fill nothing (a link, a button, the page
+            # itself): typed there they are lost, or Space and Enter press it again.
             await element.scroll_into_view_if_needed(timeout=self.timeout)
             await element.click(timeout=self.timeout)
+            focus = await self.resolver.focus()
+            if focus in ("control", "nowhere"):
+                where = "a link, a button or a box to tick" if focus == "control" else "no element"
+                raise ActionError(
+                    f"element [{action.target}] takes no text: clicking it left the focus on {where}, "
+                    "so nothing was typed (the click was made); type into a text field's id"
+                )
             await self.tabs.page.keyboard.type(text)
         if action.press_enter:
             await self.tabs.page.keyboard.press("Enter")

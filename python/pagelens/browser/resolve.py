@@ -29,6 +29,7 @@ from pagelens.browser.capture import (
     registry_boxes,
     registry_content_box,
     registry_element,
+    registry_focus,
     registry_point,
     world_document,
 )
@@ -174,6 +175,17 @@ class ElementResolver:
             return await registry_content_box(self._capture, main, limit, self.config.cdp_timeout_s)
         except (PlaywrightError, asyncio.TimeoutError, KeyError):
             return None  # the document went away: the whole viewport
+
+    async def focus(self) -> str | None:
+        """Where typed keys go now in the active tab (see :func:`registry_focus`), None when
+        that cannot be told."""
+        main = self._main_record()
+        if main is None or self._capture is None:
+            return None
+        try:
+            return await registry_focus(self._capture, main, self.config.cdp_timeout_s)
+        except (PlaywrightError, asyncio.TimeoutError, KeyError):
+            return None  # the document went away meanwhile
 
     # -- the live element ---------------------------------------------------------------------
 

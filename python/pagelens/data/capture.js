@@ -1567,8 +1567,35 @@
     return "covered";
   }
 
+  // Where typed keys go now (a `type` into an element that is no field clicks it first, then
+  // types): "text" (a field, an editable, a widget that takes text), "control" (a button, a
+  // link, a box to tick: keys fill nothing, and Space or Enter would press it), "nowhere" (the
+  // document itself), or "element" (anything else focused: a custom widget may read keys).
+  const TEXT_ROLES = new Set(["textbox", "searchbox", "combobox", "spinbutton"]);
+  const CONTROL_ROLES = new Set([
+    "button", "link", "checkbox", "radio", "switch", "menuitem", "menuitemcheckbox", "menuitemradio", "tab",
+    "option", "treeitem",
+  ]);
+  const CONTROL_INPUTS = new Set(["checkbox", "radio", "button", "submit", "reset", "image", "file"]);
+  function focusKind() {
+    const el = deepActive(document);
+    if (!el || el.nodeType !== 1) return "nowhere";
+    if (el.isContentEditable) return "text";
+    const tag = el.localName;
+    if (tag === "textarea" || tag === "select") return "text";
+    if (tag === "input") return CONTROL_INPUTS.has((el.getAttribute("type") || "").toLowerCase()) ? "control" : "text";
+    const role = (el.getAttribute("role") || "").trim().split(/\s+/)[0].toLowerCase();
+    if (TEXT_ROLES.has(role)) return "text";
+    if (CONTROL_ROLES.has(role)) return "control";
+    if (tag === "body" || tag === "html") return "nowhere";
+    if (tag === "button" || tag === "summary" || ((tag === "a" || tag === "area") && el.hasAttribute("href"))) return "control";
+    return "element";
+  }
+
   Object.defineProperty(globalThis, "__pagelens", {
-    value: Object.freeze({ capture, html, lookup, idOf, boxes, contentBox, pointAt, unread: () => lastUnread }),
+    value: Object.freeze({
+      capture, html, lookup, idOf, boxes, contentBox, pointAt, focusKind, unread: () => lastUnread,
+    }),
     enumerable: false,
   });
 })();
