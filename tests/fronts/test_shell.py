@@ -13,6 +13,8 @@ import time
 from pathlib import Path
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 
 @pytest.fixture
@@ -111,6 +113,7 @@ def test_a_session_lasts_between_commands(site, shell):
     assert "Red" in part and "Search" not in part and re.search(r"\[\d+\] 'Green'", part)
     interactive = ok(shell("snapshot", "--interactive"))
     assert "textbox [" in interactive and "colour is green" not in interactive
+    assert "- Page URL: " in interactive  # the sections around the snapshot stay whole
     assert "over the 20 budget" in ok(shell("snapshot", "--max-tokens", "20"))
     ok(shell("type", ref(page, "textbox", "Key catcher"), "x"))
     assert "key Control+a" in ok(shell("press", "Control+a"))
@@ -334,3 +337,36 @@ def test_the_guide_and_help():
     assert {str(code) for code in EXIT_CODES.values()} <= {n for pair in said for n in pair if n}
     helped = subprocess.run([sys.executable, "-m", "pagelens", "--help"], capture_output=True, text=True, timeout=60)
     assert "browser" in helped.stdout
+
+
+@st.composite
+def _answers(draw):
+    """An answer whose snapshot is a tree (each line at most one tab deeper than the one
+    above), some lines with ids, between the sections that come around it."""
+    lines = ["### Page", "- Page URL: http://127.0.0.1/", "### Snapshot", "RootWebArea 'P'"]
+    depth = 0
+    for n in range(draw(st.integers(0, 40))):
+        depth = draw(st.integers(1, depth + 1))
+        marked = draw(st.sampled_from(["", " [7]", " *[8]", " \\[9]"]))
+        lines.append("\t" * depth + f"node{n}{marked} 'x'")
+    lines += ["### Open tabs", "- 0: (current) P <http://127.0.0.1/>"]
+    return lines
+
+
+@given(_answers())
+def test_interactive_keeps_every_id_line_under_its_ancestors_and_the_sections_whole(lines):
+    from pagelens.cli.shell import _interactive
+
+    kept = _interactive("\n".join(lines)).split("\n")
+    with_id = re.compile(r"(?<!\\)\*?\[\d+\]")
+    assert [ln for ln in kept if with_id.search(ln)] == [ln for ln in lines if with_id.search(ln)]
+    assert kept[:4] == lines[:4] and kept[-2:] == lines[-2:]
+    tree = kept[4:-2]
+    assert all(ln in lines for ln in tree) and sorted(tree, key=lines.index) == tree  # in order, none invented
+    for i, ln in enumerate(tree):
+        depth = len(ln) - len(ln.lstrip("\t"))
+        if not with_id.search(ln):  # an ancestor: an id line is below it, one tab deeper
+            below = tree[i + 1] if i + 1 < len(tree) else ""
+            assert len(below) - len(below.lstrip("\t")) == depth + 1
+        else:  # its parent line is kept right above it or above a sibling's part
+            assert depth == 1 or any(len(a) - len(a.lstrip("\t")) == depth - 1 for a in tree[:i])

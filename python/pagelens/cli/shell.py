@@ -249,15 +249,36 @@ def _print(args: argparse.Namespace, answer: dict[str, Any], text: str | None = 
 
 
 def _interactive(text: str) -> str:
-    """The lines of a snapshot that carry an id, with the lines above that place them."""
+    """The answer with its snapshot cut to the lines that carry an id and the lines above
+    that place them (their ancestors in the tree, and its root); the sections around the
+    snapshot (the page's address and title, the tabs) as they are."""
     import re
 
-    lines = text.split("\n")
-    keep = [bool(re.search(r"(?<!\\)\*?\[\d+\]", line)) for line in lines]
+    has_id = re.compile(r"(?<!\\)\*?\[\d+\]")
     out: list[str] = []
-    for i, line in enumerate(lines):
-        if line.startswith("### ") or keep[i]:
+    in_snapshot = False
+    path: list[tuple[int, str, bool]] = []  # the open ancestors: (depth, line, printed)
+    for line in text.split("\n"):
+        if line.startswith("### "):
+            in_snapshot = line == "### Snapshot"
+            path = []
             out.append(line)
+            continue
+        depth = len(line) - len(line.lstrip("\t"))
+        if not in_snapshot or depth == 0:
+            out.append(line)
+            path = [(0, line, True)] if in_snapshot else []
+            continue
+        while path and path[-1][0] >= depth:
+            path.pop()
+        shown = bool(has_id.search(line))
+        if shown:
+            for i, (d, above, printed) in enumerate(path):
+                if not printed:
+                    out.append(above)
+                    path[i] = (d, above, True)
+            out.append(line)
+        path.append((depth, line, shown))
     return "\n".join(out)
 
 
