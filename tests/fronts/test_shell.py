@@ -312,6 +312,7 @@ def test_errors_have_one_line_and_their_own_exit_code(site, shell):
     fails(shell("wait"), 2, "wait for TEXT")
     fails(shell("tabs", "select", "x"), 2, "tab's number")
     fails(shell("open", "x", "--session", "../etc"), 2, "session name")
+    fails(shell("snapshot", "--session", ""), 2, "session name ''")  # not the default session
     for flag, value, words in (
         ("--idle-timeout", "0", "0 is not above 0"),
         ("--settle-ms", "-1", "-1 is not a finite"),

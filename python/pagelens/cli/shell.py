@@ -567,7 +567,8 @@ def main(argv: list[str]) -> int:
 
 
 def run(args: argparse.Namespace) -> int:
-    args.session = getattr(args, "session", None) or os.environ.get(ENV_SESSION) or "default"
+    given = getattr(args, "session", None)  # an empty name given is refused as any other that cannot be one
+    args.session = given if given is not None else os.environ.get(ENV_SESSION) or "default"
     args.json = bool(getattr(args, "json", False))
     try:
         return _run(args)
