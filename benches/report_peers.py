@@ -53,7 +53,7 @@ sys.path.insert(0, str(ROOT / "tests"))
 sys.path.insert(0, str(ROOT / "benches"))
 
 from pagelens import count_tokens  # noqa: E402
-from pagelens.browser import AsyncBrowserEnv  # noqa: E402
+from pagelens.browser import AsyncBrowserEnv, find_chromium  # noqa: E402
 from report_browser import node_counts, pick_pages  # noqa: E402
 from support.reference import INTERACTIVE, is_bullet, normalize  # noqa: E402
 from support.site_server import SiteServer  # noqa: E402
@@ -241,7 +241,7 @@ def _timed(cmd: list[str], env: dict[str, str]) -> tuple[float, str]:
 def shell_commands(urls: dict[str, str], runs: int, agent_browser: str) -> dict[str, Any]:
     """Per page and tool: medians of open / snapshot / click (ms), and the snapshot's text."""
     runtime = tempfile.mkdtemp(prefix="shell-bench-")
-    env = {**os.environ, "XDG_RUNTIME_DIR": runtime, "AGENT_BROWSER_EXECUTABLE_PATH": "/usr/bin/chromium"}
+    env = {**os.environ, "XDG_RUNTIME_DIR": runtime, "AGENT_BROWSER_EXECUTABLE_PATH": find_chromium()}
     ours = [sys.executable, "-m", "pagelens", "browser"]
     theirs = [agent_browser, "--session", "bench"]
     tools = ("pagelens_shell", "agent_browser")

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from pagelens.browser.launch import cache_driver_code, start_driver
+from pagelens.browser.launch import cache_driver_code, find_chromium, start_driver
 
 
 @pytest.fixture
@@ -56,3 +56,14 @@ def test_a_relative_cache_home_is_no_place_and_no_home_names_no_cache(
     monkeypatch.setattr(os.path, "expanduser", lambda path: path)  # no HOME, no password entry
     cache_driver_code()
     assert "NODE_COMPILE_CACHE" not in os.environ
+
+
+@pytest.mark.skipif(not os.path.exists("/usr/lib/chromium/chromium"), reason="Debian's Chromium is not installed")
+def test_debians_launcher_script_is_passed_by_and_a_chosen_browser_kept(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("PAGELENS_CHROMIUM", raising=False)
+    found = find_chromium()
+    assert found == "/usr/lib/chromium/chromium"
+    with open(found, "rb") as f:
+        assert f.read(4) == b"\x7fELF"  # the browser itself, not a script in front of it
+    monkeypatch.setenv("PAGELENS_CHROMIUM", "/usr/bin/chromium")
+    assert find_chromium() == "/usr/bin/chromium"  # the user's choice, as given
