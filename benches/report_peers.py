@@ -348,7 +348,7 @@ def report_shell(pages: list[str], counts: dict[str, int], runs: int) -> None:
     names = {"pagelens_shell": "pagelens browser", "agent_browser": version or "agent-browser"}
     print(
         f"Machine: {platform.machine()}, {os.cpu_count()} cores; {names['agent_browser']} (crates.io, Rust) against "
-        f"`pagelens browser`; Chromium /usr/bin/chromium for both; {len(pages)} corpus pages, {runs} runs each "
+        f"`pagelens browser`; Chromium {find_chromium()} for both; {len(pages)} corpus pages, {runs} runs each "
         "(median), the tools interleaved. Milliseconds per command, each a process as a shell agent runs it.\n"
     )
     print(
