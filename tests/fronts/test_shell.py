@@ -97,6 +97,20 @@ def wait_until(condition, what: str, seconds: float = 60) -> None:
         time.sleep(0.05)
 
 
+def test_a_new_tab_whose_page_cannot_be_opened_leaves_the_tabs_as_they_were(site, shell):
+    page = ok(shell("open", site.url("site/form.html"), "--allow-host", "127.0.0.1"))
+    notes = ref(page, "textbox", "Notes")
+    # Refused by the allow-list: no tab is made. Nothing listens on port 9: no page, the tab
+    # made for it closed again.
+    fails(shell("tabs", "new", "http://offsite.example/"), 5, "offsite.example")
+    fails(shell("tabs", "new", "http://127.0.0.1:9/"), 6, "127.0.0.1:9")
+    tabs = ok(shell("tabs"))
+    assert tabs.count("\n- ") == 1 and "(current) Action test page" in tabs, tabs
+    # The ids of the page before still stand.
+    assert "notes: still here" in ok(shell("type", notes, "still here"))
+    assert "Waited for 'Nothing like this' to go" in ok(shell("wait", "--gone", "Nothing like this"))
+
+
 def test_a_session_lasts_between_commands(site, shell):
     page = ok(shell("open", site.url("site/form.html")))
     assert "### Snapshot\n" in page and "Page Title: Action test page" in page

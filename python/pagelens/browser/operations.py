@@ -9,6 +9,7 @@ environment's one action path. Each answers text (or a picture) and raises
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import math
 import re
@@ -414,14 +415,16 @@ async def browser_wait_for(
             waited = repr(text) + " to appear" if text else repr(textGone) + " to go"
             raise ActionError(f"waited {timeout / 1000:g} s for {waited}: it did not ({one_line(e)})") from None
 
-    return await s.run(waited_for(time, text or textGone), lambda: env.perform("wait", wait))
+    return await s.run(waited_for(time, text, textGone), lambda: env.perform("wait", wait))
 
 
-def waited_for(time: float | None, text: str | None) -> str:  # noqa: A002 (the tool's argument)
-    """What a wait says it did: the text it waited for, else the time it waited — the capped
-    time when more was asked (Playwright MCP caps it too, but says the time asked)."""
+def waited_for(time: float | None, text: str | None, gone: str | None = None) -> str:  # noqa: A002 (the tool's argument)
+    """What a wait says it did: the text it waited for (to go), else the time it waited — the
+    capped time when more was asked (Playwright MCP caps it too, but says the time asked)."""
     if text:
         return f"Waited for {escape_page_text(repr(text))}"
+    if gone:
+        return f"Waited for {escape_page_text(repr(gone))} to go"
     seconds = time or 0.0
     if seconds > _WAIT_CAP_S:
         return f"Waited for {_WAIT_CAP_S:g} s, the most one wait takes ({seconds:g} s were asked)"
@@ -443,10 +446,24 @@ async def browser_tabs(
         s.last = obs
         return "\n".join(["### Open tabs", *s._tab_lines(obs)])
     if action == "new":
+        # The address is checked before the tab is made: a refused one makes none.
+        opening = s.opening(url) if url is not None else None
+        before = env.context.pages.index(env.page) if env.page in env.context.pages else None
         answer = await s.run("Opened a new tab", lambda: env.step(Action("new_tab")))
-        if url is None:
+        if url is None or opening is None:
             return answer
-        return await s.run(f"Opened {escape_page_text(url)} in a new tab", s.opening(url), full=True)
+        try:
+            return await s.run(f"Opened {escape_page_text(url)} in a new tab", opening, full=True)
+        except SessionError:
+            # The page could not be opened: the command failed whole, so the tab it made is
+            # closed again and the one before is current, as if it had not run.
+            with contextlib.suppress(Exception):
+                await env.step(Action("close_tab"), observe=False)
+                if before is not None:  # read again: its ids stand for the next command
+                    back = await env.step(Action("tab_focus", target=before))
+                    if back.observation is not None:
+                        s.last = back.observation
+            raise
     if action == "select":
         if index is None:
             raise SessionError("select needs the tab's index (browser_tabs list shows them)")
