@@ -240,8 +240,11 @@ class InPageCapture:
         result = await self.evaluate(session, frame_id, f"typeof __pagelens === 'object' ? ({then}) : 0", timeout, True)
         if result.get("value") != 0:
             return result
-        context = await self.world(session, frame_id, timeout)
-        self._remember((id(session), frame_id), context)
+        key = (id(session), frame_id)
+        context = self._contexts.get(key)  # the world evaluate just ran in, kept by it
+        if context is None:
+            context = await self.world(session, frame_id, timeout)
+            self._remember(key, context)
         params = {"expression": self.installing(then), "contextId": context, "returnByValue": True}
         reply = (await cdp(session, "Runtime.evaluate", params, timeout)).get("result", {})
         return reply if isinstance(reply, dict) else {}
@@ -545,8 +548,8 @@ async def registry_content_box(capture: InPageCapture, record: FrameRecord, limi
 
 async def registry_focus(capture: InPageCapture, record: FrameRecord, timeout: float) -> str | None:
     """Where typed keys go now in the frame, read in pagelens' world (see ``focusKind`` in
-    capture.js): "text", "control", "nowhere" or "element"; None when the frame cannot tell
-    (a document pagelens has not read yet, one going away)."""
+    capture.js): "text", "control", "nowhere" or "element" (the capture installed first in a
+    document none has read); None when the frame cannot tell (its document going away)."""
     value = (await capture.call(record.session, record.frame_id, "__pagelens.focusKind()", timeout)).get("value")
     return value if value in ("text", "control", "nowhere", "element") else None
 

@@ -446,12 +446,11 @@ async def browser_tabs(
         s.last = obs
         return "\n".join(["### Open tabs", *s._tab_lines(obs)])
     if action == "new":
-        # The address is checked before the tab is made: a refused one makes none.
-        opening = s.opening(url) if url is not None else None
+        if url is None:
+            return await s.run("Opened a new tab", lambda: env.step(Action("new_tab")))
+        opening = s.opening(url)  # the address checked before the tab is made: a refused one makes none
         before = env.context.pages.index(env.page) if env.page in env.context.pages else None
-        answer = await s.run("Opened a new tab", lambda: env.step(Action("new_tab")))
-        if url is None or opening is None:
-            return answer
+        await s.run("Opened a new tab", lambda: env.step(Action("new_tab")))
         try:
             return await s.run(f"Opened {escape_page_text(url)} in a new tab", opening, full=True)
         except SessionError:
