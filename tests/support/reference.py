@@ -37,6 +37,9 @@ INTERACTIVE = {
     "menuitem",
     "option",
     "treeitem",
+    "Date",
+    "DateTime",
+    "InputTime",
 }
 
 

@@ -185,8 +185,10 @@
   const WIDGET = new Set([
     "button", "checkbox", "combobox", "link", "listbox", "menuitem", "menuitemcheckbox",
     "menuitemradio", "option", "radio", "searchbox", "slider", "spinbutton", "switch", "tab",
-    "textbox", "treeitem", "gridcell",
+    "textbox", "treeitem", "gridcell", "Date", "DateTime", "InputTime",
   ]);
+  // Chromium's roles for the date and time fields: text fields whose value is a date or time.
+  const DATE_FIELD = new Set(["Date", "DateTime", "InputTime"]);
   const TEXT_INPUT = new Set(["text", "email", "tel", "url", "password", ""]);
 
   function block(el) {
@@ -232,7 +234,7 @@
     "aria-current", "aria-describedby", "aria-description", "aria-details", "aria-disabled",
     "aria-dropeffect", "aria-errormessage", "aria-flowto", "aria-grabbed", "aria-haspopup",
     "aria-hidden", "aria-invalid", "aria-keyshortcuts", "aria-label", "aria-labelledby",
-    "aria-live", "aria-owns", "aria-relevant", "aria-roledescription",
+    "aria-labeledby", "aria-live", "aria-owns", "aria-relevant", "aria-roledescription",
   ];
   function hasGlobalAria(el) {
     if (!hasAria(el)) return false;
@@ -241,7 +243,14 @@
   }
 
   function named(el) {
-    return el.hasAttribute("aria-label") || el.hasAttribute("aria-labelledby") || el.hasAttribute("title");
+    return el.hasAttribute("aria-label") || labelledBy(el) !== null || el.hasAttribute("title");
+  }
+
+  // aria-labelledby, or its common misspelling aria-labeledby, which Chromium reads as well
+  // (the WPT's accname/comp_labelledby); the right spelling wins when both are written.
+  function labelledBy(el) {
+    const list = el.getAttribute("aria-labelledby");
+    return list !== null ? list : el.getAttribute("aria-labeledby");
   }
 
   // What the table around a cell is, per pass (a table's many cells ask once): 0 none,
@@ -290,7 +299,10 @@
       case "button": case "submit": case "reset": case "image": return "button";
       case "file": return "button";
       case "color": return "ColorWell";
-      case "date": case "datetime-local": case "month": case "week": case "time": return "textbox";
+      // Chromium's roles for its date and time fields (a model reads what the field takes).
+      case "date": return "Date";
+      case "datetime-local": case "month": case "week": return "DateTime";
+      case "time": return "InputTime";
       default:
         if (!TEXT_INPUT.has(type) && type !== "text") return "textbox";
         return el.hasAttribute("list") ? "combobox" : "textbox";
@@ -306,6 +318,8 @@
       case "a": return el.hasAttribute("href") || el.hasAttribute("tabindex") || clickable.has(el) || el.hasAttribute("onclick") ? "link" : "generic";
       case "area": return el.hasAttribute("href") ? "link" : null;
       case "article": return "article";
+      case "address": case "hgroup": return "group"; // HTML-AAM
+      case "dfn": return "term";
       case "aside": return inSectioning(el, ASIDE_SCOPES) && !named(el) ? "generic" : "complementary";
       case "nav": return "navigation";
       case "main": return "main";
@@ -342,7 +356,7 @@
       case "img": {
         const alt = el.getAttribute("alt");
         if (alt !== null && alt === "" && !el.hasAttribute("title") && !el.hasAttribute("aria-label")
-            && !el.hasAttribute("aria-labelledby")) return "none";
+            && labelledBy(el) === null) return "none";
         return "image";
       }
       case "svg": return "SvgRoot";
@@ -428,7 +442,7 @@
   function embeddedValue(el, tag, role) {
     if (tag === "select") return role === "combobox" ? optionText(el) : (el.selectedOptions[0] ? collapse(el.selectedOptions[0].text) : "");
     if (tag === "input" || tag === "textarea") {
-      if (role === "textbox" || role === "searchbox" || role === "combobox") return shownValue(el);
+      if (role === "textbox" || role === "searchbox" || role === "combobox" || DATE_FIELD.has(role)) return shownValue(el);
       if (role === "slider" || role === "spinbutton") return el.value;
     }
     if (role === "slider" || role === "spinbutton" || role === "progressbar" || role === "scrollbar" || role === "meter")
@@ -690,7 +704,7 @@
         continue;
       }
       const role = roleOf(n);
-      const labelled = n.getAttribute("aria-labelledby");
+      const labelled = labelledBy(n);
       if (labelled && !referenced) {
         const t = labelledByText(n, labelled, visited);
         if (t) { text(" " + t + " "); continue; }
@@ -700,7 +714,9 @@
         text(" " + value + " ");
         continue;
       }
-      const label = n.getAttribute("aria-label");
+      // A slot is no node of its own: its words are what is assigned to it (or its fallback),
+      // never an aria-label written on it (the WPT's accname/shadowdom; Chromium reads so).
+      const label = tag === "slot" ? null : n.getAttribute("aria-label");
       if (nonEmpty(label)) { text(" " + label + " "); continue; }
       if (tag === "svg") {
         // An SVG lends its own name (its <title>), though its role takes none from contents.
@@ -737,6 +753,9 @@
     for (const id of list.trim().split(/\s+/)) {
       const ref = doc.getElementById ? doc.getElementById(id) : el.ownerDocument.getElementById(id);
       if (!ref || visited.has(ref)) continue;
+      // Read once in a whole computation: a node one part of it referenced is not read again
+      // where the rest of the walk meets it (accname's traversal; Chromium reads it so).
+      visited.add(ref);
       const label = ref.getAttribute("aria-label");
       if (nonEmpty(label)) { parts.push(label.trim()); continue; }
       const tag = ref.localName;
@@ -748,9 +767,7 @@
       const value = ref === el && !control ? null : embeddedValue(ref, tag, role);
       if (value !== null && control) { parts.push(value); continue; }
       if (tag === "img") { parts.push(ref.getAttribute("alt") || ""); continue; }
-      visited.add(ref);
       const text = textFrom(ref, hiddenForName(ref), visited, false);
-      visited.delete(ref);
       parts.push(text || ref.getAttribute("title") || "");
     }
     return collapse(parts.join(" "));
@@ -775,7 +792,7 @@
   function redundantLabel(label) {
     const control = label.control;
     if (!control || control.localName !== "input" || (control.type !== "checkbox" && control.type !== "radio")) return false;
-    if (control.hasAttribute("aria-labelledby") || nonEmpty(control.getAttribute("aria-label"))) return false;
+    if (labelledBy(control) !== null || nonEmpty(control.getAttribute("aria-label"))) return false;
     if (!control.checkVisibility(VISIBILITY)) return false;
     if (hasAria(label) || clickable.has(label) || label.hasAttribute("onclick") || label.hasAttribute("tabindex")) return false;
     for (let c = label.firstChild; c; c = c.nextSibling) if (c.nodeType === 1 && c !== control) return false;
@@ -799,7 +816,7 @@
   // [name, from contents]
   function nameOf(el, tag, role) {
     const visited = new Set();
-    const labelled = el.getAttribute("aria-labelledby");
+    const labelled = labelledBy(el);
     if (labelled) {
       const t = labelledByText(el, labelled, visited);
       if (t) return [t, false];
@@ -814,7 +831,11 @@
           if (l) return [l, false];
           const v = el.getAttribute("value");
           if (v !== null) return [collapse(v), false];
-          return [type === "submit" ? "Submit" : type === "reset" ? "Reset" : "", false];
+          if (type === "button") {
+            const t = el.getAttribute("title"); // HTML-AAM; submit and reset say their default first
+            return [nonEmpty(t) ? collapse(t) : "", false];
+          }
+          return [type === "submit" ? "Submit" : "Reset", false];
         }
         if (type === "image") {
           const alt = el.getAttribute("alt") || el.getAttribute("value") || el.getAttribute("title");
@@ -852,14 +873,16 @@
         const t = el.getAttribute("title");
         return [nonEmpty(t) ? collapse(t) : "", false];
       }
-      case "fieldset": {
-        const legend = el.querySelector(":scope > legend");
-        if (legend) return [textFrom(legend, false, visited, false), false];
-        break;
-      }
-      case "table": {
-        const cap = el.querySelector(":scope > caption");
-        if (cap) return [textFrom(cap, false, visited, false), false];
+      case "fieldset": case "table": {
+        // A hidden legend or caption names nothing (HTML-AAM, w3c/html-aam#533; the WPT's
+        // html-aam/hidden-names): the first shown one does, else the title below.
+        const part = tag === "fieldset" ? "legend" : "caption";
+        for (let c = el.firstElementChild; c; c = c.nextElementSibling) {
+          if (c.localName !== part || hiddenForName(c)) continue;
+          const t = textFrom(c, false, visited, false);
+          if (t) return [t, false];
+          break;
+        }
         break;
       }
       case "optgroup": return [collapse(el.getAttribute("label") || ""), false];
@@ -1150,7 +1173,7 @@
       // an action target only when asked for.
       const listens = clickable.has(el) || el.hasAttribute("onclick");
       const isClickable = options.markClickable !== false && listens;
-      if (role === "region" && !el.hasAttribute("aria-label") && !el.hasAttribute("aria-labelledby") && !el.hasAttribute("title")) {
+      if (role === "region" && !named(el)) {
         role = "generic"; // an unnamed section is no landmark
       }
       if (role === "generic" && tag !== "a" && !listens && !focusable(el) && !el.hasAttribute("role") && !el.isContentEditable && !hasAria(el)) {
@@ -1220,7 +1243,7 @@
         if (vt) prop(props, "valuetext", 2, vt);
         if (now !== null && now !== "" && isFinite(+now)) value = +now;
       }
-      if (role === "textbox" || role === "searchbox" || (role === "combobox" && tag !== "select")) {
+      if (role === "textbox" || role === "searchbox" || DATE_FIELD.has(role) || (role === "combobox" && tag !== "select")) {
         if (tag === "input" || tag === "textarea") value = shownValue(el);
         else if (el.isContentEditable) value = el.innerText;
       } else if (role === "combobox" && tag === "select") {

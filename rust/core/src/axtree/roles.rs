@@ -73,8 +73,11 @@ impl RoleClass {
             "option" | "menuitem" | "menuitemcheckbox" | "menuitemradio" => {
                 R::OPTION | R::INTERACTIVE
             }
+            // `Date`, `DateTime`, `InputTime`: Chromium's roles for its date and time fields.
             "link" | "button" | "textbox" | "searchbox" | "checkbox" | "radio" | "switch"
-            | "slider" | "spinbutton" | "tab" | "treeitem" => R::INTERACTIVE,
+            | "slider" | "spinbutton" | "tab" | "treeitem" | "Date" | "DateTime" | "InputTime" => {
+                R::INTERACTIVE
+            }
             "DescriptionList" => R::DESCRIPTION_LIST | R::ID_HIDDEN,
             "term" | "DescriptionListTerm" => R::TERM | R::ID_HIDDEN,
             "definition" | "DescriptionListDetail" => R::DEFINITION | R::ID_HIDDEN,
