@@ -571,8 +571,8 @@ def test_a_small_page_is_cut_to_its_size():
     [
         ("slider", "Volume", "7", "volume is 7"),  # once clicked in its middle (5) and typed at in vain
         ("ColorWell", "Tint", "#00ff00", "tint is #00ff00"),
-        ("textbox", "Day", "2026-11-27", "day is 2026-11-27"),
-        ("textbox", "Alarm", "07:30", "alarm is 07:30"),
+        ("Date", "Day", "2026-11-27", "day is 2026-11-27"),
+        ("InputTime", "Alarm", "07:30", "alarm is 07:30"),
     ],
 )
 def test_type_sets_an_input_that_takes_a_value_not_keys(browser, site, role, name, text, said):
@@ -595,6 +595,30 @@ def test_type_clicks_an_element_that_is_no_field_and_types_where_the_focus_lands
     result = browser.step(f"type [{find(result.observation, 'listbox', 'Type-ahead')}] [ab] [0]")
     assert result.ok, result.error
     assert has_text(result.observation, "heard: ab")
+
+
+@pytest.mark.parametrize(
+    ("role", "name", "typed", "says"),
+    [
+        ("Date", "Arrival", "12/31/2025", "YYYY-MM-DD"),
+        ("InputTime", "At", "5pm", "HH:MM"),
+        ("spinbutton", "Guests", "two", "a number"),
+    ],
+)
+def test_a_value_a_field_does_not_take_is_an_error_that_names_its_form(browser, site, role, name, typed, says):
+    """Playwright's fill leaves such a field empty and says nothing; the action says so, and
+    what the field takes. The value in its form is taken."""
+    obs = browser.reset(site.url("site/typing-targets.html"))
+    field = shown_id(obs, role, name)
+    result = browser.step(f"type [{field}] [{typed}] [0]")
+    assert not result.ok
+    assert says in (result.error or "") and "was not taken" in (result.error or ""), result.error
+    good = {"Date": "2025-12-31", "InputTime": "17:00", "spinbutton": "2"}[role]
+    result = browser.step(f"type [{field}] [{good}] [0]")
+    assert result.ok, result.error
+    assert re.search(rf"{role} \[{field}\] '{name}' value: '?{good}'?", result.observation.text), (
+        result.observation.text
+    )
 
 
 def shown_id(obs: PageObservation, role: str, words: str) -> int:

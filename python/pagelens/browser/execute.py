@@ -95,6 +95,21 @@ _KIND = """el => {
 }"""
 
 
+# Fields whose value has one written form: a text in any other form is not taken (the field
+# stays as it was, and Playwright's fill says nothing), so the action says what the field takes.
+_FIELD_FORMS = {
+    "date": "a date as YYYY-MM-DD (2025-03-04)",
+    "datetime-local": "a date and time as YYYY-MM-DDTHH:MM (2025-03-04T17:30)",
+    "month": "a month as YYYY-MM (2025-03)",
+    "week": "a week as YYYY-Www (2025-W09)",
+    "time": "a time as HH:MM, 24-hour (17:30)",
+    "number": "a number (12.5)",
+    "range": "a number within its range",
+    "color": "a colour as #rrggbb (#1a2b3c)",
+}
+_INPUT_TYPE = "el => el.localName === 'input' ? (el.getAttribute('type') || '').toLowerCase() : ''"
+
+
 def normalize_keys(keys: str) -> str:
     """``ctrl+a`` -> ``Control+a``, ``Meta+Shift+K`` kept, ``enter`` -> ``Enter``."""
     parts = [p.strip() for p in keys.replace(" + ", "+").split("+")]
@@ -356,7 +371,21 @@ class Executor:
             await choose_options(element, [text], self.timeout)
         elif kind == "fill":
             await element.scroll_into_view_if_needed(timeout=self.timeout)
-            await element.fill(text, timeout=self.timeout)
+            field = await element.evaluate(_INPUT_TYPE)
+            form = _FIELD_FORMS.get(field)
+            try:
+                await element.fill(text, timeout=self.timeout)
+                taken = form is None or not text.strip() or bool(await element.evaluate("el => el.value"))
+            except PlaywrightError as e:
+                if form is None or "Cannot type text" not in str(e):
+                    raise
+                taken = False  # Playwright refuses a number field's non-number before filling it
+            if not taken:
+                now = await element.evaluate("el => el.value")
+                raise ActionError(
+                    f"element [{action.target}] is a {field} field and takes {form}: {text!r} was not "
+                    + (f"taken, the field holds {now!r}" if now else "taken, the field is empty")
+                )
         else:
             # A custom widget (a div-based combobox...): focus it by clicking, then type keys —
             # unless the click left the focus where keys fill nothing (a link, a button, the page
