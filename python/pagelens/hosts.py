@@ -4,6 +4,8 @@ refuses what it refuses (:class:`pagelens.browser.allowlist.HostAllowList`)."""
 
 from __future__ import annotations
 
+import re
+
 FORMS = "example.com, example.com:8080, *.example.com, file or file:/a/dir"
 
 
@@ -22,4 +24,19 @@ def host_entry_problem(entry: str) -> str | None:
     return None
 
 
-__all__ = ["FORMS", "host_entry_problem"]
+# A scheme as URLs write it (``javascript:``, ``about:``), not a host and its port
+# (``localhost:8080``, whose "scheme" would be followed by a digit).
+_SCHEME = re.compile(r"^[a-z][a-z0-9+.-]*:(?!\d)", re.IGNORECASE)
+
+
+def web_address(text: str) -> str:
+    """What an agent wrote to open, as a URL: ``example.com/a`` or ``localhost:8080`` is an
+    http address (as a browser's address bar reads it; a site that has https sends one there);
+    anything with a scheme stays as it is, to be refused or opened as it says."""
+    url = text.strip()
+    if "://" in url or _SCHEME.match(url) or not url:
+        return url
+    return "http://" + url
+
+
+__all__ = ["FORMS", "host_entry_problem", "web_address"]

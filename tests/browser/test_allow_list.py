@@ -4,11 +4,16 @@ or 307 from an allowed host never takes the browser, a frame or a sub-resource o
 
 from __future__ import annotations
 
+from urllib.parse import urlsplit
+
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from pagelens.browser import BrowserEnv, HostAllowList
 from pagelens.browser.guard import Refusal, RequestGuard
 from pagelens.errors import ArgumentError
+from pagelens.hosts import web_address
 
 
 def off_list(site, since: int) -> list[tuple[str, str, str]]:
@@ -151,3 +156,34 @@ def test_an_entry_that_is_no_host_is_refused_not_dropped(entry):
     silence, a run would refuse every page without saying why, or allow less than asked."""
     with pytest.raises(ArgumentError, match="host"):
         HostAllowList(["shop.test", entry])
+
+
+@given(
+    host=st.from_regex(r"[a-z0-9]([a-z0-9-]{0,8}[a-z0-9])?(\.[a-z]{2,5}){0,2}", fullmatch=True),
+    port=st.none() | st.integers(1, 65535),
+    path=st.from_regex(r"(/[a-z0-9._~%-]{0,6}){0,3}(\?[a-z=&]{0,8})?", fullmatch=True),
+)
+def test_an_address_without_a_scheme_is_read_as_http(host, port, path):
+    text = host + (f":{port}" if port is not None else "") + path
+    url = web_address(f"  {text} ")
+    assert url == "http://" + text
+    assert urlsplit(url).hostname == host
+
+
+@pytest.mark.parametrize(
+    "address",
+    [
+        "https://example.com/a",
+        "http://x",
+        "javascript:alert(1)",
+        "data:text/html,hi",
+        "about:blank",
+        "file:///etc/passwd",
+        "chrome://version",
+        "view-source:http://x/",
+        "mailto:a@b.c",
+        "",
+    ],
+)
+def test_an_address_with_a_scheme_stays_as_written(address):
+    assert web_address(address) == address

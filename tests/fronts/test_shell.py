@@ -111,6 +111,16 @@ def test_a_new_tab_whose_page_cannot_be_opened_leaves_the_tabs_as_they_were(site
     assert "Waited for 'Nothing like this' to go" in ok(shell("wait", "--gone", "Nothing like this"))
 
 
+def test_an_address_without_a_scheme_is_opened_as_http_and_a_scheme_of_another_kind_refused(site, shell):
+    """`open example.com/a` as a browser's address bar reads it (the action space's goto too);
+    a script, data or browser-page address stays refused."""
+    bare = site.url("site/form.html").split("://", 1)[1]
+    assert "Page Title: Action test page" in ok(shell("open", bare))
+    assert "Page Title: Action test page" in ok(shell("tabs", "new", bare))
+    for address in ("javascript:alert(1)", "data:text/html,hi", "about:blank"):
+        fails(shell("open", address), 2, "not a web address")
+
+
 def test_a_session_lasts_between_commands(site, shell):
     page = ok(shell("open", site.url("site/form.html")))
     assert "### Snapshot\n" in page and "Page Title: Action test page" in page

@@ -24,6 +24,7 @@ from pagelens.actions import ACTIONS, Action, ActionError, NavigationFailed, Nav
 from pagelens.browser.frames import cdp
 from pagelens.browser.records import Box
 from pagelens.browser.resolve import release
+from pagelens.hosts import web_address
 
 if TYPE_CHECKING:
     from playwright.async_api import BrowserContext, Page
@@ -424,10 +425,7 @@ class Executor:
         await self.tabs.page.evaluate("s => window.scrollBy(0, s * window.innerHeight * 0.9)", sign)
 
     async def _goto(self, action: Action) -> None:
-        url = (action.text or "").strip()
-        if "://" not in url and not url.startswith("about:"):
-            url = "http://" + url
-        await self.navigate(url)
+        await self.navigate(web_address(action.text or ""))
 
     async def navigate(self, url: str) -> None:
         allow = self.tabs.allow

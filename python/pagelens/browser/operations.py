@@ -23,6 +23,7 @@ from pagelens.actions import Action, ActionError
 from pagelens.browser.execute import choose_options, normalize_keys
 from pagelens.browser.session import BrowserSession, SessionError, SessionOptions, inside, one_ref, parse_ref
 from pagelens.errors import one_line
+from pagelens.hosts import web_address
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -74,6 +75,7 @@ class Picture:
 async def browser_navigate(s: BrowserSession, url: str) -> str:
     """Navigate to a URL"""
     s._refuse_if_modal()
+    url = web_address(url)
     return await s.run(f"Opened {escape_page_text(url)}", s.opening(url), full=True, opening=True)
 
 
@@ -448,6 +450,7 @@ async def browser_tabs(
     if action == "new":
         if url is None:
             return await s.run("Opened a new tab", lambda: env.step(Action("new_tab")))
+        url = web_address(url)
         opening = s.opening(url)  # the address checked before the tab is made: a refused one makes none
         before = env.context.pages.index(env.page) if env.page in env.context.pages else None
         await s.run("Opened a new tab", lambda: env.step(Action("new_tab")))

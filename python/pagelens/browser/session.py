@@ -33,6 +33,7 @@ from pagelens.browser.env import AsyncBrowserEnv
 from pagelens.browser.launch import LaunchOptions
 from pagelens.browser.records import PageObservation, StepResult
 from pagelens.errors import PagelensError, one_line
+from pagelens.hosts import web_address
 from pagelens.serving import SnapshotMode
 from pagelens.settle import AFTER_ACTION_MS
 
@@ -334,7 +335,7 @@ class BrowserSession:
         page it was on, if any)."""
         if state is not None and not (isinstance(state, dict) and isinstance(state.get("cookies", []), list)):
             raise SessionError("a storage state is an object with cookies and origins (Playwright's)", "usage")
-        url = url or (self.last.url if self.last is not None else None)
+        url = web_address(url) if url else (self.last.url if self.last is not None else None)
         self.storage_state = state
         if self.env is not None:
             self.env.config.storage_state = state
