@@ -83,16 +83,16 @@ _KEY_NAMES = {
 # What kind of element a type action meets. A range, a colour, a date or a time input takes its
 # value whole (Playwright's fill sets it and fires input and change): keys do nothing there, and a
 # click moves a slider to where it lands or opens a picker.
+# How a `type` reaches the element, and an input's type: [select | fill | other, type].
 _KIND = """el => {
   const tag = el.tagName.toLowerCase();
-  if (tag === 'select') return 'select';
-  if (tag === 'textarea' || el.isContentEditable) return 'fill';
+  if (tag === 'select') return ['select', ''];
+  if (tag === 'textarea' || el.isContentEditable) return ['fill', ''];
   if (tag === 'input') {
     const t = (el.getAttribute('type') || 'text').toLowerCase();
-    return ['checkbox', 'radio', 'button', 'submit', 'reset', 'image', 'file'].includes(t)
-      ? 'other' : 'fill';
+    return [['checkbox', 'radio', 'button', 'submit', 'reset', 'image', 'file'].includes(t) ? 'other' : 'fill', t];
   }
-  return 'other';
+  return ['other', ''];
 }"""
 
 
@@ -108,7 +108,6 @@ _FIELD_FORMS = {
     "range": "a number within its range",
     "color": "a colour as #rrggbb (#1a2b3c)",
 }
-_INPUT_TYPE = "el => el.localName === 'input' ? (el.getAttribute('type') || '').toLowerCase() : ''"
 
 
 def normalize_keys(keys: str) -> str:
@@ -366,13 +365,12 @@ class Executor:
 
     async def _type(self, element: ElementHandle, action: Action) -> None:
         text = action.text or ""
-        kind = await element.evaluate(_KIND)
+        kind, field = await element.evaluate(_KIND)
         if kind == "select":
             # Typing into a native <select> chooses the option with that label (or value).
             await choose_options(element, [text], self.timeout)
         elif kind == "fill":
             await element.scroll_into_view_if_needed(timeout=self.timeout)
-            field = await element.evaluate(_INPUT_TYPE)
             form = _FIELD_FORMS.get(field)
             try:
                 await element.fill(text, timeout=self.timeout)
@@ -385,7 +383,7 @@ class Executor:
                 now = await element.evaluate("el => el.value")
                 raise ActionError(
                     f"element [{action.target}] is a {field} field and takes {form}: {text!r} was not "
-                    + (f"taken, the field holds {now!r}" if now else "taken, the field is empty")
+                    + (f"taken, the field holds '{escape_page_text(now)}'" if now else "taken, the field is empty")
                 )
         else:
             # A custom widget (a div-based combobox...): focus it by clicking, then type keys —
