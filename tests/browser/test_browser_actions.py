@@ -621,6 +621,15 @@ def test_a_value_a_field_does_not_take_is_an_error_that_names_its_form(browser, 
     )
 
 
+@pytest.mark.parametrize(("name", "fragment"), [("West", "#west"), ("East", "#east")])
+def test_an_image_maps_area_is_a_link_that_clicks_where_its_shape_is(browser, site, name, fragment):
+    """An area has no box: the click lands inside its shape on the image using its map."""
+    obs = browser.reset(site.url("site/capture-names.html"))
+    result = browser.step(f"click [{shown_id(obs, 'link', name)}]")
+    assert result.ok, result.error
+    assert result.observation.url.endswith(fragment), result.observation.url
+
+
 def shown_id(obs: PageObservation, role: str, words: str) -> int:
     """The id a line of the text shows for an element of this role that reads ``words``."""
     found = re.search(rf"^\t*{role} \[(\d+)\] '{re.escape(words)}", obs.text, re.M)

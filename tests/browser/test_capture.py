@@ -136,6 +136,12 @@ FACTS: dict[str, tuple[str, str, dict] | None] = {
     "labelledby-beats-misspelled": ("link", "Spelled", {}),
     "referenced-once": ("heading", "pic two three", {}),
     "slot-aria-label": ("button", "before slotted after", {}),
+    # An image map's areas with an address are links inside the image (no box of their own);
+    # an exclusive accordion's summary has Chromium's own role.
+    "area-rect": ("link", "West", {}),
+    "area-circle": ("link", "East", {}),
+    "area-no-href": None,
+    "summary-grouped": ("DisclosureTriangleGrouped", "Grouped", {"expanded": False}),
 }
 
 _CASE_IDS = """Array.from(document.querySelectorAll('[data-case]'), el => [el.dataset.case, __pagelens.idOf(el)])"""

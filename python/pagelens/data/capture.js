@@ -144,7 +144,7 @@
   const FROM_CONTENTS = new Set([
     "button", "cell", "checkbox", "columnheader", "gridcell", "heading", "link", "menuitem",
     "menuitemcheckbox", "menuitemradio", "option", "radio", "rowheader", "switch", "tab",
-    "tooltip", "treeitem", "DisclosureTriangle", "term",
+    "tooltip", "treeitem", "DisclosureTriangle", "DisclosureTriangleGrouped", "term",
   ]);
   // Roles that never lend their contents to a name they sit in (Chromium's reading of
   // accname's "name from contents": containers of many things).
@@ -376,7 +376,9 @@
         // Only a details element's first summary is its disclosure (HTML-AAM); any other is a
         // plain container.
         const details = el.parentElement;
-        return details && details.localName === "details" && details.querySelector(":scope > summary") === el ? "DisclosureTriangle" : "generic";
+        if (!details || details.localName !== "details" || details.querySelector(":scope > summary") !== el) return "generic";
+        // One of an exclusive accordion's (details sharing a name): Chromium's own role for it.
+        return details.hasAttribute("name") && details.getAttribute("name") !== "" ? "DisclosureTriangleGrouped" : "DisclosureTriangle";
       }
       case "dialog": return "dialog";
       case "hr": return "separator";
@@ -516,7 +518,7 @@
   // option's, whose words are printed as text): their own generated content is read.
   const PSEUDO_NAMED = new Set([
     "button", "checkbox", "heading", "link", "menuitem", "menuitemcheckbox", "menuitemradio",
-    "radio", "switch", "tab", "treeitem", "DisclosureTriangle",
+    "radio", "switch", "tab", "treeitem", "DisclosureTriangle", "DisclosureTriangleGrouped",
   ]);
   // Which elements the document's style sheets may give ::before or ::after content: the
   // selectors of the rules that set one, less the pseudo-element (a superset: the element's
@@ -781,6 +783,58 @@
     return up !== null && up.closest("canvas") !== null;
   }
 
+  // The map an image uses (usemap="#name": the first map of its tree so named, else so id'd).
+  // `byRoot` keeps each tree's maps by name for a whole pass (a page of many mapped images
+  // looks its maps up once).
+  function mapOf(img, byRoot) {
+    const name = img.useMap.replace(/^#/, "");
+    if (!name) return null;
+    const root = img.getRootNode();
+    let maps = byRoot ? byRoot.get(root) : undefined;
+    if (maps === undefined) {
+      maps = new Map();
+      for (const m of root.querySelectorAll("map")) {
+        if (m.name && !maps.has(m.name)) maps.set(m.name, m);
+        if (m.id && !maps.has(m.id)) maps.set(m.id, m);
+      }
+      if (byRoot) byRoot.set(root, maps);
+    }
+    return maps.get(name) || null;
+  }
+
+  // The first shown image that uses an area's map.
+  function areaImage(area) {
+    const map = area.closest("map");
+    if (!map) return null;
+    for (const img of area.getRootNode().querySelectorAll("img[usemap]")) {
+      if (mapOf(img) === map && img.checkVisibility(VISIBILITY)) return img;
+    }
+    return null;
+  }
+
+  // An area's rectangle in the viewport: its shape's bounds on that image (coordinates in CSS
+  // pixels from the image's corner); null when no image shows it or its coordinates are none.
+  function areaRect(area) {
+    const img = areaImage(area);
+    if (!img) return null;
+    const box = img.getBoundingClientRect();
+    const c = (area.getAttribute("coords") || "").split(/[\s,]+/, 10000).filter((v) => v !== "").map(Number);
+    if (c.some((v) => !isFinite(v))) return null;
+    const shape = (area.getAttribute("shape") || "rect").toLowerCase();
+    let x0 = 0, y0 = 0, x1 = box.width, y1 = box.height;
+    if ((shape === "rect" || shape === "rectangle") && c.length >= 4) {
+      x0 = Math.min(c[0], c[2]); y0 = Math.min(c[1], c[3]); x1 = Math.max(c[0], c[2]); y1 = Math.max(c[1], c[3]);
+    } else if ((shape === "circle" || shape === "circ") && c.length >= 3) {
+      x0 = c[0] - c[2]; y0 = c[1] - c[2]; x1 = c[0] + c[2]; y1 = c[1] + c[2];
+    } else if ((shape === "poly" || shape === "polygon") && c.length >= 6) {
+      x0 = y0 = Infinity; x1 = y1 = -Infinity;
+      for (let i = 0; i + 1 < c.length; i += 2) {
+        x0 = Math.min(x0, c[i]); x1 = Math.max(x1, c[i]); y0 = Math.min(y0, c[i + 1]); y1 = Math.max(y1, c[i + 1]);
+      }
+    } else if (shape !== "default") return null;
+    return new DOMRect(box.x + x0, box.y + y0, x1 - x0, y1 - y0);
+  }
+
   // A node's parent in the flat tree (through slots and shadow roots).
   function flatParent(n) {
     return n.assignedSlot || n.parentNode || n.host || null;
@@ -1010,6 +1064,7 @@
     pseudoSelectors = new Map();
     ownBoxOf = new Map();
     ordinals = new Map();
+    const mapsOfPass = new Map(); // a tree's image maps by name (mapOf)
     const strings = [];
     const index = new Map();
     const str = (s) => {
@@ -1264,6 +1319,7 @@
       const hint = !name && options.markClickable !== false && (listens || role === "link" || role === "button") ? hintOf(el) : null;
       const flags = (fromContents ? 1 : 0) | (isClickable || hint !== null ? 2 : 0);
       const r = row(el, parent, role, name, flags, value, hint, props);
+      if (tag === "img" && el.useMap) areaLinks(el, r);
       if (tag === "iframe" || tag === "frame") {
         let doc = null;
         try { doc = el.contentDocument; } catch (e) { doc = null; }
@@ -1306,6 +1362,18 @@
       x: unread, next, frames: entered - 1, origin: performance.timeOrigin,
       v: 2, s: strings, r: encoded, closed, truncated: stack.length > 0,
     };
+
+    // An image map's areas with an address: links inside the image, as in Chromium's tree
+    // (an area has no box of its own: the user agent's sheet says display: none).
+    function areaLinks(img, parentRow) {
+      const map = mapOf(img, mapsOfPass);
+      if (!map) return;
+      for (const a of map.querySelectorAll("area[href]")) {
+        const props = [];
+        if (options.urls !== false && a.href) prop(props, "url", 2, a.href);
+        row(a, parentRow, "link", nameOf(a, "area", "link")[0], 0, null, null, props);
+      }
+    }
 
     function visit(node, parentRow, hidden) {
       stack.push(node);
@@ -1566,6 +1634,10 @@
     if (el.matches(":disabled") || el.closest("[aria-disabled=true]")) return "disabled";
     const vw = innerWidth, vh = innerHeight;
     const first = () => {
+      if (el.localName === "area") {
+        const r = areaRect(el);
+        return r && r.width >= 1 && r.height >= 1 ? r : null;
+      }
       for (const r of el.getClientRects()) if (r.width >= 1 && r.height >= 1) return r;
       return null;
     };
@@ -1574,8 +1646,9 @@
     if (!r) return "hidden";
     if (outside(r)) {
       if (settle) return "hidden";  // it moved out of view since the pointer came
-      if (typeof el.scrollIntoViewIfNeeded === "function") el.scrollIntoViewIfNeeded(true);
-      else el.scrollIntoView({ block: "center", inline: "center" });
+      const into = el.localName === "area" ? areaImage(el) || el : el; // an area has no box to scroll to
+      if (typeof into.scrollIntoViewIfNeeded === "function") into.scrollIntoViewIfNeeded(true);
+      else into.scrollIntoView({ block: "center", inline: "center" });
       r = first();
       if (!r || outside(r)) return "hidden";
     }
