@@ -142,6 +142,11 @@ FACTS: dict[str, tuple[str, str, dict] | None] = {
     "area-circle": ("link", "East", {}),
     "area-no-href": None,
     "summary-grouped": ("DisclosureTriangleGrouped", "Grouped", {"expanded": False}),
+    # A custom element's own semantics through ElementInternals (read by the page-world hook:
+    # no other script can); an attribute the element has wins, as in Chromium.
+    "internals-button": ("button", "Custom press", {}),
+    "internals-checkbox": ("checkbox", "Send news", {}),
+    "internals-attribute-wins": ("link", "Attribute says link", {}),
 }
 
 _CASE_IDS = """Array.from(document.querySelectorAll('[data-case]'), el => [el.dataset.case, __pagelens.idOf(el)])"""
@@ -776,6 +781,18 @@ def test_an_action_reuses_pagelens_world_and_a_stale_context_runs_nothing(browse
     assert "Archive" in step.observation.text  # the right element was clicked
     title = browser.run(lambda aenv: aenv.page.title())
     assert title == "Menu and dialog"
+
+
+def test_a_custom_elements_internals_states_are_read_afresh_after_an_action(browser, site):
+    """What ElementInternals say is told at every pass: a custom checkbox ticked off by a click
+    reads unchecked in the observation after it, as in Chromium's tree."""
+    browser.config.source = "dom"
+    obs = browser.reset(site.url("site/capture-names.html"))
+    found = re.search(r"checkbox \[(\d+)\] 'Send news' \[checked: true\]", obs.text)
+    assert found, obs.text
+    result = browser.step(f"click [{found.group(1)}]")
+    assert result.ok, result.error
+    assert f"checkbox [{found.group(1)}] 'Send news' [checked: false]" in result.observation.text
 
 
 def test_a_modal_dialog_leaves_the_rest_of_its_document_out(browser, site):

@@ -85,6 +85,7 @@ class InPageCapture:
             "askEvent": f"pagelens-ask-{token}",
             "markEvent": f"pagelens-mark-{token}",
             "closedEvent": f"pagelens-closed-{token}",
+            "internalsEvent": f"pagelens-internals-{token}",
         }
         self._global = f"__pagelens_{token}"  # where the capture is found in its world
         self._contexts: dict[tuple[int, str], int] = {}  # (session, frame id) -> the world's context
@@ -104,6 +105,7 @@ class InPageCapture:
             _HOOK_JS.replace("__ASK__", self._events["askEvent"])
             .replace("__MARK__", self._events["markEvent"])
             .replace("__CLOSED__", self._events["closedEvent"])
+            .replace("__INTERNALS__", self._events["internalsEvent"])
         )
 
     def _options(

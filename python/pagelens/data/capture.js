@@ -33,6 +33,11 @@
   // are kept for the document's life: a capture costs what is new, not every listener.
   const clickable = new WeakSet();
   const closedHosts = new Set();
+  // What custom elements said of themselves through ElementInternals (see hook.js): element ->
+  // { "role": ..., "aria-checked": ... }, told again at every pass.
+  const internalsOf = new WeakMap();
+  let anyInternals = false;
+  const parseJSON = JSON.parse;
   let lastUnread = [];
 
   function idOf(node) {
@@ -204,6 +209,15 @@
     return v === null ? null : v;
   }
 
+  // An ARIA attribute (or the role) as the element says it: its own attribute, else what its
+  // ElementInternals say (a custom element's default semantics).
+  function aria(el, name) {
+    const v = el.getAttribute(name);
+    if (v !== null || !anyInternals) return v;
+    const said = internalsOf.get(el);
+    return said !== undefined && Object.prototype.hasOwnProperty.call(said, name) ? said[name] : null;
+  }
+
   function nonEmpty(v) {
     return v !== null && v !== undefined && v.trim() !== "";
   }
@@ -221,6 +235,7 @@
 
   // Any aria-* attribute makes an element a node of its own (a live region, a labelled group).
   function hasAria(el) {
+    if (anyInternals && internalsOf.has(el)) return true;
     // Names only (no Attr object made per attribute).
     if (!el.hasAttributes()) return false;
     const names = el.getAttributeNames();
@@ -243,7 +258,7 @@
   }
 
   function named(el) {
-    return el.hasAttribute("aria-label") || labelledBy(el) !== null || el.hasAttribute("title");
+    return aria(el, "aria-label") !== null || labelledBy(el) !== null || el.hasAttribute("title");
   }
 
   // aria-labelledby, or its common misspelling aria-labeledby, which Chromium reads as well
@@ -419,7 +434,7 @@
   // CSS visibility: a descendant made visible again still counts); 0 when shown.
   const GONE = 1, INVISIBLE = 2;
   function hiddenForName(el) {
-    if (el.getAttribute("aria-hidden") === "true") return GONE;
+    if (aria(el, "aria-hidden") === "true") return GONE;
     if (el.hidden) return GONE;
     if (!el.checkVisibility(VISIBILITY)) {
       const st = getComputedStyle(el);
@@ -448,7 +463,7 @@
       if (role === "slider" || role === "spinbutton") return el.value;
     }
     if (role === "slider" || role === "spinbutton" || role === "progressbar" || role === "scrollbar" || role === "meter")
-      return attr(el, "aria-valuetext") || attr(el, "aria-valuenow") || "";
+      return aria(el, "aria-valuetext") || aria(el, "aria-valuenow") || "";
     if (role === "textbox" || role === "searchbox") return el.textContent || "";
     if (role === "combobox" || role === "listbox") {
       const sel = el.querySelector('[aria-selected="true"]');
@@ -460,7 +475,7 @@
   }
 
   function explicitRole(el) {
-    const r = el.getAttribute("role");
+    const r = aria(el, "role");
     if (!r) return null;
     for (const token of r.trim().toLowerCase().split(/\s+/)) {
       if (ARIA.has(token)) return token;
@@ -718,7 +733,7 @@
       }
       // A slot is no node of its own: its words are what is assigned to it (or its fallback),
       // never an aria-label written on it (the WPT's accname/shadowdom; Chromium reads so).
-      const label = tag === "slot" ? null : n.getAttribute("aria-label");
+      const label = tag === "slot" ? null : aria(n, "aria-label");
       if (nonEmpty(label)) { text(" " + label + " "); continue; }
       if (tag === "svg") {
         // An SVG lends its own name (its <title>), though its role takes none from contents.
@@ -758,7 +773,7 @@
       // Read once in a whole computation: a node one part of it referenced is not read again
       // where the rest of the walk meets it (accname's traversal; Chromium reads it so).
       visited.add(ref);
-      const label = ref.getAttribute("aria-label");
+      const label = aria(ref, "aria-label");
       if (nonEmpty(label)) { parts.push(label.trim()); continue; }
       const tag = ref.localName;
       const role = roleOf(ref);
@@ -875,7 +890,7 @@
       const t = labelledByText(el, labelled, visited);
       if (t) return [t, false];
     }
-    const label = el.getAttribute("aria-label");
+    const label = aria(el, "aria-label");
     if (nonEmpty(label)) return [collapse(label), false];
     switch (tag) {
       case "input": {
@@ -966,7 +981,7 @@
     const title = el.getAttribute("title");
     if (nonEmpty(title) && !NAME_PROHIBITED.has(role)) return [collapse(title), false];
     if (role === "textbox" || role === "searchbox" || role === "combobox") {
-      const p = el.getAttribute("aria-placeholder") || el.getAttribute("placeholder");
+      const p = aria(el, "aria-placeholder") || el.getAttribute("placeholder");
       if (nonEmpty(p)) return [collapse(p), false];
     }
     return ["", false];
@@ -1028,6 +1043,17 @@
     const t = e.composedPath()[0];
     if (t && t.nodeType === 1) clickable.add(t);
   }
+  function onInternals(e) {
+    const t = e.composedPath()[0];
+    if (!t || t.nodeType !== 1 || typeof e.detail !== "string") return;
+    try {
+      const said = parseJSON(e.detail);
+      const kept = {};
+      for (const k of Object.keys(said)) if (typeof said[k] === "string") kept[k] = said[k];
+      internalsOf.set(t, kept);
+      anyInternals = true;
+    } catch (err) { /* not the hook's */ }
+  }
   function onClosed(e) {
     const t = e.composedPath()[0];
     if (t && t.nodeType === 1) closedHosts.add(t);
@@ -1036,6 +1062,7 @@
     if (!options.askEvent) return;
     doc.addEventListener(options.markEvent, onMark, true);
     doc.addEventListener(options.closedEvent, onClosed, true);
+    if (options.internalsEvent) doc.addEventListener(options.internalsEvent, onInternals, true);
     docs.push(doc);
     try {
       doc.dispatchEvent(new CustomEvent(options.askEvent, { bubbles: false }));
@@ -1046,6 +1073,7 @@
     for (const d of docs) {
       d.removeEventListener(options.markEvent, onMark, true);
       d.removeEventListener(options.closedEvent, onClosed, true);
+      if (options.internalsEvent) d.removeEventListener(options.internalsEvent, onInternals, true);
     }
     const closed = [];
     for (const h of closedHosts) {
@@ -1196,7 +1224,7 @@
       const el = node;
       const tag = el.localName;
       if (SKIP.has(tag) && el.namespaceURI === XHTML) continue;
-      if (el.getAttribute("aria-hidden") === "true" || el.inert) continue;
+      if (aria(el, "aria-hidden") === "true" || el.inert) continue;
       let hiddenSelf = false;
       if (!el.checkVisibility(VISIBILITY)) {
         const st = getComputedStyle(el);
@@ -1251,7 +1279,7 @@
       // States and properties (Chromium's names and kinds).
       if (role === "link" && options.urls !== false && el.href) prop(props, "url", 2, el.href);
       if (role === "heading") {
-        const lv = parseInt(el.getAttribute("aria-level") || "", 10);
+        const lv = parseInt(aria(el, "aria-level") || "", 10);
         prop(props, "level", 1, lv > 0 ? lv : /^h[1-6]$/.test(tag) ? +tag[1] : 2);
       }
       const isFormControl = tag === "input" || tag === "select" || tag === "textarea" || tag === "button";
@@ -1259,42 +1287,42 @@
         let checked;
         if (tag === "input") checked = el.indeterminate ? "mixed" : el.checked ? "true" : "false";
         else {
-          const a = el.getAttribute("aria-checked");
+          const a = aria(el, "aria-checked");
           checked = a === "true" ? "true" : a === "mixed" ? "mixed" : "false";
         }
         prop(props, "checked", 2, checked);
       }
-      const pressed = el.getAttribute("aria-pressed");
+      const pressed = aria(el, "aria-pressed");
       if (pressed === "true" || pressed === "false" || pressed === "mixed") prop(props, "pressed", 2, pressed);
       if (role === "option" || role === "tab" || role === "treeitem" || role === "gridcell" || role === "row") {
-        const sel = tag === "option" ? el.selected : el.getAttribute("aria-selected") === "true";
-        if (tag === "option" || role === "tab" || el.hasAttribute("aria-selected")) prop(props, "selected", 0, sel ? 1 : 0);
+        const sel = tag === "option" ? el.selected : aria(el, "aria-selected") === "true";
+        if (tag === "option" || role === "tab" || aria(el, "aria-selected") !== null) prop(props, "selected", 0, sel ? 1 : 0);
       }
-      const expanded = el.getAttribute("aria-expanded");
+      const expanded = aria(el, "aria-expanded");
       if (expanded === "true" || expanded === "false") prop(props, "expanded", 0, expanded === "true" ? 1 : 0);
       else if (tag === "summary" && el.parentElement && el.parentElement.localName === "details") prop(props, "expanded", 0, el.parentElement.open ? 1 : 0);
       else if (role === "combobox" && tag === "select") prop(props, "expanded", 0, 0);
       if ((isFormControl || tag === "fieldset" || tag === "option" || tag === "optgroup") && el.matches(":disabled")) prop(props, "disabled", 0, 1);
-      else if (el.getAttribute("aria-disabled") === "true") prop(props, "disabled", 0, 1);
+      else if (aria(el, "aria-disabled") === "true") prop(props, "disabled", 0, 1);
       if (tag === "input" || tag === "select" || tag === "textarea") {
         prop(props, "required", 0, el.required ? 1 : 0);
         if (el.readOnly) prop(props, "readonly", 0, 1);
-      } else if (el.getAttribute("aria-required") === "true") prop(props, "required", 0, 1);
-      const popup = el.getAttribute("aria-haspopup");
+      } else if (aria(el, "aria-required") === "true") prop(props, "required", 0, 1);
+      const popup = aria(el, "aria-haspopup");
       if (popup && popup !== "false") prop(props, "hasPopup", 2, popup === "true" ? "menu" : popup);
       else if (role === "combobox" && tag === "select") prop(props, "hasPopup", 2, "menu");
-      if (role === "listbox" && (el.multiple || el.getAttribute("aria-multiselectable") === "true")) prop(props, "multiselectable", 0, 1);
-      if (role === "dialog" && (el.getAttribute("aria-modal") === "true" || el.matches(":modal"))) prop(props, "modal", 0, 1);
+      if (role === "listbox" && (el.multiple || aria(el, "aria-multiselectable") === "true")) prop(props, "multiselectable", 0, 1);
+      if (role === "dialog" && (aria(el, "aria-modal") === "true" || el.matches(":modal"))) prop(props, "modal", 0, 1);
       if (el === focusedEl) prop(props, "focused", 0, 1);
       if (role === "slider" || role === "spinbutton" || role === "progressbar" || role === "meter" || role === "scrollbar") {
-        let now = el.getAttribute("aria-valuenow");
-        let min = el.getAttribute("aria-valuemin");
-        let max = el.getAttribute("aria-valuemax");
+        let now = aria(el, "aria-valuenow");
+        let min = aria(el, "aria-valuemin");
+        let max = aria(el, "aria-valuemax");
         if (tag === "input") { now = el.value; min = el.min || (el.type === "range" ? "0" : null); max = el.max || (el.type === "range" ? "100" : null); }
         else if (tag === "progress" || tag === "meter") { now = String(el.value); min = tag === "meter" ? String(el.min) : "0"; max = String(el.max); }
         if (min !== null && min !== "" && isFinite(+min)) prop(props, "valuemin", 3, +min);
         if (max !== null && max !== "" && isFinite(+max)) prop(props, "valuemax", 3, +max);
-        const vt = el.getAttribute("aria-valuetext");
+        const vt = aria(el, "aria-valuetext");
         if (vt) prop(props, "valuetext", 2, vt);
         if (now !== null && now !== "" && isFinite(+now)) value = +now;
       }
@@ -1680,7 +1708,7 @@
     const tag = el.localName;
     if (tag === "textarea" || tag === "select") return "text";
     if (tag === "input") return CONTROL_INPUTS.has((el.getAttribute("type") || "").toLowerCase()) ? "control" : "text";
-    const role = (el.getAttribute("role") || "").trim().split(/\s+/)[0].toLowerCase();
+    const role = (aria(el, "role") || "").trim().split(/\s+/)[0].toLowerCase();
     if (TEXT_ROLES.has(role)) return "text";
     if (CONTROL_ROLES.has(role)) return "control";
     if (tag === "body" || tag === "html") return "nowhere";

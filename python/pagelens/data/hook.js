@@ -1,15 +1,19 @@
 // pagelens' listener hook: the one piece that lives in the page's own world (an init script,
 // run in every document before the page's scripts). It notes the elements a script makes
-// clickable (a click, mouse or pointer listener; an onclick property) and the hosts of closed
-// shadow roots, and tells pagelens' isolated world about them when asked, by events whose
-// names are secret to the run (__ASK__, __MARK__, __CLOSED__ are replaced when it is
-// installed). All it can change is which of the page's own elements count as clickable.
+// clickable (a click, mouse or pointer listener; an onclick property), the hosts of closed
+// shadow roots and the ARIA semantics custom elements give themselves through ElementInternals
+// (a role, a label, states: no other script can read them), and tells pagelens' isolated world
+// about them when asked, by events whose names are secret to the run (__ASK__, __MARK__,
+// __CLOSED__, __INTERNALS__ are replaced when it is installed). All it can change is which of
+// the page's own elements count as clickable, and what its own custom elements say they are.
 (() => {
-  const ASK = "__ASK__", MARK = "__MARK__", CLOSED = "__CLOSED__";
+  const ASK = "__ASK__", MARK = "__MARK__", CLOSED = "__CLOSED__", INTERNALS = "__INTERNALS__";
   const ET = EventTarget.prototype;
   const add = ET.addEventListener;
   const dispatch = ET.dispatchEvent;
   const Ev = Event;
+  const CEv = CustomEvent;
+  const stringify = JSON.stringify;
   const WR = WeakRef;
   const isElement = (t) => t instanceof Element;
   const CLICKY = new Set(["click", "mousedown", "mouseup", "pointerdown", "pointerup", "dblclick", "auxclick", "touchstart", "touchend"]);
@@ -44,6 +48,46 @@
     } catch (e) { /* as above */ }
     return root;
   };
+  // ElementInternals' ARIA reflection, as the attributes it stands in for (an attribute the
+  // element also has wins, in pagelens' reading as in Chromium's).
+  const REFLECTED = [
+    ["role", "role"], ["ariaLabel", "aria-label"], ["ariaChecked", "aria-checked"], ["ariaPressed", "aria-pressed"],
+    ["ariaSelected", "aria-selected"], ["ariaExpanded", "aria-expanded"], ["ariaDisabled", "aria-disabled"],
+    ["ariaRequired", "aria-required"], ["ariaReadOnly", "aria-readonly"], ["ariaLevel", "aria-level"],
+    ["ariaValueNow", "aria-valuenow"], ["ariaValueMin", "aria-valuemin"], ["ariaValueMax", "aria-valuemax"],
+    ["ariaValueText", "aria-valuetext"], ["ariaHidden", "aria-hidden"], ["ariaHasPopup", "aria-haspopup"],
+    ["ariaPlaceholder", "aria-placeholder"], ["ariaMultiSelectable", "aria-multiselectable"],
+    ["ariaModal", "aria-modal"], ["ariaInvalid", "aria-invalid"], ["ariaDescription", "aria-description"],
+  ];
+  const withInternals = [];
+  const attachInternals = HTMLElement.prototype.attachInternals;
+  if (attachInternals) {
+    HTMLElement.prototype.attachInternals = function () {
+      const internals = attachInternals.call(this);
+      try { withInternals.push([new WR(this), internals]); } catch (e) { /* as above */ }
+      return internals;
+    };
+  }
+  const tellInternals = () => {
+    let kept = 0;
+    for (let i = 0; i < withInternals.length; i++) {
+      const [ref, internals] = withInternals[i];
+      const el = ref.deref();
+      if (!el) continue;
+      withInternals[kept++] = withInternals[i];
+      if (!el.isConnected) continue;
+      try {
+        const said = {};
+        let any = false;
+        for (const [prop, name] of REFLECTED) {
+          const v = internals[prop];
+          if (typeof v === "string") { said[name] = v; any = true; }
+        }
+        if (any) dispatch.call(el, new CEv(INTERNALS, { bubbles: true, composed: true, detail: stringify(said) }));
+      } catch (e) { /* as above */ }
+    }
+    withInternals.length = kept;
+  };
   // Each noted element is told once it is in the document (the capture keeps what it was
   // told); one not yet inserted waits for a later ask. A closed host is told at every ask
   // while it is connected (the capture forgets hosts that left).
@@ -61,5 +105,6 @@
   add.call(document, ASK, () => {
     tell(marked, MARK, true);
     tell(closed, CLOSED, false);
+    tellInternals(); // at every ask: a custom element's states change (a checkbox ticked)
   }, true);
 })();
