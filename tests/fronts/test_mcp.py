@@ -547,6 +547,12 @@ def test_dialogs_uploads_forms_drag_console_network_resize_close(site, tmp_path)
             ]
             error, filled = await call(s, "browser_fill_form", fields=fields)
             assert not error and "form: Ada, news true, plan pro, size m" in filled, filled
+            # A date field takes its own written form; another is an error that names it.
+            start = {"name": "Start date", "type": "textbox", "ref": find_id(page, "Date", "Start date")}
+            error, text = await call(s, "browser_fill_form", fields=[{**start, "value": "12/31/2025"}])
+            assert error and "Start date" in text and "YYYY-MM-DD" in text, text
+            error, filled = await call(s, "browser_fill_form", fields=[{**start, "value": "2025-12-31"}])
+            assert not error and "size m, from 2025-12-31" in filled, filled
             size = find_id(page, "combobox", "Size")
             started = time.monotonic()
             error, text = await call(s, "browser_select_option", ref=size, values=["Huge"])

@@ -110,6 +110,30 @@ _FIELD_FORMS = {
 }
 
 
+async def fill_field(
+    element: ElementHandle, text: str, timeout: float, what: str, input_type: str | None = None
+) -> None:
+    """Playwright's fill, and for a field whose value has one written form (a date, a time, a
+    number) the check that it took ``text``: an ActionError naming the form when it did not.
+    ``input_type``: the input's type when the caller read it already."""
+    if input_type is None:
+        input_type = (await element.evaluate(_KIND))[1]
+    form = _FIELD_FORMS.get(input_type)
+    try:
+        await element.fill(text, timeout=timeout)
+        taken = form is None or not text.strip() or bool(await element.evaluate("el => el.value"))
+    except PlaywrightError as e:
+        if form is None or "Cannot type text" not in str(e):
+            raise
+        taken = False  # Playwright refuses a number field's non-number before filling it
+    if not taken:
+        now = await element.evaluate("el => el.value")
+        raise ActionError(
+            f"{what} is a {input_type} field and takes {form}: {text!r} was not "
+            + (f"taken, the field holds '{escape_page_text(now)}'" if now else "taken, the field is empty")
+        )
+
+
 def normalize_keys(keys: str) -> str:
     """``ctrl+a`` -> ``Control+a``, ``Meta+Shift+K`` kept, ``enter`` -> ``Enter``."""
     parts = [p.strip() for p in keys.replace(" + ", "+").split("+")]
@@ -371,20 +395,7 @@ class Executor:
             await choose_options(element, [text], self.timeout)
         elif kind == "fill":
             await element.scroll_into_view_if_needed(timeout=self.timeout)
-            form = _FIELD_FORMS.get(field)
-            try:
-                await element.fill(text, timeout=self.timeout)
-                taken = form is None or not text.strip() or bool(await element.evaluate("el => el.value"))
-            except PlaywrightError as e:
-                if form is None or "Cannot type text" not in str(e):
-                    raise
-                taken = False  # Playwright refuses a number field's non-number before filling it
-            if not taken:
-                now = await element.evaluate("el => el.value")
-                raise ActionError(
-                    f"element [{action.target}] is a {field} field and takes {form}: {text!r} was not "
-                    + (f"taken, the field holds '{escape_page_text(now)}'" if now else "taken, the field is empty")
-                )
+            await fill_field(element, text, self.timeout, f"element [{action.target}]", field)
         else:
             # A custom widget (a div-based combobox...): focus it by clicking, then type keys —
             # unless the click left the focus where keys fill nothing (a link, a button, the page

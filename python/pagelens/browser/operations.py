@@ -20,7 +20,7 @@ from typing import Any, Literal, TypeVar
 from pagelens._core import chunk as chunk_text
 from pagelens._core import escape_page_text, find_lines
 from pagelens.actions import Action, ActionError
-from pagelens.browser.execute import choose_options, normalize_keys
+from pagelens.browser.execute import choose_options, fill_field, normalize_keys
 from pagelens.browser.session import BrowserSession, SessionError, SessionOptions, inside, one_ref, parse_ref
 from pagelens.errors import one_line
 from pagelens.hosts import web_address
@@ -283,7 +283,7 @@ async def browser_fill_form(s: BrowserSession, fields: list[dict[str, Any]]) -> 
             async with env.element(element_id) as handle:
                 try:
                     if kind in ("textbox", "slider"):
-                        await handle.fill(value)
+                        await fill_field(handle, value, env.config.action_timeout_ms, f"[{element_id}]")
                     elif kind in ("checkbox", "radio"):
                         await handle.set_checked(value.strip().lower() == "true")
                     else:
