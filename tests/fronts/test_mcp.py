@@ -161,6 +161,8 @@ def test_the_tools_over_stdio(site, tmp_path):
             assert error and "no element [99999999]" in text
             error, text = await call(s, "browser_find", pattern="(", regex=True)
             assert error and "not a regular expression" in text
+            error, text = await call(s, "browser_find", pattern="  ")
+            assert error and "empty pattern" in text
             # A pattern that backtracks for ages on any line of 30 characters (2^30 ways to
             # split it) runs on a linear-time engine: answered, and so is the next call.
             error, text = await call(s, "browser_find", pattern="(.+)+QQQ$", regex=True)

@@ -133,6 +133,7 @@ def test_a_session_lasts_between_commands(site, shell):
     chosen = ok(shell("select", ref(page, "combobox", "Colour"), "Green"))
     assert "colour is green" in chosen
     assert "Colour" in ok(shell("snapshot", "--find", "colour"))
+    fails(shell("snapshot", "--find", " "), 2, "empty pattern")
     part = ok(shell("snapshot", "--subtree", ref(page, "combobox", "Colour")))
     assert "Red" in part and "Search" not in part and re.search(r"\[\d+\] 'Green'", part)
     interactive = ok(shell("snapshot", "--interactive"))

@@ -151,6 +151,8 @@ async def browser_observe(s: BrowserSession, max_tokens: int | None = None, subt
 async def browser_find(s: BrowserSession, pattern: str, regex: bool = False) -> str:
     """pagelens' own: the lines of the page that contain `pattern` (or match it as a regular
     expression), each with the path of its ancestors, so that ids are found without reading it all."""
+    if not pattern.strip():
+        raise SessionError("nothing to find: an empty pattern would match every line (give words or a regex)", "usage")
     env = s.page_env()
     s._refuse_if_modal()
     obs = await env.observe()
