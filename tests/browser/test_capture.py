@@ -783,6 +783,25 @@ def test_an_action_reuses_pagelens_world_and_a_stale_context_runs_nothing(browse
     assert title == "Menu and dialog"
 
 
+def test_an_areas_box_is_its_shape_on_the_image_that_uses_its_map(browser, site):
+    """Outlines on a screenshot and clicks use an area's shape on its image (it has no box)."""
+    browser.config.source = "dom"
+    browser.reset(site.url("site/capture-names.html"))
+    image, west, east = in_capture_world(
+        browser,
+        """(() => {
+          const img = document.querySelector('img[usemap="#cn-map"]');
+          const r = img.getBoundingClientRect();
+          const id = (c) => __pagelens.idOf(document.querySelector(`[data-case="${c}"]`));
+          const box = (c) => __pagelens.boxes([id(c)])[0].slice(1);
+          return [[r.x, r.y], box("area-rect"), box("area-circle")];
+        })()""",
+    )
+    x, y = image
+    assert west == [x, y, 20, 20]  # rect 0,0,20,20
+    assert east == [x + 22, y + 2, 16, 16]  # circle 30,10 radius 8
+
+
 def test_a_custom_elements_internals_states_are_read_afresh_after_an_action(browser, site):
     """What ElementInternals say is told at every pass: a custom checkbox ticked off by a click
     reads unchecked in the observation after it, as in Chromium's tree."""

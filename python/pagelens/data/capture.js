@@ -1593,8 +1593,8 @@
     for (const id of list) {
       const node = lookup(id);
       if (!node || node.nodeType !== 1 || node.ownerDocument !== document) continue;
-      const r = node.getBoundingClientRect();
-      if (r.width > 0 && r.height > 0) out.push([id, r.x, r.y, r.width, r.height]);
+      const r = node.localName === "area" ? areaRect(node) : node.getBoundingClientRect();
+      if (r && r.width > 0 && r.height > 0) out.push([id, r.x, r.y, r.width, r.height]);
     }
     return out;
   }
