@@ -438,12 +438,18 @@ HOSTILE = """
   window.Map = function () { throw new Error("no"); };
   Array.prototype.push = function () { throw new Error("no"); };
   JSON.stringify = lie;
+  Array.prototype[Symbol.iterator] = function* () { yield "forged"; };
   Object.defineProperty(globalThis, "__pagelens", { value: { capture: lie } });
 </script>
 """
 
 PLAIN = """<h1>Real heading</h1><p>Body text <a href="#x">a link</a></p><button>Act</button>
-<input aria-label="Field" value="typed"><select><option>A</option><option selected>B</option></select>"""
+<input aria-label="Field" value="typed"><select><option>A</option><option selected>B</option></select>
+<int-press>Custom press</int-press> <div id="card">A card</div>
+<script>customElements.get("int-press") || customElements.define("int-press", class extends HTMLElement {
+  constructor() { super(); const i = this.attachInternals(); i.role = "button"; i.ariaPressed = "true"; }
+});
+document.getElementById("card").addEventListener("click", () => {});</script>"""
 
 
 def test_a_page_that_patches_everything_reads_the_same(browser, site):
@@ -461,6 +467,10 @@ def test_a_page_that_patches_everything_reads_the_same(browser, site):
     # (The same document, rewritten: what the second read shows is new to it, hence marks.)
     assert re.sub(r"\*?\[\d+\]", "[]", hostile.text) == re.sub(r"\*?\[\d+\]", "[]", honest.text)
     assert "forged" not in hostile.text and "Real heading" in hostile.text
+    # Written with document.open() (set_content), which erases the document's listeners: the
+    # page-world hook listens again, so what it notes (ElementInternals, click listeners) is told.
+    assert re.search(r"button \*?\[\d+\] 'Custom press' \[pressed: true\]", hostile.text), hostile.text
+    assert re.search(r"clickable \*?\[\d+\] 'A card'", hostile.text), hostile.text
 
 
 def test_a_page_that_removes_the_hook_only_hides_its_own_clickables(browser, site):

@@ -21,7 +21,7 @@
   const marked = [];
   const closed = [];
   const note = (el, list) => {
-    if (!seen.has(el)) { seen.add(el); list.push(new WR(el)); }
+    if (!seen.has(el)) { seen.add(el); list[list.length] = new WR(el); }
   };
   ET.addEventListener = function (type, listener, options) {
     try {
@@ -44,7 +44,7 @@
   Element.prototype.attachShadow = function (init) {
     const root = attach.call(this, init);
     try {
-      if (init && init.mode === "closed" && !closedSeen.has(this)) { closedSeen.add(this); closed.push(new WR(this)); }
+      if (init && init.mode === "closed" && !closedSeen.has(this)) { closedSeen.add(this); closed[closed.length] = new WR(this); }
     } catch (e) { /* as above */ }
     return root;
   };
@@ -64,24 +64,25 @@
   if (attachInternals) {
     HTMLElement.prototype.attachInternals = function () {
       const internals = attachInternals.call(this);
-      try { withInternals.push([new WR(this), internals]); } catch (e) { /* as above */ }
+      try { withInternals[withInternals.length] = [new WR(this), internals]; } catch (e) { /* as above */ }
       return internals;
     };
   }
   const tellInternals = () => {
     let kept = 0;
+    // Index loops, no destructuring: nothing here goes through an iterator a page can patch.
     for (let i = 0; i < withInternals.length; i++) {
-      const [ref, internals] = withInternals[i];
-      const el = ref.deref();
+      const entry = withInternals[i];
+      const el = entry[0].deref();
       if (!el) continue;
-      withInternals[kept++] = withInternals[i];
+      withInternals[kept++] = entry;
       if (!el.isConnected) continue;
       try {
         const said = {};
         let any = false;
-        for (const [prop, name] of REFLECTED) {
-          const v = internals[prop];
-          if (typeof v === "string") { said[name] = v; any = true; }
+        for (let j = 0; j < REFLECTED.length; j++) {
+          const v = entry[1][REFLECTED[j][0]];
+          if (typeof v === "string") { said[REFLECTED[j][1]] = v; any = true; }
         }
         if (any) dispatch.call(el, new CEv(INTERNALS, { bubbles: true, composed: true, detail: stringify(said) }));
       } catch (e) { /* as above */ }
@@ -102,9 +103,15 @@
     }
     list.length = kept;
   };
-  add.call(document, ASK, () => {
+  const onAsk = () => {
     tell(marked, MARK, true);
     tell(closed, CLOSED, false);
     tellInternals(); // at every ask: a custom element's states change (a checkbox ticked)
-  }, true);
+  };
+  const listen = () => add.call(document, ASK, onAsk, true); // added once, however often called
+  listen();
+  // document.open() (a page's document.write, Playwright's set_content) erases every listener
+  // of the document; it also replaces the document's children, which a mutation observer sees:
+  // the hook listens again.
+  try { new MutationObserver(listen).observe(document, { childList: true }); } catch (e) { /* as above */ }
 })();
