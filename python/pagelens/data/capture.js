@@ -821,8 +821,9 @@
   function areaImage(area) {
     const map = area.closest("map");
     if (!map) return null;
+    const maps = new Map(); // the tree's maps, looked up once for all its images
     for (const img of area.getRootNode().querySelectorAll("img[usemap]")) {
-      if (mapOf(img) === map && img.checkVisibility(VISIBILITY)) return img;
+      if (mapOf(img, maps) === map && img.checkVisibility(VISIBILITY)) return img;
     }
     return null;
   }
