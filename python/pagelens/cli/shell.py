@@ -64,7 +64,8 @@ A real Chromium stays open between your commands (one per session). The loop:
    `textbox [7] 'Search'`, `link [31] 'Pricing'`. Tables and lists are printed as Markdown.
 3. Act by id: `pagelens browser click 12`, `pagelens browser type 7 "blue shoes" --submit`,
    `pagelens browser select 9 "Express"`, `pagelens browser press Enter`, `pagelens browser hover 4`,
-   `pagelens browser scroll down`, `pagelens browser back`.
+   `pagelens browser scroll down`, `pagelens browser back`. A date or time field takes its value
+   as `2025-03-04`, `17:30` (its line says `Date`, `InputTime`).
 4. Each action prints what it did and **only what changed** on the page: the changed lines
    (`+ `) under the lines that place them, and a line of what went away. An element that was
    not there before is marked `*[id]` (a menu or a dialog the action opened). A new page is
