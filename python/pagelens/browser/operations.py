@@ -246,7 +246,7 @@ async def browser_type(
     slowly: bool = False,
 ) -> str:
     """Type text into editable element (its content replaced; `slowly`: one key at a time, for pages
-    that react to keys; `submit`: press Enter after)"""
+    that react to keys; `submit`: press Enter after; a date or time field takes 2025-03-04, 17:30)"""
     env = s.page_env()
     element_id = one_ref(ref, target)
     what = f"Typed into {described(element, element_id)}"
