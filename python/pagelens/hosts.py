@@ -1,6 +1,8 @@
-"""What an allow-list entry may be, in a module that imports nothing: `pagelens browser`'s
-client checks its arguments with it at every step of a shell agent, and the allow-list itself
-refuses what it refuses (:class:`pagelens.browser.allowlist.HostAllowList`)."""
+"""What an allow-list entry may be, and what an address an agent writes means, in a module that
+imports nothing of pagelens: `pagelens browser`'s client checks its arguments with it at every
+step of a shell agent, the allow-list itself refuses what it refuses
+(:class:`pagelens.browser.allowlist.HostAllowList`), and every way of opening a page reads an
+address without a scheme alike (:func:`web_address`)."""
 
 from __future__ import annotations
 
