@@ -119,19 +119,22 @@ async def fill_field(
     if input_type is None:
         input_type = (await element.evaluate(_KIND))[1]
     form = _FIELD_FORMS.get(input_type)
+    refused = False
     try:
         await element.fill(text, timeout=timeout)
-        taken = form is None or not text.strip() or bool(await element.evaluate("el => el.value"))
     except PlaywrightError as e:
         if form is None or "Cannot type text" not in str(e):
             raise
-        taken = False  # Playwright refuses a number field's non-number before filling it
-    if not taken:
-        now = await element.evaluate("el => el.value")
-        raise ActionError(
-            f"{what} is a {input_type} field and takes {form}: {text!r} was not "
-            + (f"taken, the field holds '{escape_page_text(now)}'" if now else "taken, the field is empty")
-        )
+        refused = True  # Playwright refuses a number field's non-number before filling it
+    if form is None or (not text.strip() and not refused):
+        return
+    now = await element.evaluate("el => el.value")  # read once: whether it took, what it holds
+    if now and not refused:
+        return
+    raise ActionError(
+        f"{what} is a {input_type} field and takes {form}: {text!r} was not "
+        + (f"taken, the field holds '{escape_page_text(now)}'" if now else "taken, the field is empty")
+    )
 
 
 def normalize_keys(keys: str) -> str:

@@ -204,11 +204,6 @@
     return s.replace(/[\t\n\f\r ]+/g, " ").trim();
   }
 
-  function attr(el, name) {
-    const v = el.getAttribute(name);
-    return v === null ? null : v;
-  }
-
   // An ARIA attribute (or the role) as the element says it: its own attribute, else what its
   // ElementInternals say (a custom element's default semantics).
   function aria(el, name) {
