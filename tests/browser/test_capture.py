@@ -855,3 +855,43 @@ def test_a_modal_dialog_leaves_the_rest_of_its_document_out(browser, site):
         page_evaluate(f"document.getElementById('{dialog}').close()")
     obs = browser.observe()
     assert all(text in obs.text for text in behind), obs.text
+
+
+def test_an_editor_is_one_target_whose_words_are_its_value(browser, site):
+    """A contenteditable element (a rich-text box, a chat composer) is a place to type: its
+    host has an id and its text as its value, as Chromium gives it (a generic with a value,
+    clickable in its DOM snapshot), its words read once and no name made of them; what is
+    typed into it is its value at the next observation. Both sources read it alike."""
+    script = """() => {
+      const add = (html) => document.body.insertAdjacentHTML('beforeend', html);
+      add('<div contenteditable id=rich><p>First para</p><p>Second <b>bold</b></p></div>');
+      add('<div contenteditable="plaintext-only" id=plain>Plain words</div>');
+      add('<div contenteditable id=mixed><span contenteditable=false>Fixed chip</span> tail words</div>');
+      add('<div contenteditable=false>Not an editor</div>');
+    }"""
+    for source in ("dom", "ax"):
+        obs = _observed_after(browser, site, script)
+        if source == "ax":
+            browser.config.source = "ax"
+            obs = browser.observe()
+        try:
+            hosts = {}
+            for i in obs.ids:
+                node = obs.tree.node(i)
+                value = str(node.value or "")
+                for key, words in (("rich", "First para"), ("plain", "Plain words"), ("mixed", "tail words")):
+                    if words in value:
+                        hosts[key] = i
+            assert set(hosts) == {"rich", "plain", "mixed"}, (source, obs.text)
+            for key, i in hosts.items():
+                assert normalize(obs.tree.node(i).name) == "", (source, key, obs.text)
+            assert normalize(str(obs.tree.node(hosts["mixed"]).value)) == "Fixed chip tail words"
+            for words in ("First para", "Plain words", "tail words"):
+                assert obs.text.count(words) == 1, (source, words, obs.text)
+            assert re.search(rf"clickable \[{hosts['plain']}\] value: 'Plain words'", obs.text), (source, obs.text)
+            assert "Not an editor" in obs.text
+            step = browser.step(f"type [{hosts['plain']}] [Typed here]")
+            assert step.ok, step.error
+            assert f"clickable [{hosts['plain']}] value: 'Typed here'" in step.observation.text, step.observation.text
+        finally:
+            browser.config.source = "dom"

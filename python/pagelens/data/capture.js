@@ -1271,7 +1271,7 @@
       }
       const props = [];
       let value = null;
-      const [name, fromContents] = nameOf(el, tag, role);
+      let [name, fromContents] = nameOf(el, tag, role);
       // States and properties (Chromium's names and kinds).
       if (role === "link" && options.urls !== false && el.href) prop(props, "url", 2, el.href);
       if (role === "heading") {
@@ -1328,6 +1328,14 @@
       } else if (role === "combobox" && tag === "select") {
         value = optionText(el);
       }
+      // An editing host (contenteditable, not inside another): Chromium gives it the text as
+      // its value and its DOM snapshot marks it clickable, whatever its role; the text is read
+      // there, once, and the element is a target that `type` fills.
+      const editHost = value === null && el.isContentEditable && !(el.parentElement && el.parentElement.isContentEditable) && tag !== "body";
+      if (editHost) {
+        value = el.innerText;
+        if (fromContents) [name, fromContents] = ["", false]; // its words are its value, not its name
+      }
       if (tag === "input" && el.type === "color") value = el.value;
       else if (tag === "input" && el.type === "file") {
         value = el.files && el.files.length ? Array.from(el.files, (f) => f.name).join(", ") : "No file chosen";
@@ -1341,7 +1349,7 @@
       // An unnamed target (a link around an image without alt): what its DOM says, as a hint,
       // and it is marked clickable as Chromium's DOM snapshot marks a link or a button.
       const hint = !name && options.markClickable !== false && (listens || role === "link" || role === "button") ? hintOf(el) : null;
-      const flags = (fromContents ? 1 : 0) | (isClickable || hint !== null ? 2 : 0);
+      const flags = (fromContents ? 1 : 0) | (isClickable || hint !== null || editHost ? 2 : 0);
       const r = row(el, parent, role, name, flags, value, hint, props);
       if (tag === "img" && el.useMap) areaLinks(el, r);
       if (tag === "iframe" || tag === "frame") {

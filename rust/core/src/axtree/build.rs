@@ -280,6 +280,21 @@ fn build(pending: Vec<Pending>, max_depth: usize, skip_orphans: bool) -> Result<
                 nodes[c as usize].parent = i;
             }
         }
+        // Chromium's snapshot calls every node inside an editor clickable (it is editable):
+        // the editor's host is the target, its paragraphs and words are its value.
+        for i in base..nodes.len() as u32 {
+            let parent = nodes[i as usize].parent;
+            if parent != NONE && nodes[i as usize].class.has(RoleClass::CLICKABLE) {
+                let (a, b) = nodes[parent as usize].props;
+                if props[a as usize..b as usize]
+                    .iter()
+                    .any(|p| &*p.name == "editable")
+                {
+                    nodes[i as usize].class.0 &= !RoleClass::CLICKABLE;
+                    hints.remove(&i);
+                }
+            }
+        }
         let roots: Vec<u32> = (base..nodes.len() as u32)
             .filter(|&i| nodes[i as usize].parent == NONE)
             .collect();

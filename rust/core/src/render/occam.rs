@@ -966,6 +966,10 @@ impl<'t> Renderer<'t> {
         if !name.is_empty() || (c.has(RoleClass::DROP_WHEN_BLANK) && !c.has(RoleClass::TARGET)) {
             return None;
         }
+        // A value already says the contents (an editor's text): they are no name as well.
+        if matches!(&self.t.node(n).value, Some(Value::Str(v)) if !v.trim().is_empty()) {
+            return None;
+        }
         // Children that print nothing (an unnamed decorative image) do not count.
         let kids: Vec<u32> = self
             .kids_of(n, marker)
