@@ -7,7 +7,7 @@ import time
 
 import pytest
 
-from pagelens.browser import PageObservation
+from pagelens.browser import BrowserConfig, PageObservation
 from support.observed import find
 
 
@@ -343,6 +343,34 @@ def test_a_tab_whose_renderer_dies_is_said_at_once(browser, site):
     else:  # a Chromium whose layout survives it: then the page is observed, bottom included
         assert "At the bottom" in obs.text
     assert "Action test page" in browser.reset(site.url("site/form.html")).title
+
+
+def test_a_script_that_never_returns_is_stopped_and_said(browser, site):
+    """A page script that holds the tab's main thread (an endless loop in a click handler,
+    queued after it, or run as the page loads) held every DevTools call to the tab: a step
+    waited out one timeout after another (185 s) and raised a bare TimeoutError, and so did
+    every later call. Past ``script_timeout_s`` the script is stopped, the step and the page
+    go on, the observation says so once; a script that is only busy a while is left alone."""
+    stopped = "pagelens stopped it"
+    browser.config.script_timeout_s = 2.0
+    try:
+        for button in ("Loop forever", "Loop after the click"):
+            obs = browser.reset(site.url("site/endless.html"))
+            t0 = time.monotonic()
+            result = browser.step(f"click [{find(obs, 'button', button)}]")
+            assert time.monotonic() - t0 < 40, button
+            assert result.ok, result.error
+            assert any(stopped in n for n in result.observation.notes), (button, result.observation.notes)
+            assert "After the buttons" in result.observation.text
+            again = browser.observe()
+            assert not any(stopped in n for n in again.notes), again.notes
+            busy = browser.step(f"click [{find(again, 'button', 'Busy a while')}]")
+            assert busy.ok and "Busy done" in busy.observation.text, busy.observation.text
+            assert not any(stopped in n for n in busy.observation.notes), busy.observation.notes
+        obs = browser.reset(site.url("site/endless.html?onload"))
+        assert any(stopped in n for n in obs.notes) and "After the buttons" in obs.text, (obs.notes, obs.text)
+    finally:
+        browser.config.script_timeout_s = BrowserConfig().script_timeout_s
 
 
 _NEW = re.compile(r"\*\[(\d+)\]")

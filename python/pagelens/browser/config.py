@@ -60,6 +60,10 @@ class BrowserConfig:
     action_timeout_ms: float = 5_000
     navigation_timeout_ms: float = 30_000
     cdp_timeout_s: float = 60.0
+    # A page script that holds the tab's main thread this long (an endless loop, a handler that
+    # never returns) is stopped, as a browser's "page unresponsive" would, and the step or
+    # observation says so; nothing could be read or done in the tab until then. 0: never.
+    script_timeout_s: float = 10.0
     # After an action, wait for the page to be quiet (no request in flight, no DOM change for
     # settle.QUIET_MS), at most this long, before observing.
     settle_ms: float = settle.AFTER_ACTION_MS

@@ -33,7 +33,7 @@ from pagelens.browser.capture import InPageCapture, capture_page, world_document
 from pagelens.browser.config import BrowserConfig
 from pagelens.browser.devtools import DevToolsSocket, free_port
 from pagelens.browser.execute import Acted, Executor, action_failure, goto
-from pagelens.browser.frames import INLINE_RENDER_NODES, Capture, FrameSessions, fetch_tree
+from pagelens.browser.frames import INLINE_RENDER_NODES, Capture, FrameSessions, cdp, fetch_tree
 from pagelens.browser.guard import Refusal, RequestGuard
 from pagelens.browser.html import capture_html
 from pagelens.browser.launch import start_driver
@@ -153,6 +153,10 @@ class AsyncBrowserEnv:
         # a step that every tab its action opened is adopted (see _adopt_opened_pages).
         self._page_announced = asyncio.Event()
         self._crashes: dict[Page, asyncio.Future[None]] = {}
+        # Page scripts stopped for holding a tab's main thread (see _watch_scripts), said by
+        # the next observation; and how many calls the watch is under (the outermost runs it).
+        self._stopped_scripts: list[str] = []
+        self._watch_depth = 0
         # Per tab: the document of its last observation and that tree's ids (new-element marks).
         self._observed_ids: dict[Page, tuple[float | None, list[int]]] = {}
         self._context_id: str | None = None
@@ -281,13 +285,18 @@ class AsyncBrowserEnv:
             self._context_id = (await session.send("Target.getTargetInfo"))["targetInfo"]["browserContextId"]
         finally:
             await quietly(session.detach())
-        try:
-            await self._unless_crashed(page, goto(page, url, self.config.navigation_timeout_ms))
-        except ActionError:
-            if self._refused:  # a redirect off the list: say that, not "cancelled"
-                raise NavigationRefused(self._refused[0].message(self.allow)) from None
-            raise
-        await self._settle()
+        if self.config.script_timeout_s > 0:
+            # The session that can stop a page's script is opened before the page has any: one
+            # attached while a script holds the tab is itself held (even its stop waits).
+            await self.sessions_for(page).main()
+        async with self._watch_scripts():
+            try:
+                await self._unless_crashed(page, goto(page, url, self.config.navigation_timeout_ms))
+            except ActionError:
+                if self._refused:  # a redirect off the list: say that, not "cancelled"
+                    raise NavigationRefused(self._refused[0].message(self.allow)) from None
+                raise
+            await self._settle()
         return await self.observe() if observe else None
 
     # -- safety ---------------------------------------------------------------------------
@@ -436,6 +445,57 @@ class AsyncBrowserEnv:
                 raise self._crash(page) from None
             raise
 
+    @contextlib.asynccontextmanager
+    async def _watch_scripts(self) -> AsyncIterator[None]:
+        """While the body runs, a page script that holds the active tab's main thread longer
+        than ``script_timeout_s`` (an endless loop, a handler that never returns) is stopped.
+        Every DevTools call to that tab (a click's input, the capture, a probe) waits behind
+        such a script, so without this a step waited out each call's own timeout in turn and
+        then failed, and so did every later one. Nothing is asked of a call that ends within a
+        second; past that, the tab is asked for ``0`` once a second."""
+        limit = self.config.script_timeout_s
+        page = self._page
+        if self._watch_depth or limit <= 0 or page is None or page.is_closed():
+            yield
+            return
+        self._watch_depth += 1
+        watcher = asyncio.ensure_future(self._stop_held_scripts(page, limit))
+        try:
+            yield
+        finally:
+            self._watch_depth -= 1
+            watcher.cancel()
+            await asyncio.wait([watcher])  # gone before the caller goes on; its end raises nothing
+
+    async def _stop_held_scripts(self, page: Page, limit: float) -> None:
+        pause = min(1.0, limit)
+        while not page.is_closed():
+            await asyncio.sleep(pause)
+            try:
+                session = await asyncio.wait_for(self.sessions_for(page).main(), limit)
+            except (PlaywrightError, asyncio.TimeoutError):
+                continue  # closing, or a tab first asked while a script holds it
+            t0 = time.monotonic()
+            try:
+                await cdp(session, "Runtime.evaluate", {"expression": "0"}, limit)
+            except asyncio.TimeoutError:
+                if self._navigations.get(page):
+                    continue  # a document still on its way (a slow server), no script of the page
+                # Chromium runs this one at once, between two instructions of the script.
+                await quietly(cdp(session, "Runtime.terminateExecution", None, 5))
+                self._stopped_scripts.append(
+                    f"a script held the tab for more than {limit:g} s without letting the page respond "
+                    f"(an endless loop?): pagelens stopped it ({page.url})"
+                )
+            except PlaywrightError:
+                continue  # the document went away meanwhile
+            else:
+                pause = max(0.0, 1.0 - (time.monotonic() - t0))
+
+    def _take_stopped_scripts(self) -> list[str]:
+        stopped, self._stopped_scripts = self._stopped_scripts, []
+        return stopped
+
     @staticmethod
     def _crash(page: Page) -> PageCrashed:
         return PageCrashed(
@@ -445,6 +505,10 @@ class AsyncBrowserEnv:
 
     async def observe(self) -> PageObservation:
         """The active tab's AX tree (all frames) rendered in the configured mode."""
+        async with self._watch_scripts():
+            return await self._observe()
+
+    async def _observe(self) -> PageObservation:
         page = self.page
         cfg = self.config
         t0 = time.perf_counter()
@@ -500,7 +564,7 @@ class AsyncBrowserEnv:
             dialogs=dialogs,
             frame_count=len({r.frame_id for r in frames.values()}),
             frame_errors=capture.frame_errors,
-            notes=capture.notes,
+            notes=[*capture.notes, *self._take_stopped_scripts()],
             timings_ms={
                 "ax_tree": (t1 - t0) * 1e3,  # the whole capture: the stages below overlap in it
                 **capture.timings_ms,
@@ -599,6 +663,10 @@ class AsyncBrowserEnv:
         """The active tab as HTML: every frame's document, read by pagelens' capture (or by
         DevTools where it cannot read the page whole, said in ``notes``), built into a
         :class:`pagelens.Dom`. Actions then name its ids."""
+        async with self._watch_scripts():
+            return await self._observe_html()
+
+    async def _observe_html(self) -> HtmlObservation:
         page = self.page
         cfg = self.config
         t0 = time.perf_counter()
@@ -700,11 +768,12 @@ class AsyncBrowserEnv:
 
     async def _carry_out(self, result: StepResult, operation: Callable[[], Awaitable[Any]], description: str) -> None:
         try:
-            acted = await operation()
-            if isinstance(acted, Acted):
-                result.target_box, result.picture, result.picture_box = acted.box, acted.picture, acted.picture_box
-            await self._adopt_opened_pages()
-            await self._settle()
+            async with self._watch_scripts():
+                acted = await operation()
+                if isinstance(acted, Acted):
+                    result.target_box, result.picture, result.picture_box = acted.box, acted.picture, acted.picture_box
+                await self._adopt_opened_pages()
+                await self._settle()
         except (ActionError, PlaywrightError, asyncio.TimeoutError) as e:
             failure = action_failure(description, e)
             result.ok, result.error, result.error_kind = False, str(failure), failure.kind

@@ -425,6 +425,8 @@ class BrowserSession:
                 parts += ["### Open tabs", *self._tab_lines(obs)]
             if obs.dialogs:
                 parts += ["### Dialogs (dismissed)", *(f"- {escape_page_text(d)}" for d in obs.dialogs)]
+            if obs.notes:  # read another way than asked, a script stopped: pagelens' words
+                parts += ["### Notes", *(f"- {escape_page_text(n)}" for n in obs.notes)]
             parts += self._waiting_sections()
             mode = "full" if full else self.options.snapshot_mode
             if mode == "incremental":
