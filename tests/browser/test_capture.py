@@ -868,6 +868,9 @@ def test_an_editor_is_one_target_whose_words_are_its_value(browser, site):
       add('<div contenteditable="plaintext-only" id=plain>Plain words</div>');
       add('<div contenteditable id=mixed><span contenteditable=false>Fixed chip</span> tail words</div>');
       add('<div contenteditable=false>Not an editor</div>');
+      // A rich-text editor in a frame of its own (TinyMCE's, CKEditor's): its body is the host.
+      add('<iframe srcdoc="<body contenteditable><p>Framed body</p></body>"></iframe>');
+      return new Promise((done) => document.querySelector('iframe').addEventListener('load', done));
     }"""
     for source in ("dom", "ax"):
         obs = _observed_after(browser, site, script)
@@ -879,19 +882,27 @@ def test_an_editor_is_one_target_whose_words_are_its_value(browser, site):
             for i in obs.ids:
                 node = obs.tree.node(i)
                 value = str(node.value or "")
-                for key, words in (("rich", "First para"), ("plain", "Plain words"), ("mixed", "tail words")):
+                for key, words in (
+                    ("rich", "First para"),
+                    ("plain", "Plain words"),
+                    ("mixed", "tail words"),
+                    ("framed", "Framed body"),
+                ):
                     if words in value:
                         hosts[key] = i
-            assert set(hosts) == {"rich", "plain", "mixed"}, (source, obs.text)
+            assert set(hosts) == {"rich", "plain", "mixed", "framed"}, (source, obs.text)
             for key, i in hosts.items():
                 assert normalize(obs.tree.node(i).name) == "", (source, key, obs.text)
             assert normalize(str(obs.tree.node(hosts["mixed"]).value)) == "Fixed chip tail words"
-            for words in ("First para", "Plain words", "tail words"):
+            for words in ("First para", "Plain words", "tail words", "Framed body"):
                 assert obs.text.count(words) == 1, (source, words, obs.text)
             assert re.search(rf"clickable \[{hosts['plain']}\] value: 'Plain words'", obs.text), (source, obs.text)
             assert "Not an editor" in obs.text
             step = browser.step(f"type [{hosts['plain']}] [Typed here]")
             assert step.ok, step.error
             assert f"clickable [{hosts['plain']}] value: 'Typed here'" in step.observation.text, step.observation.text
+            step = browser.step(f"type [{hosts['framed']}] [Typed in the frame]")
+            assert step.ok, step.error
+            assert f"clickable [{hosts['framed']}] value: 'Typed in the frame'" in step.observation.text
         finally:
             browser.config.source = "dom"

@@ -1331,7 +1331,7 @@
       // An editing host (contenteditable, not inside another): Chromium gives it the text as
       // its value and its DOM snapshot marks it clickable, whatever its role; the text is read
       // there, once, and the element is a target that `type` fills.
-      const editHost = value === null && el.isContentEditable && !(el.parentElement && el.parentElement.isContentEditable) && tag !== "body";
+      const editHost = value === null && el.isContentEditable && !(el.parentElement && el.parentElement.isContentEditable);
       if (editHost) {
         value = el.innerText;
         if (fromContents) [name, fromContents] = ["", false]; // its words are its value, not its name
