@@ -864,6 +864,11 @@
     return true;
   }
 
+  function labelStandsIn(label) {
+    const control = label.control;
+    return !!control && control.localName !== "label" && !control.checkVisibility(VISIBILITY);
+  }
+
   function labelsText(el) {
     const labels = el.labels;
     if (!labels || labels.length === 0) return "";
@@ -1252,6 +1257,10 @@
       // an action target only when asked for.
       const listens = clickable.has(el) || el.hasAttribute("onclick");
       const isClickable = options.markClickable !== false && listens;
+      // A label whose control is not shown (a switch CSS draws over a hidden checkbox, a radio
+      // drawn as a pill): the label is what a person clicks, so it is a target, with the
+      // control's state; Chromium's DOM snapshot marks it clickable too.
+      const standsIn = role === "LabelText" && options.markClickable !== false && labelStandsIn(el);
       if (role === "region" && !named(el)) {
         role = "generic"; // an unnamed section is no landmark
       }
@@ -1279,6 +1288,13 @@
         prop(props, "level", 1, lv > 0 ? lv : /^h[1-6]$/.test(tag) ? +tag[1] : 2);
       }
       const isFormControl = tag === "input" || tag === "select" || tag === "textarea" || tag === "button";
+      if (standsIn) {
+        const control = el.control;
+        if (control.localName === "input" && (control.type === "checkbox" || control.type === "radio")) {
+          prop(props, "checked", 2, control.indeterminate ? "mixed" : control.checked ? "true" : "false");
+        }
+        if (control.matches(":disabled")) prop(props, "disabled", 0, 1);
+      }
       if (role === "checkbox" || role === "radio" || role === "switch" || role === "menuitemcheckbox" || role === "menuitemradio") {
         let checked;
         if (tag === "input") checked = el.indeterminate ? "mixed" : el.checked ? "true" : "false";
@@ -1348,8 +1364,8 @@
       }
       // An unnamed target (a link around an image without alt): what its DOM says, as a hint,
       // and it is marked clickable as Chromium's DOM snapshot marks a link or a button.
-      const hint = !name && options.markClickable !== false && (listens || role === "link" || role === "button") ? hintOf(el) : null;
-      const flags = (fromContents ? 1 : 0) | (isClickable || hint !== null || editHost ? 2 : 0);
+      const hint = !name && options.markClickable !== false && (listens || standsIn || role === "link" || role === "button") ? hintOf(el) : null;
+      const flags = (fromContents ? 1 : 0) | (isClickable || hint !== null || editHost || standsIn ? 2 : 0);
       const r = row(el, parent, role, name, flags, value, hint, props);
       if (tag === "img" && el.useMap) areaLinks(el, r);
       if (tag === "iframe" || tag === "frame") {
