@@ -955,3 +955,48 @@ def _in_page(browser, expression):
         return await aenv.page.evaluate(expression)
 
     return browser.run(run)
+
+
+def test_what_a_page_points_at_under_a_delegated_listener_is_a_target(browser, site):
+    """React and Vue listen for clicks on a root far above what they make clickable, so no
+    element of a card list carries a listener (Chromium's snapshot marks the root alone). The
+    page's own mark is the pointer cursor its style gives them: the outermost element of such a
+    run (not one inside a link or a button, not one a later rule takes the pointer from) is a
+    target, and clicking it reaches the page's handler."""
+    obs = _observed_after(
+        browser,
+        site,
+        """() => {
+          const s = document.createElement('style');
+          s.textContent = `.card { cursor: pointer; padding: 4px } .row:hover { cursor: pointer } .row { cursor: pointer }
+            .card .inner { cursor: pointer } .muted { cursor: pointer } .muted.off { cursor: default }
+            nav a { cursor: pointer }`;
+          document.head.append(s);
+          const root = document.createElement('div');
+          root.innerHTML = `<div class=card data-n=1><span class=inner>First card</span></div>
+            <div class=card data-n=2><b>Second card</b></div>
+            <div class=row data-n=3>A row</div>
+            <div style="cursor: pointer" data-n=4>Inline pointer</div>
+            <div class="muted off" data-n=5>Pointer taken back</div>
+            <div data-n=6>Plain words</div>
+            <nav><a href="#n" data-n=7><span class=card>Card in a link</span></a></nav>
+            <p id=opened>nothing opened</p>`;
+          document.body.append(root);
+          root.addEventListener('click', (e) => {
+            const hit = e.target.closest('[data-n]');
+            if (hit) document.getElementById('opened').textContent = 'opened ' + hit.dataset.n;
+          });
+        }""",
+    )
+    for words in ("First card", "Second card", "A row", "Inline pointer"):
+        assert re.search(rf"clickable \[\d+\] '{words}'", obs.text), (words, obs.text)
+    for words in ("Pointer taken back", "Plain words"):
+        assert re.search(rf"^\t*text '{words}'", obs.text, re.M), (words, obs.text)
+    assert (
+        re.search(r"link \[\d+\] 'Card in a link'", obs.text)
+        and "clickable [" not in obs.text.split("Card in a link")[0].splitlines()[-1]
+    )
+    assert obs.text.count("First card") == 1, obs.text  # the inner span is no target of its own
+    second = int(re.search(r"clickable \[(\d+)\] 'Second card'", obs.text).group(1))
+    step = browser.step(f"click [{second}]")
+    assert step.ok and "opened 2" in step.observation.text, step.observation.text

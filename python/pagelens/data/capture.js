@@ -587,11 +587,30 @@
     const rest = content.replace(IMAGE, "");
     return !MAY_GIVE_WORDS.test(rest) && !/[^\s]/.test(contentWords(rest));
   }
+  // The style sheets' selectors of interest, read in one pass over the rules: those that may
+  // give ::before/::after content (above) and those that give a pointer cursor (a page's own
+  // mark of what it made clickable, where a framework's listener sits on a root far above:
+  // React's, Vue's delegation), each { classes, selector }.
+  // A selector whose last compound names a native target's tag (`nav a`, `button.primary`).
+  const NATIVE_LAST = /(?:^|[\s>+~])(?:a|button|input|select|label|summary|textarea|option)(?:[.#:[][^\s>+~]*)?$/i;
   function pseudoSelectorOf(doc) {
+    const found = rulesOf(doc);
+    return found && found.pseudo;
+  }
+  function rulesOf(doc) {
     let found = pseudoSelectors.get(doc);
     if (found !== undefined) return found;
-    const classes = new Set();
-    const complex = [];
+    const pseudo = { classes: new Set(), complex: [] };
+    const pointer = { classes: new Set(), complex: [] };
+    const add = (into, text) => {
+      for (const part of topLevelParts(text)) {
+        const m = part.match(ONE_CLASS);
+        // A class written with escapes is asked through the selector list (its name is not
+        // the written one).
+        if (m && !m[1].includes("\\")) into.classes.add(m[1]);
+        else into.complex.push(part || "*");
+      }
+    };
     const lists = [];
     try {
       for (const sheet of doc.styleSheets) lists.push(sheet.cssRules);
@@ -603,25 +622,32 @@
           if (rule.styleSheet) lists.push(rule.styleSheet.cssRules); // @import
           if (rule.cssRules && rule.cssRules.length) lists.push(rule.cssRules); // @media, nesting
           const text = absoluteSelector(rule);
-          if (!text || text.search(PSEUDO_AT) < 0) continue;
-          if (wordless(rule.style.content)) continue;
-          for (const part of topLevelParts(text.replace(PSEUDO_AT, ""))) {
-            const m = part.match(ONE_CLASS);
-            // A class written with escapes is asked through the selector list (its name is not
-            // the written one).
-            if (m && !m[1].includes("\\")) classes.add(m[1]);
-            else complex.push(part || "*");
+          if (!text) continue;
+          if (text.search(PSEUDO_AT) >= 0) {
+            if (!wordless(rule.style.content)) add(pseudo, text.replace(PSEUDO_AT, ""));
+          } else if (rule.style.cursor === "pointer") {
+            // A rule for native targets only (`a`, `button`, `label:hover`) points at nothing the
+            // walk asks: left out of the list every plain element is matched against.
+            const parts = topLevelParts(text).filter((part) => !NATIVE_LAST.test(part));
+            if (parts.length) add(pointer, parts.join(","));
           }
         }
       }
-      const selector = complex.join(",");
-      if (selector) doc.documentElement.matches(selector); // throws if it does not parse
-      found = { classes, selector };
+      found = {};
+      for (const [key, into] of [["pseudo", pseudo], ["pointer", pointer]]) {
+        const selector = into.complex.join(",");
+        if (selector) doc.documentElement.matches(selector); // throws if it does not parse
+        found[key] = { classes: into.classes, selector };
+      }
     } catch (e) {
       found = null;
     }
     pseudoSelectors.set(doc, found);
     return found;
+  }
+  function matchesRules(el, found) {
+    if (found.classes.size) for (const c of el.classList) if (found.classes.has(c)) return true;
+    return found.selector !== "" && el.matches(found.selector);
   }
   function mayHavePseudo(el) {
     const doc = el.ownerDocument;
@@ -630,8 +656,27 @@
     if (el.getRootNode() !== doc || el.shadowRoot || el.assignedSlot) return true;
     const found = pseudoSelectorOf(doc);
     if (found === null) return true;
-    if (found.classes.size) for (const c of el.classList) if (found.classes.has(c)) return true;
-    return found.selector !== "" && el.matches(found.selector);
+    return matchesRules(el, found);
+  }
+  // A plain element the page shows with a pointer cursor, the outermost of its run (the cursor
+  // is inherited) and not inside a native target: clickable. Candidates are the elements a
+  // rule of the document's readable sheets (or their own style attribute) points at; their
+  // computed style then says (a later rule may set another cursor). A sheet this world cannot
+  // read (another origin's) leaves its rules' elements unmarked: asking every element's style
+  // would double the walk.
+  const NATIVE_TARGET = new Set(["a", "button", "label", "summary", "select", "input", "textarea", "option"]);
+  function pointerTarget(el) {
+    const inline = el.hasAttribute("style") && el.style.cursor === "pointer";
+    if (!inline) {
+      if (el.getRootNode() !== el.ownerDocument) return false;
+      const found = rulesOf(el.ownerDocument);
+      if (found === null || !matchesRules(el, found.pointer)) return false;
+    }
+    if (getComputedStyle(el).cursor !== "pointer") return false;
+    const up = el.parentElement;
+    if (up && getComputedStyle(up).cursor === "pointer") return false;
+    for (let n = up, i = 0; n && i < 16; n = n.parentElement, i++) if (NATIVE_TARGET.has(n.localName)) return false;
+    return true;
   }
 
   // An element's own generated content around its text (a name from its contents, a label's).
@@ -1256,7 +1301,8 @@
       // A listener makes an element a node of its own (as Chromium keeps it); it is marked
       // an action target only when asked for.
       const listens = clickable.has(el) || el.hasAttribute("onclick");
-      const isClickable = options.markClickable !== false && listens;
+      const pointer = role === "generic" && tag !== "a" && !listens && options.markClickable !== false && pointerTarget(el);
+      const isClickable = options.markClickable !== false && (listens || pointer);
       // A label whose control is not shown (a switch CSS draws over a hidden checkbox, a radio
       // drawn as a pill): the label is what a person clicks, so it is a target, with the
       // control's state; Chromium's DOM snapshot marks it clickable too.
@@ -1264,7 +1310,7 @@
       if (role === "region" && !named(el)) {
         role = "generic"; // an unnamed section is no landmark
       }
-      if (role === "generic" && tag !== "a" && !listens && !focusable(el) && !el.hasAttribute("role") && !el.isContentEditable && !hasAria(el)) {
+      if (role === "generic" && tag !== "a" && !listens && !pointer && !focusable(el) && !el.hasAttribute("role") && !el.isContentEditable && !hasAria(el)) {
         // A plain container: a block one stays as an ignored node (its boundary parts the
         // text around it), an inline one is not a node at all.
         if (tag === "html" || tag === "body") {
@@ -1364,7 +1410,7 @@
       }
       // An unnamed target (a link around an image without alt): what its DOM says, as a hint,
       // and it is marked clickable as Chromium's DOM snapshot marks a link or a button.
-      const hint = !name && options.markClickable !== false && (listens || standsIn || role === "link" || role === "button") ? hintOf(el) : null;
+      const hint = !name && options.markClickable !== false && (isClickable || standsIn || role === "link" || role === "button") ? hintOf(el) : null;
       const flags = (fromContents ? 1 : 0) | (isClickable || hint !== null || editHost || standsIn ? 2 : 0);
       const r = row(el, parent, role, name, flags, value, hint, props);
       if (tag === "img" && el.useMap) areaLinks(el, r);
