@@ -369,6 +369,14 @@ def test_a_script_that_never_returns_is_stopped_and_said(browser, site):
             assert not any(stopped in n for n in busy.observation.notes), busy.observation.notes
         obs = browser.reset(site.url("site/endless.html?onload"))
         assert any(stopped in n for n in obs.notes) and "After the buttons" in obs.text, (obs.notes, obs.text)
+        # A tab the click opens, whose script holds it as it loads: the watch follows the tab.
+        obs = browser.reset(site.url("site/endless.html"))
+        t0 = time.monotonic()
+        result = browser.step(f"click [{find(obs, 'link', 'A tab that loops as it loads')}]")
+        assert time.monotonic() - t0 < 40
+        assert len(result.observation.tabs) == 2 and result.observation.url.endswith("?onload")
+        assert any(stopped in n for n in result.observation.notes), result.observation.notes
+        assert "After the buttons" in result.observation.text
     finally:
         browser.config.script_timeout_s = BrowserConfig().script_timeout_s
 

@@ -157,6 +157,7 @@ class AsyncBrowserEnv:
         # the next observation; and how many calls the watch is under (the outermost runs it).
         self._stopped_scripts: list[str] = []
         self._watch_depth = 0
+        self._openings: set[asyncio.Future[None]] = set()
         # Per tab: the document of its last observation and that tree's ids (new-element marks).
         self._observed_ids: dict[Page, tuple[float | None, list[int]]] = {}
         self._context_id: str | None = None
@@ -316,6 +317,12 @@ class AsyncBrowserEnv:
                 crashed.set_result(None)
 
         page.on("crash", on_crash)
+        if self.config.script_timeout_s > 0:
+            # The session that can stop a script of the tab, opened before the tab runs one if
+            # it can be (see _watch_scripts); kept until done.
+            opening = asyncio.ensure_future(quietly(self.sessions_for(page).main()))
+            self._openings.add(opening)
+            opening.add_done_callback(self._openings.discard)
         pending = self._navigations.setdefault(page, _Navigations())
         in_flight, idle = self._in_flight.setdefault(page, (set(), asyncio.Event()))
         idle.set()
@@ -454,12 +461,11 @@ class AsyncBrowserEnv:
         then failed, and so did every later one. Nothing is asked of a call that ends within a
         second; past that, the tab is asked for ``0`` once a second."""
         limit = self.config.script_timeout_s
-        page = self._page
-        if self._watch_depth or limit <= 0 or page is None or page.is_closed():
+        if self._watch_depth or limit <= 0 or self._page is None:
             yield
             return
         self._watch_depth += 1
-        watcher = asyncio.ensure_future(self._stop_held_scripts(page, limit))
+        watcher = asyncio.ensure_future(self._stop_held_scripts(limit))
         try:
             yield
         finally:
@@ -467,10 +473,13 @@ class AsyncBrowserEnv:
             watcher.cancel()
             await asyncio.wait([watcher])  # gone before the caller goes on; its end raises nothing
 
-    async def _stop_held_scripts(self, page: Page, limit: float) -> None:
+    async def _stop_held_scripts(self, limit: float) -> None:
         pause = min(1.0, limit)
-        while not page.is_closed():
+        while True:
             await asyncio.sleep(pause)
+            page = self._page  # the active tab: an action may have opened another
+            if page is None or page.is_closed():
+                continue
             try:
                 session = await asyncio.wait_for(self.sessions_for(page).main(), limit)
             except (PlaywrightError, asyncio.TimeoutError):
@@ -490,7 +499,7 @@ class AsyncBrowserEnv:
             except PlaywrightError:
                 continue  # the document went away meanwhile
             else:
-                pause = max(0.0, 1.0 - (time.monotonic() - t0))
+                pause = max(0.1, 1.0 - (time.monotonic() - t0))
 
     def _take_stopped_scripts(self) -> list[str]:
         stopped, self._stopped_scripts = self._stopped_scripts, []
@@ -697,7 +706,7 @@ class AsyncBrowserEnv:
             dialogs=dialogs,
             frame_count=len({r.frame_id for r in capture.frames.values()}),
             frame_errors=capture.frame_errors,
-            notes=capture.notes,
+            notes=[*capture.notes, *self._take_stopped_scripts()],
             timings_ms={
                 "read": capture.read_ms,
                 "parse": capture.parse_ms,

@@ -19,6 +19,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from playwright.async_api import CDPSession, Frame, Page
+from playwright.async_api import Error as PlaywrightError
 
 from pagelens._core import AXTree, snapshot_clickables
 from pagelens.browser.devtools import DevToolsError, DevToolsSocket
@@ -51,6 +52,7 @@ class FrameSessions:
     def __init__(self, page: Page):
         self.page = page
         self._main: CDPSession | None = None
+        self._opening: asyncio.Future[CDPSession] | None = None
         self._oopif: dict[Frame, CDPSession | None] = {}
         self._targets: dict[CDPSession, str] = {}
         page.on("framenavigated", self._forget)
@@ -69,8 +71,16 @@ class FrameSessions:
         return self._targets[session]
 
     async def main(self) -> CDPSession:
+        """The page's own session, opened once: callers at the same time share its opening,
+        and one that gives up waiting (a timeout) leaves it to finish for the next."""
         if self._main is None:
-            self._main = await self.page.context.new_cdp_session(self.page)
+            if self._opening is None:
+                self._opening = asyncio.ensure_future(self.page.context.new_cdp_session(self.page))
+            try:
+                self._main = await asyncio.shield(self._opening)
+            except PlaywrightError:
+                self._opening = None  # the page went away meanwhile: a later call tries again
+                raise
         return self._main
 
     async def out_of_process(self) -> list[CDPSession]:
