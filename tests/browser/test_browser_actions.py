@@ -370,15 +370,36 @@ def test_a_script_that_never_returns_is_stopped_and_said(browser, site):
         obs = browser.reset(site.url("site/endless.html?onload"))
         assert any(stopped in n for n in obs.notes) and "After the buttons" in obs.text, (obs.notes, obs.text)
         # A tab the click opens, whose script holds it as it loads: the watch follows the tab.
-        obs = browser.reset(site.url("site/endless.html"))
-        t0 = time.monotonic()
-        result = browser.step(f"click [{find(obs, 'link', 'A tab that loops as it loads')}]")
-        assert time.monotonic() - t0 < 40
-        assert len(result.observation.tabs) == 2 and result.observation.url.endswith("?onload")
-        assert any(stopped in n for n in result.observation.notes), result.observation.notes
-        assert "After the buttons" in result.observation.text
+        # Its session is opened as the tab is adopted; when that comes before the script, the
+        # script is stopped, else nothing can reach the tab, and it is closed — said either way.
+        for _ in range(3):
+            obs = browser.reset(site.url("site/endless.html"))
+            t0 = time.monotonic()
+            result = browser.step(f"click [{find(obs, 'link', 'A tab that loops as it loads')}]")
+            assert time.monotonic() - t0 < 60
+            after = result.observation
+            if len(after.tabs) == 2:
+                assert after.url.endswith("?onload") and "After the buttons" in after.text, after.text
+                assert any(stopped in n for n in after.notes), after.notes
+            else:
+                assert any("pagelens closed the tab" in n and "?onload" in n for n in after.notes), after.notes
+                assert after.url.endswith("endless.html") and "Loop forever" in after.text
+            assert "After the buttons" in browser.observe().text  # the tab answers again
     finally:
         browser.config.script_timeout_s = BrowserConfig().script_timeout_s
+
+
+def test_a_window_that_closes_itself_leaves_the_step_on_the_tab_still_open(browser, site):
+    """A window a script opened, closed by its own script (`window.close()`) during a step: the
+    step used to end with no observation at all (its active tab was gone); the tab still open
+    becomes the active one and is observed."""
+    obs = browser.reset(site.url("site/endless.html"))
+    opened = browser.step(f"click [{find(obs, 'button', 'A window that closes itself')}]").observation
+    assert len(opened.tabs) == 2 and opened.url.endswith("?closes"), opened.url
+    result = browser.step(f"click [{find(opened, 'button', 'Close this window')}]")
+    assert result.observation is not None, result
+    assert len(result.observation.tabs) == 1 and result.observation.url.endswith("endless.html")
+    assert "Loop forever" in result.observation.text
 
 
 _NEW = re.compile(r"\*\[(\d+)\]")

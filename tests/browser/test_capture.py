@@ -970,7 +970,7 @@ def test_what_a_page_points_at_under_a_delegated_listener_is_a_target(browser, s
           const s = document.createElement('style');
           s.textContent = `.card { cursor: pointer; padding: 4px } .row:hover { cursor: pointer } .row { cursor: pointer }
             .card .inner { cursor: pointer } .muted { cursor: pointer } .muted.off { cursor: default }
-            nav a { cursor: pointer }`;
+            nav a { cursor: pointer } .list::-webkit-scrollbar-thumb { cursor: pointer }`;
           document.head.append(s);
           const root = document.createElement('div');
           root.innerHTML = `<div class=card data-n=1><span class=inner>First card</span></div>

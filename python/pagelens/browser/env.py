@@ -33,7 +33,7 @@ from pagelens.browser.capture import InPageCapture, capture_page, world_document
 from pagelens.browser.config import BrowserConfig
 from pagelens.browser.devtools import DevToolsSocket, free_port
 from pagelens.browser.execute import Acted, Executor, action_failure, goto
-from pagelens.browser.frames import INLINE_RENDER_NODES, Capture, FrameSessions, cdp, fetch_tree
+from pagelens.browser.frames import INLINE_RENDER_NODES, Capture, FrameSessions, fetch_tree
 from pagelens.browser.guard import Refusal, RequestGuard
 from pagelens.browser.html import capture_html
 from pagelens.browser.launch import start_driver
@@ -78,6 +78,31 @@ def _left_out(frame_errors: list[str]) -> str:
     if len(frame_errors) > 3:
         shown.append(f"[not shown: {len(frame_errors) - 3} more frames]")
     return "\n" + "\n".join(shown)
+
+
+async def _within(awaitable: Awaitable[T], timeout: float) -> tuple[bool, T | None]:
+    """(whether it ended in time, its result; None when it failed or was not done). Unlike
+    ``asyncio.wait_for``, a call that is not done is cancelled and left, not waited for."""
+    task = asyncio.ensure_future(awaitable)
+    try:
+        done, _ = await asyncio.wait({task}, timeout=timeout)
+    except BaseException:
+        task.cancel()
+        raise
+    if not done:
+        task.cancel()
+        return False, None
+    if task.cancelled() or task.exception() is not None:
+        return True, None
+    return True, task.result()
+
+
+async def _done_within(task: asyncio.Future[Any], timeout: float) -> bool:
+    """Whether ``task`` ends within ``timeout`` (left running if not; its failure is read)."""
+    done, _ = await asyncio.wait({task}, timeout=timeout)
+    if done and not task.cancelled():
+        task.exception()  # read: a failed probe is an answer too (the document went away)
+    return bool(done)
 
 
 class _Navigations:
@@ -480,26 +505,59 @@ class AsyncBrowserEnv:
             page = self._page  # the active tab: an action may have opened another
             if page is None or page.is_closed():
                 continue
-            try:
-                session = await asyncio.wait_for(self.sessions_for(page).main(), limit)
-            except (PlaywrightError, asyncio.TimeoutError):
-                continue  # closing, or a tab first asked while a script holds it
+            # Each wait below gives up without waiting for the call's own end: a Playwright call
+            # to a held tab may not even end when cancelled.
+            opened, session = await _within(self.sessions_for(page).main(), limit)
+            if not opened:
+                # A tab a script held before pagelens could attach to it (a tab opened by the
+                # page, looping as it loads): nothing can stop that script, nothing can be read
+                # or done there; the tab is closed (by the browser: its renderer need not answer).
+                await self._close_held_tab(page, limit)
+                continue
+            if session is None:
+                continue  # closing
             t0 = time.monotonic()
+            probe = asyncio.ensure_future(session.send("Runtime.evaluate", {"expression": "0"}))
             try:
-                await cdp(session, "Runtime.evaluate", {"expression": "0"}, limit)
-            except asyncio.TimeoutError:
+                if await _done_within(probe, limit):
+                    pause = max(0.1, 1.0 - (time.monotonic() - t0))
+                    continue
                 if self._navigations.get(page):
                     continue  # a document still on its way (a slow server), no script of the page
-                # Chromium runs this one at once, between two instructions of the script.
-                await quietly(cdp(session, "Runtime.terminateExecution", None, 5))
+                # Chromium runs this one at once, between two instructions of the script; its
+                # own answer may not come, the probe's then does.
+                stop = asyncio.ensure_future(session.send("Runtime.terminateExecution"))
+                stopped = await _done_within(probe, 5)
+                stop.cancel()
+            finally:
+                probe.cancel()
+            if stopped:
                 self._stopped_scripts.append(
                     f"a script held the tab for more than {limit:g} s without letting the page respond "
                     f"(an endless loop?): pagelens stopped it ({page.url})"
                 )
-            except PlaywrightError:
-                continue  # the document went away meanwhile
             else:
-                pause = max(0.1, 1.0 - (time.monotonic() - t0))
+                await self._close_held_tab(page, limit)
+
+    async def _close_held_tab(self, page: Page, limit: float) -> None:
+        url = page.url
+        # Said first: the caller's wait may end, and this watch with it, as soon as the tab goes.
+        self._stopped_scripts.append(
+            f"a script held a tab for more than {limit:g} s from its start, before pagelens could reach it (an "
+            f"endless loop?): pagelens closed the tab ({url})"
+        )
+        with contextlib.suppress(PlaywrightError, asyncio.TimeoutError):
+            await asyncio.wait_for(page.close(), 10)
+
+    def _active_open_page(self) -> Page | None:
+        """The active tab; when it closed (by itself, or a tab pagelens closed), the last one
+        still open becomes active."""
+        page = self._page
+        if page is not None and page.is_closed() and self._context is not None:
+            pages = self._context.pages
+            if pages:
+                self.set_active_page(pages[-1])
+        return self._page
 
     def _take_stopped_scripts(self) -> list[str]:
         stopped, self._stopped_scripts = self._stopped_scripts, []
@@ -514,6 +572,7 @@ class AsyncBrowserEnv:
 
     async def observe(self) -> PageObservation:
         """The active tab's AX tree (all frames) rendered in the configured mode."""
+        self._active_open_page()
         async with self._watch_scripts():
             return await self._observe()
 
@@ -804,7 +863,8 @@ class AsyncBrowserEnv:
         return [r for r in self._refused if r.frame_id is None or not tabs or r.frame_id in tabs]
 
     async def _finish(self, result: StepResult, observe: bool, t0: float) -> StepResult:
-        if observe and self._page is not None and not self._page.is_closed():
+        page = self._active_open_page()
+        if observe and page is not None and not page.is_closed():
             result.observation = await self.observe()
         result.elapsed_ms = (time.perf_counter() - t0) * 1e3
         return result

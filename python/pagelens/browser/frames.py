@@ -53,10 +53,16 @@ class FrameSessions:
         self.page = page
         self._main: CDPSession | None = None
         self._opening: asyncio.Future[CDPSession] | None = None
+        self._closed: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+        page.on("close", self._on_close)
         self._oopif: dict[Frame, CDPSession | None] = {}
         self._targets: dict[CDPSession, str] = {}
         page.on("framenavigated", self._forget)
         page.on("framedetached", self._forget)
+
+    def _on_close(self, _: Page) -> None:
+        if not self._closed.done():
+            self._closed.set_result(None)
 
     def _forget(self, frame: Frame) -> None:
         session = self._oopif.pop(frame, None)
@@ -76,8 +82,15 @@ class FrameSessions:
         if self._main is None:
             if self._opening is None:
                 self._opening = asyncio.ensure_future(self.page.context.new_cdp_session(self.page))
+            opening = self._opening
+            # A tab a script held from its start may never let the session attach: its close
+            # (see AsyncBrowserEnv._stop_held_scripts) ends the wait.
+            waits: set[asyncio.Future[Any]] = {opening, self._closed}
+            await asyncio.wait(waits, return_when=asyncio.FIRST_COMPLETED)
+            if not opening.done():
+                raise PlaywrightError(f"the tab closed ({self.page.url})")
             try:
-                self._main = await asyncio.shield(self._opening)
+                self._main = opening.result()
             except PlaywrightError:
                 self._opening = None  # the page went away meanwhile: a later call tries again
                 raise

@@ -633,12 +633,24 @@
           }
         }
       }
-      found = {};
-      for (const [key, into] of [["pseudo", pseudo], ["pointer", pointer]]) {
-        const selector = into.complex.join(",");
-        if (selector) doc.documentElement.matches(selector); // throws if it does not parse
-        found[key] = { classes: into.classes, selector };
-      }
+      const root = doc.documentElement;
+      const parses = (selector) => {
+        try {
+          root.matches(selector);
+          return true;
+        } catch (e) {
+          return false;
+        }
+      };
+      // A list that does not parse: every element is asked for generated content; of the
+      // pointers' (`::-webkit-scrollbar-thumb`, a selector of a newer CSS) only the parts that
+      // parse are kept.
+      let selector = pseudo.complex.join(",");
+      if (selector && !parses(selector)) throw new SyntaxError(selector);
+      found = { pseudo: { classes: pseudo.classes, selector } };
+      selector = pointer.complex.join(",");
+      if (selector && !parses(selector)) selector = pointer.complex.filter(parses).join(",");
+      found.pointer = { classes: pointer.classes, selector };
     } catch (e) {
       found = null;
     }
