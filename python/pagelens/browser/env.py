@@ -541,13 +541,18 @@ class AsyncBrowserEnv:
 
     async def _close_held_tab(self, page: Page, limit: float) -> None:
         url = page.url
+        if self._context is None or len(self._context.pages) < 2:
+            # The last tab is left (the run would have none): its calls end at their timeouts.
+            note = f"a script holds the tab and pagelens cannot reach it to stop it ({url})"
+            if note not in self._stopped_scripts:
+                self._stopped_scripts.append(note)
+            return
         # Said first: the caller's wait may end, and this watch with it, as soon as the tab goes.
         self._stopped_scripts.append(
             f"a script held a tab for more than {limit:g} s from its start, before pagelens could reach it (an "
             f"endless loop?): pagelens closed the tab ({url})"
         )
-        with contextlib.suppress(PlaywrightError, asyncio.TimeoutError):
-            await asyncio.wait_for(page.close(), 10)
+        await _within(page.close(), 10)
 
     def _active_open_page(self) -> Page | None:
         """The active tab; when it closed (by itself, or a tab pagelens closed), the last one

@@ -587,16 +587,16 @@
     const rest = content.replace(IMAGE, "");
     return !MAY_GIVE_WORDS.test(rest) && !/[^\s]/.test(contentWords(rest));
   }
-  // The style sheets' selectors of interest, read in one pass over the rules: those that may
-  // give ::before/::after content (above) and those that give a pointer cursor (a page's own
-  // mark of what it made clickable, where a framework's listener sits on a root far above:
-  // React's, Vue's delegation), each { classes, selector }.
   // A selector whose last compound names a native target's tag (`nav a`, `button.primary`).
   const NATIVE_LAST = /(?:^|[\s>+~])(?:a|button|input|select|label|summary|textarea|option)(?:[.#:[][^\s>+~]*)?$/i;
   function pseudoSelectorOf(doc) {
     const found = rulesOf(doc);
     return found && found.pseudo;
   }
+  // The style sheets' selectors of interest, read in one pass over the rules: those that may
+  // give ::before/::after content (above) and those that give a pointer cursor (a page's own
+  // mark of what it made clickable, where a framework's listener sits on a root far above:
+  // React's, Vue's delegation), each { classes, selector }.
   function rulesOf(doc) {
     let found = pseudoSelectors.get(doc);
     if (found !== undefined) return found;
@@ -923,7 +923,7 @@
 
   function labelStandsIn(label) {
     const control = label.control;
-    return !!control && control.localName !== "label" && !control.checkVisibility(VISIBILITY);
+    return !!control && !control.checkVisibility(VISIBILITY);
   }
 
   function labelsText(el) {
