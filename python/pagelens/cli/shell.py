@@ -65,7 +65,8 @@ A real Chromium stays open between your commands (one per session). The loop:
 3. Act by id: `pagelens browser click 12`, `pagelens browser type 7 "blue shoes" --submit`,
    `pagelens browser select 9 "Express"`, `pagelens browser press Enter`, `pagelens browser hover 4`,
    `pagelens browser scroll down`, `pagelens browser back`. A date or time field takes its value
-   as `2025-03-04`, `17:30` (its line says `Date`, `InputTime`).
+   as `2025-03-04`, `17:30` (its line says `Date`, `InputTime`). A rich-text editor reads
+   `clickable [9] value: '...'`: `type 9 "text"` replaces its text.
 4. Each action prints what it did and **only what changed** on the page: the changed lines
    (`+ `) under the lines that place them, and a line of what went away. An element that was
    not there before is marked `*[id]` (a menu or a dialog the action opened). A new page is
@@ -87,7 +88,8 @@ More: `wait TEXT` (or `--gone TEXT`, `--seconds S`), `tabs`, `tabs new URL`, `ta
 `screenshot FILE --ids`, `upload FILE...` (after clicking a file input), `state save FILE` /
 `state load FILE` (cookies and storage), `--session NAME` for a second browser, `--json` for
 machine-readable output. A file the page downloads is saved in the session's output directory
-(`open --output-dir DIR`) and the answer says where (`### Events`).
+(`open --output-dir DIR`) and the answer says where (`### Events`). `### Notes` says what
+pagelens did that you did not ask (a page script that never returned, stopped).
 """
 
 
