@@ -80,29 +80,27 @@ def _left_out(frame_errors: list[str]) -> str:
     return "\n" + "\n".join(shown)
 
 
-async def _within(awaitable: Awaitable[T], timeout: float) -> tuple[bool, T | None]:
-    """(whether it ended in time, its result; None when it failed or was not done). Unlike
-    ``asyncio.wait_for``, a call that is not done is cancelled and left, not waited for."""
-    task = asyncio.ensure_future(awaitable)
-    try:
-        done, _ = await asyncio.wait({task}, timeout=timeout)
-    except BaseException:
-        task.cancel()
-        raise
-    if not done:
-        task.cancel()
-        return False, None
-    if task.cancelled() or task.exception() is not None:
-        return True, None
-    return True, task.result()
-
-
 async def _done_within(task: asyncio.Future[Any], timeout: float) -> bool:
-    """Whether ``task`` ends within ``timeout`` (left running if not; its failure is read)."""
+    """Whether ``task`` ends within ``timeout`` (left running if not; its failure is read).
+    Unlike ``asyncio.wait_for``, nothing waits for a call that is not done to end."""
     done, _ = await asyncio.wait({task}, timeout=timeout)
     if done and not task.cancelled():
         task.exception()  # read: a failed probe is an answer too (the document went away)
     return bool(done)
+
+
+async def _within(awaitable: Awaitable[T], timeout: float) -> tuple[bool, T | None]:
+    """(whether it ended in time, its result; None when it failed or was not done); a call
+    not done in time is cancelled and left (see :func:`_done_within`)."""
+    task = asyncio.ensure_future(awaitable)
+    try:
+        done = await _done_within(task, timeout)
+    finally:
+        if not task.done():
+            task.cancel()
+    if not done or task.cancelled() or task.exception() is not None:
+        return done, None
+    return True, task.result()
 
 
 class _Navigations:
@@ -182,7 +180,6 @@ class AsyncBrowserEnv:
         # the next observation; and how many calls the watch is under (the outermost runs it).
         self._stopped_scripts: list[str] = []
         self._watch_depth = 0
-        self._openings: set[asyncio.Future[None]] = set()
         # Per tab: the document of its last observation and that tree's ids (new-element marks).
         self._observed_ids: dict[Page, tuple[float | None, list[int]]] = {}
         self._context_id: str | None = None
@@ -344,10 +341,8 @@ class AsyncBrowserEnv:
         page.on("crash", on_crash)
         if self.config.script_timeout_s > 0:
             # The session that can stop a script of the tab, opened before the tab runs one if
-            # it can be (see _watch_scripts); kept until done.
-            opening = asyncio.ensure_future(quietly(self.sessions_for(page).main()))
-            self._openings.add(opening)
-            opening.add_done_callback(self._openings.discard)
+            # it can be (see _watch_scripts).
+            self.sessions_for(page).open_main()
         pending = self._navigations.setdefault(page, _Navigations())
         in_flight, idle = self._in_flight.setdefault(page, (set(), asyncio.Event()))
         idle.set()

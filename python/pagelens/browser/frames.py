@@ -76,13 +76,19 @@ class FrameSessions:
             self._targets[session] = info["targetInfo"]["targetId"]
         return self._targets[session]
 
+    def open_main(self) -> asyncio.Future[CDPSession]:
+        """Starts opening the page's own session (once), without waiting for it."""
+        if self._opening is None:
+            self._opening = asyncio.ensure_future(self.page.context.new_cdp_session(self.page))
+            # A page closed before the session opened: its failure is read, not logged.
+            self._opening.add_done_callback(lambda f: f.cancelled() or f.exception())
+        return self._opening
+
     async def main(self) -> CDPSession:
         """The page's own session, opened once: callers at the same time share its opening,
         and one that gives up waiting (a timeout) leaves it to finish for the next."""
         if self._main is None:
-            if self._opening is None:
-                self._opening = asyncio.ensure_future(self.page.context.new_cdp_session(self.page))
-            opening = self._opening
+            opening = self.open_main()
             # A tab a script held from its start may never let the session attach: its close
             # (see AsyncBrowserEnv._stop_held_scripts) ends the wait.
             waits: set[asyncio.Future[Any]] = {opening, self._closed}
