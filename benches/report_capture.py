@@ -9,12 +9,13 @@ in the capture's occam text. Ids: the share of Chromium's named actionables whos
 an id in the capture's occam text.
 
 Speed: ``observe()`` with each source and Playwright's ``aria_snapshot(mode="ai")`` on the same
-page, interleaved with the order rotated, medians of RUNS, on a settled page and with a
-relayout pending (a style change just made); ratios to aria's time on the same page. Beside it:
-what a bare ``Runtime.evaluate`` waits with a relayout pending (the rendering frame Chromium runs
-first, paid by every reader), and the floor of a reading of only what changed that must equal a
-full one (every element visited, its visibility asked, its control's value read) as a share of
-the capture's walk, both timed in the page.
+page, interleaved with the order rotated, medians of RUNS, ratios to aria's time on the same
+page, in three cases: settled (nothing changed since the last reading), a relayout pending (a
+style change just made, of nothing the capture reads), and changed (a word added mid-page, then
+the same style change): pagelens' capture as it runs (re-reading only what changed), the same
+made to read the whole page (a class toggled on the body first), and Chromium's tree. Beside
+it: what a bare ``Runtime.evaluate`` waits with a relayout pending (the rendering frame Chromium
+runs first, paid by every reader).
 
     python benches/report_capture.py [--runs 5] [--pages N] [--disagreements 40] > /tmp/capture.md
 
@@ -44,6 +45,7 @@ from report_browser import node_counts  # noqa: E402
 from support.reference import INTERACTIVE, is_bullet, normalize  # noqa: E402
 from support.site_server import SiteServer  # noqa: E402
 
+SCENARIOS = ("settled", "relayout", "changed", "changed+relayout")
 RELAYOUT = "document.body.style.paddingLeft = (document.body.style.paddingLeft === '1px' ? '2px' : '1px')"
 _ID_OF = "function() { return typeof __pagelens === 'object' ? __pagelens.idOf(this) : null; }"
 
@@ -131,33 +133,6 @@ async def fidelity(env: AsyncBrowserEnv, page: str, log: list[str]) -> dict[str,
 # What a reading of only what changed must still do on every element to equal a full one: a
 # MutationObserver does not see CSS state (a :hover menu), values set by script or focus, so
 # every element is visited, asked whether it is visible, and its control's value read.
-_FLOOR_JS = """() => {
-  const seen = {visibilityProperty: true};
-  const stack = [document.documentElement];
-  while (stack.length) {
-    const el = stack.pop();
-    if (!el || !el.checkVisibility(seen)) continue;
-    const tag = el.localName;
-    if (tag === "input" || tag === "textarea" || tag === "select") void el.value;
-    const from = el.shadowRoot || el;
-    for (let c = from.lastElementChild; c; c = c.previousElementSibling) stack.push(c);
-  }
-}"""
-
-
-async def walk_floor(env: AsyncBrowserEnv, runs: int) -> float:
-    """The floor of an incremental reading (``_FLOOR_JS``) as a share of the capture's walk,
-    both timed inside the page in pagelens' world, interleaved."""
-    session, frame_id = await env._main_frame(env.page)
-    expression = (
-        f"(() => {{ const floor = {_FLOOR_JS}; const out = [[], []]; for (let i = 0; i < {runs}; i++) {{"
-        " let t = performance.now(); __pagelens.capture({}); out[0].push(performance.now() - t);"
-        " t = performance.now(); floor(); out[1].push(performance.now() - t); } return out; })()"
-    )
-    walk, floor = (await env._capture.evaluate(session, frame_id, expression, 120, by_value=True))["value"]
-    return statistics.median(floor) / statistics.median(walk)
-
-
 async def frame_wait(env: AsyncBrowserEnv, runs: int) -> tuple[float, float]:
     """A bare ``Runtime.evaluate("1")`` (ms, median): on a settled page, and sent right after a
     style change (Chromium runs the rendering frame it scheduled first)."""
@@ -174,10 +149,30 @@ async def frame_wait(env: AsyncBrowserEnv, runs: int) -> tuple[float, float]:
     return statistics.median(settled) * 1e3, statistics.median(pending) * 1e3
 
 
-async def speed(env: AsyncBrowserEnv, runs: int, relayout: bool) -> dict[str, float]:
+# A change an action makes: a word added to an element in the middle of the page.
+CHANGE = (
+    "(() => { const all = document.body.querySelectorAll('p, li, td, span, a');"
+    " const el = all[Math.floor(all.length / 2)]; if (el) el.append(' +'); })()"
+)
+# Makes the next reading a whole one: a class on the body may change anything below it.
+WHOLE = "document.body.classList.toggle('pagelens-bench-whole')"
+FRAME = "new Promise((done) => requestAnimationFrame(() => setTimeout(done)))"
+
+
+async def speed(env: AsyncBrowserEnv, runs: int, scenario: str) -> dict[str, float]:
+    """Medians (ms) of each reader in ``scenario``: "settled" (nothing changed since the last
+    reading, a rendering frame run since), "relayout" (a style change just made that changes
+    nothing the capture reads), "changed" (a word added mid-page, a rendering frame run since:
+    ``observe()`` after pagelens' own step, which waits for the page to settle), and
+    "changed+relayout" (the word, then the style change just made).
+    "dom" is ``observe()`` as it runs (re-reading what changed), "whole" the same after a change
+    that makes it read the whole page; ``reused`` is the share of rows "dom" copied."""
+    reused: list[float] = []
+
     async def dom() -> None:
         env.config.source = "dom"
-        await env.observe()
+        obs = await env.observe()
+        reused.append(obs.reused_rows / max(1, len(obs.tree)))
 
     async def ax() -> None:
         env.config.source = "ax"
@@ -186,19 +181,29 @@ async def speed(env: AsyncBrowserEnv, runs: int, relayout: bool) -> dict[str, fl
     async def aria() -> None:
         await env.page.aria_snapshot(mode="ai", timeout=120_000)
 
-    candidates = {"dom": dom, "ax": ax, "aria": aria}
+    candidates = {"dom": dom, "whole": dom, "ax": ax, "aria": aria}
     times: dict[str, list[float]] = {k: [] for k in candidates}
     names = list(candidates)
     for i in range(runs):
         order = names[i % len(names) :] + names[: i % len(names)]
         for name in order:
-            if relayout:
+            if name == "whole":
+                await env.page.evaluate(WHOLE)
+            if scenario.startswith("changed"):
+                await env.page.evaluate(CHANGE)
+            if scenario.endswith("relayout"):
                 await env.page.evaluate(RELAYOUT)
+            else:
+                await env.page.evaluate(FRAME)
             t = time.perf_counter()
             await candidates[name]()
             times[name].append(time.perf_counter() - t)
+            if name == "whole":
+                reused.pop()
     env.config.source = "dom"
-    return {k: statistics.median(v) * 1e3 for k, v in times.items()}
+    out = {k: statistics.median(v) * 1e3 for k, v in times.items()}
+    out["reused"] = statistics.median(reused)
+    return out
 
 
 async def main_async(args: argparse.Namespace) -> None:
@@ -219,9 +224,8 @@ async def main_async(args: argparse.Namespace) -> None:
                 fid = await fidelity(env, page, log)
                 row = {"page": page, "nodes": counts[page], **fid}
                 if counts[page] > args.min_nodes:
-                    row["settled"] = await speed(env, args.runs, relayout=False)
-                    row["relayout"] = await speed(env, args.runs, relayout=True)
-                    row["floor"] = await walk_floor(env, args.runs)
+                    for scenario in SCENARIOS:
+                        row[scenario] = await speed(env, args.runs, scenario)
                     row["frame"] = await frame_wait(env, args.runs)
                 rows.append(row)
                 print(f"{page}: {json.dumps(row)}", file=sys.stderr)
@@ -262,22 +266,28 @@ def print_report(rows: list[dict], args: argparse.Namespace) -> None:
         f"\nSpeed on the {len(timed)} pages of more than {args.min_nodes} AX nodes (ratio to aria_snapshot(mode='ai'), medians of {args.runs}, interleaved):\n"
     )
     print(
-        "| page | AX nodes | aria ms | dom × | ax × | dom × (relayout) | ax × (relayout) "
-        "| bare evaluate ms: settled / relayout pending | incremental floor / walk |"
-        "\n|---|---:|---:|---:|---:|---:|---:|---:|---:|"
+        "| page | AX nodes | aria ms | settled: dom × / whole × / ax × | relayout: dom × / whole × / ax × "
+        "| changed: dom × / whole × (rows copied) | changed+relayout: dom × / whole × "
+        "| bare evaluate ms: settled / relayout pending |"
+        "\n|---|---:|---:|---:|---:|---:|---:|---:|"
     )
     for r in timed:
-        s, rl = r["settled"], r["relayout"]
+        s, rl, c, cr = (r[k] for k in SCENARIOS)
         print(
-            f"| {r['page']} | {r['nodes']} | {s['aria']:.0f} | {s['dom'] / s['aria']:.2f} | {s['ax'] / s['aria']:.2f} "
-            f"| {rl['dom'] / rl['aria']:.2f} | {rl['ax'] / rl['aria']:.2f} "
-            f"| {r['frame'][0]:.1f} / {r['frame'][1]:.1f} | {r['floor']:.2f} |"
+            f"| {r['page']} | {r['nodes']} | {s['aria']:.0f} "
+            f"| {s['dom'] / s['aria']:.2f} / {s['whole'] / s['aria']:.2f} / {s['ax'] / s['aria']:.2f} "
+            f"| {rl['dom'] / rl['aria']:.2f} / {rl['whole'] / rl['aria']:.2f} / {rl['ax'] / rl['aria']:.2f} "
+            f"| {c['dom'] / c['aria']:.2f} / {c['whole'] / c['aria']:.2f} ({c['reused']:.0%}) "
+            f"| {cr['dom'] / cr['aria']:.2f} / {cr['whole'] / cr['aria']:.2f} "
+            f"| {r['frame'][0]:.1f} / {r['frame'][1]:.1f} |"
         )
-    for key in ("settled", "relayout"):
-        ratios = [r[key]["dom"] / r[key]["aria"] for r in timed]
-        print(f"\n{key}: dom/aria median {statistics.median(ratios):.2f}×, max {max(ratios):.2f}×", end="")
+    print()
+    for key in SCENARIOS:
+        for reader in ("dom", "whole"):
+            ratios = [r[key][reader] / r[key]["aria"] for r in timed]
+            print(f"\n{key}, {reader}: median {statistics.median(ratios):.2f}× aria, max {max(ratios):.2f}×", end="")
     print(
-        f"\nincremental floor: median {statistics.median(r['floor'] for r in timed):.2f}× of the walk; "
+        f"\n\nrows copied after the change: median {statistics.median(r['changed']['reused'] for r in timed):.0%}; "
         f"a bare evaluate waits median {statistics.median(r['frame'][1] for r in timed):.1f} ms with a relayout "
         f"pending, {statistics.median(r['frame'][0] for r in timed):.1f} ms settled"
     )

@@ -6,6 +6,11 @@ import pytest
 
 from support.corpus import PAGES
 
+# Every observation of the suite (in this process, and in the MCP servers and shell daemons it
+# starts) that re-read only what changed is checked against a reading of the whole page: a
+# difference raises CaptureCheckFailed (see BrowserConfig.check_incremental).
+os.environ["PAGELENS_CHECK_INCREMENTAL"] = "1"
+
 
 @pytest.fixture(params=PAGES)
 def page(request) -> str:

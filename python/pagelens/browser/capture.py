@@ -16,6 +16,7 @@ accessibility tree instead, and the observation says so.
 
 from __future__ import annotations
 
+import asyncio
 import json
 import math
 import re
@@ -28,6 +29,7 @@ from typing import TYPE_CHECKING, Any
 from playwright.async_api import CDPSession
 from playwright.async_api import Error as PlaywrightError
 
+from pagelens.browser._util import quietly
 from pagelens.browser.devtools import DevToolsError, DevToolsSocket
 from pagelens.browser.frames import (
     Capture,
@@ -64,6 +66,43 @@ _QUIET_JS = """new Promise(done => {
 
 # Worlds' contexts remembered (per frame); past this the memory starts over.
 _MAX_CONTEXTS = 1000
+# Sheets of another origin read per pass (the rest at the next), and the longest one read.
+_MAX_SHEETS = 64
+_MAX_SHEET_CHARS = 4_000_000
+_SHEETS_TIMEOUT_S = 10.0
+
+
+async def sheet_texts(session: CDPSession, hrefs: list[str], timeout: float) -> dict[str, str]:
+    """The texts of the page's style sheets at these addresses, as DevTools reads them (a sheet
+    that failed to load: ""); the CSS domain is on only meanwhile."""
+    wanted = set(hrefs)
+    ids: dict[str, str] = {}
+
+    def added(event: dict[str, Any]) -> None:
+        header = event.get("header") or {}
+        url = header.get("sourceURL")
+        if url in wanted and "styleSheetId" in header:
+            ids.setdefault(url, header["styleSheetId"])
+
+    session.on("CSS.styleSheetAdded", added)
+    texts: dict[str, str] = {}
+    try:
+        await cdp(session, "DOM.enable", {}, timeout)
+        await cdp(session, "CSS.enable", {}, timeout)
+        for url, sheet in ids.items():
+            try:
+                texts[url] = (await cdp(session, "CSS.getStyleSheetText", {"styleSheetId": sheet}, timeout))["text"]
+            except (PlaywrightError, KeyError):
+                continue
+        # DevTools names every sheet the renderer holds (its styleSheetAdded events come before
+        # CSS.enable answers); one it does not name failed to load and has no rules.
+        for url in wanted - ids.keys():
+            texts[url] = ""
+    finally:
+        session.remove_listener("CSS.styleSheetAdded", added)
+        await quietly(cdp(session, "CSS.disable", {}, timeout))
+        await quietly(cdp(session, "DOM.disable", {}, timeout))
+    return texts
 
 
 @dataclass
@@ -89,6 +128,11 @@ class InPageCapture:
         }
         self._global = f"__pagelens_{token}"  # where the capture is found in its world
         self._contexts: dict[tuple[int, str], int] = {}  # (session, frame id) -> the world's context
+        # What style sheets of another origin say (their rules, which no page script can read,
+        # read through DevTools), by address, for an incremental pass to know what a change may
+        # reach; None: they could not be read. One reading at a time, in the background.
+        self._sheet_facts: dict[str, dict[str, bool] | None] = {}
+        self._learning: asyncio.Future[None] | None = None
         # Above every id given so far: a new document's (or frame's) registry starts here, so
         # that no id ever names two elements in a run (an old page's id never reaches the new).
         self.next_id = 1
@@ -109,9 +153,20 @@ class InPageCapture:
         )
 
     def _options(
-        self, max_nodes: int, clickables: bool, frames: bool, max_frames: int, urls: bool, body: bool = False
+        self,
+        max_nodes: int,
+        clickables: bool,
+        frames: bool,
+        max_frames: int,
+        urls: bool,
+        body: bool = False,
+        incremental: bool = False,
+        check: bool = False,
     ) -> str:
         options: dict[str, Any] = {
+            "sheetFacts": {h: f for h, f in self._sheet_facts.items() if f is not None} if incremental else None,
+            "incremental": incremental,
+            "check": check,
             "body": body,
             "base": self.next_id,
             **self._events,
@@ -199,6 +254,8 @@ class InPageCapture:
         urls: bool = True,
         view: str = "capture",
         body: bool = False,
+        incremental: bool = False,
+        check: bool = False,
     ) -> _Walked:
         """One pass over a frame's document (and its same-origin frames): ``view`` "capture",
         the rows of the page (the AX-like tree), or "html", its nodes as markup (``body``: only
@@ -211,7 +268,7 @@ class InPageCapture:
         is only ever sent to a world Chromium has just named as pagelens'."""
         if view not in ("capture", "html"):
             raise ValueError(f"no view {view!r} of the capture")
-        options = self._options(max_nodes, clickables, frames, max_frames, urls, body)
+        options = self._options(max_nodes, clickables, frames, max_frames, urls, body, incremental, check)
         quick = f"typeof {self._global} === 'object' ? {self._global}.{view}({options}) : 0"
         key = (id(record.session), record.frame_id)
         context = self._contexts.get(key)
@@ -231,6 +288,10 @@ class InPageCapture:
                 params["expression"] = self.installing(f"__pagelens.{view}({options})")
                 payload = await raw_call(sessions, record.session, "Runtime.evaluate", params, timeout, devtools)
         assert context is not None
+        if check:
+            _check_same(payload, record)
+        if incremental:
+            self._learn_sheets(payload, record, context, timeout)
         head = _head(payload)
         self.next_id = max(self.next_id, head.next_id)
         return _Walked(payload, record, context, head)
@@ -250,6 +311,41 @@ class InPageCapture:
         params = {"expression": self.installing(then), "contextId": context, "returnByValue": True}
         reply = (await cdp(session, "Runtime.evaluate", params, timeout)).get("result", {})
         return reply if isinstance(reply, dict) else {}
+
+    def _learn_sheets(self, payload: Any, record: FrameRecord, context: int, timeout: float) -> None:
+        """Starts reading the sheets a pass could not read (its answer names them last), unless
+        a reading is under way or they were read before."""
+        raw = _as_bytes(payload)
+        at = raw.rfind(b'"sheets":[', max(0, len(raw) - 262_144))  # near the end, after the rows
+        if at < 0 or (self._learning is not None and not self._learning.done()):
+            return
+        try:
+            hrefs, _ = json.JSONDecoder().raw_decode(raw[at + 9 :].decode("utf-8", "replace"))
+        except ValueError:
+            return
+        new = [h for h in hrefs if isinstance(h, str) and h not in self._sheet_facts][:_MAX_SHEETS]
+        if new:
+            reading = self._read_sheets(record.session, context, new, min(timeout, _SHEETS_TIMEOUT_S))
+            self._learning = asyncio.ensure_future(reading)
+            self._learning.add_done_callback(lambda t: t.cancelled() or t.exception())
+
+    async def _read_sheets(self, session: CDPSession, context: int, hrefs: list[str], timeout: float) -> None:
+        texts = await sheet_texts(session, hrefs, timeout)
+        known = [h for h in hrefs if len(texts.get(h, "")) <= _MAX_SHEET_CHARS and h in texts]
+        facts: list[Any] = []
+        if known:
+            expression = (
+                f"typeof {self._global} === 'object' ? "
+                f"{self._global}.factsOfTexts({json.dumps([texts[h] for h in known])}) : null"
+            )
+            params = {"expression": expression, "contextId": context, "returnByValue": True}
+            facts = (await cdp(session, "Runtime.evaluate", params, timeout)).get("result", {}).get("value") or []
+        if len(self._sheet_facts) > 4 * _MAX_SHEETS:
+            self._sheet_facts.clear()
+        for h in hrefs:
+            self._sheet_facts[h] = None
+        for h, f in zip(known, facts, strict=False):  # a short answer leaves the rest unknown
+            self._sheet_facts[h] = f if isinstance(f, dict) else None
 
     def installing(self, then: str) -> str:
         """An expression that installs the capture in a world that has none yet (a new
@@ -343,6 +439,36 @@ def _as_bytes(payload: Any) -> Any:
     return json.dumps({"result": payload}).encode()
 
 
+_REUSED = re.compile(rb'"reused":(\d+)')
+
+
+def _reused(payload: Any) -> int:
+    """The rows a pass copied from its last one (its answer says so near its end)."""
+    raw = _as_bytes(payload)
+    found = _REUSED.search(raw, max(0, len(raw) - 4096))
+    return int(found.group(1)) if found else 0
+
+
+class CaptureCheckFailed(AssertionError):
+    """A reading of only what changed differed from a reading of the whole page (raised only
+    under ``BrowserConfig.check_incremental``: a bug of pagelens, never of the page)."""
+
+
+def _check_same(payload: Any, record: FrameRecord) -> None:
+    """Raises :class:`CaptureCheckFailed` when the pass says its incremental rows differ from
+    the full pass it ran after them."""
+    raw = _as_bytes(payload)
+    if b'"mismatch":{' not in raw:
+        return
+    answer = json.loads(raw)
+    while isinstance(answer, dict) and "mismatch" not in answer:
+        answer = answer.get("result") or answer.get("value") or {}
+    raise CaptureCheckFailed(
+        f"frame {record.url or record.frame_id}: an incremental reading differs from a full one: "
+        f"{json.dumps(answer.get('mismatch'))[:2000]}"
+    )
+
+
 async def capture_page(
     capture: InPageCapture,
     sessions: FrameSessions,
@@ -354,6 +480,8 @@ async def capture_page(
     max_nodes: int = 1_000_000,
     clickables: bool = True,
     urls: bool = True,
+    incremental: bool = False,
+    check: bool = False,
 ) -> Capture:
     """The page as rows from pagelens' own capture, every frame included; raises
     a :class:`~pagelens.browser.devtools.DevToolsError` (the page's exception, read by the core
@@ -372,8 +500,11 @@ async def capture_page(
         frames=include_frames,
         max_frames=max_frames,
         urls=urls,
+        incremental=incremental,
+        check=check,
     )
     walk_ms = (time.perf_counter() - t0) * 1e3
+    reused = _reused(walked.payload)
     head = walked.head
     # The frames, only for a page that has some (the pass says so): an action in one starts
     # from its record, another origin's gets a pass of its own.
@@ -402,7 +533,11 @@ async def capture_page(
                     max_nodes=max_nodes,
                     clickables=clickables,
                     urls=urls,
+                    incremental=incremental,
+                    check=check,
                 )
+            except CaptureCheckFailed:
+                raise
             except Exception as e:
                 # No world in this frame, or its pass failed: Chromium's tree of the frame, said.
                 try:
@@ -421,6 +556,7 @@ async def capture_page(
                 frames.append({"owner": owner_id, "payload": payload, "frame_id": record.frame_id})
                 continue
             passes[record.frame_id] = child
+            reused += _reused(child.payload)
             frames.append({"owner": owner_id, "payload": _as_bytes(child.payload), "frame_id": record.frame_id})
         frame_ms = (time.perf_counter() - t1) * 1e3
     records[""] = main_record
@@ -432,7 +568,7 @@ async def capture_page(
     timings = {"capture": walk_ms, "frame_list": list_ms, "frame_captures": frame_ms, "parse": parse_ms}
     roots = tree.roots
     title = tree.node(roots[0]).name if roots else None
-    return Capture(tree, records, errors, notes, timings, document=head.document, title=title)
+    return Capture(tree, records, errors, notes, timings, document=head.document, title=title, reused_rows=reused)
 
 
 async def frames_to_pass(

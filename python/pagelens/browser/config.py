@@ -3,6 +3,7 @@ element resolver (kept apart from all three so that none imports another for it)
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass, field
 from typing import Any, Literal, get_args
 
@@ -51,6 +52,12 @@ class BrowserConfig:
     # Mark the action targets that were not in the previous observation of the same document
     # (`*[id]`: what a click opened). The first observation of a document marks nothing.
     mark_new: bool = True
+    # pagelens' capture re-reads only what changed since its last reading of the document (a
+    # MutationObserver between readings; what it cannot see makes the reading a full one): the
+    # text is the same. check_incremental (tests; the environment's PAGELENS_CHECK_INCREMENTAL=1)
+    # reads the page whole after every such reading and raises CaptureCheckFailed if they differ.
+    incremental: bool = True
+    check_incremental: bool = field(default_factory=lambda: os.environ.get("PAGELENS_CHECK_INCREMENTAL") == "1")
     # A page's dialogs (alert, confirm, prompt) are dismissed as they come and reported with
     # the next observation; held, each waits in ``AsyncBrowserEnv.pending_dialogs`` for the
     # caller to answer it (the MCP server's browser_handle_dialog). beforeunload is always

@@ -641,6 +641,7 @@ class AsyncBrowserEnv:
             },
             screenshot=screenshot,
             document=document,
+            reused_rows=capture.reused_rows,
         )
         self._resolver.observed(obs, frames, document)
         return obs
@@ -678,6 +679,8 @@ class AsyncBrowserEnv:
                     clickables=cfg.clickables,
                     # Links' addresses only where the text shows them.
                     urls=cfg.mode == "webarena" or cfg.show_urls,
+                    incremental=cfg.incremental,
+                    check=cfg.check_incremental,
                 )
             except (PagelensError, PlaywrightError, asyncio.TimeoutError, ValueError) as e:
                 reason = f"pagelens' capture failed ({type(e).__name__}: {str(e)[:200]})"

@@ -200,6 +200,8 @@ class Capture:
     document: float | None = None
     # The main document's title, when the capture read it (document.title, as the tab's).
     title: str | None = None
+    # Rows pagelens' capture copied from its last reading (nothing had changed under them).
+    reused_rows: int = 0
 
 
 # Frames read per observation, the main frame included.

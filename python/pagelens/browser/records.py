@@ -46,6 +46,9 @@ class PageObservation:
     frame_errors: list[str] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
     timings_ms: dict[str, float] = field(default_factory=dict)
+    # Rows of the tree copied from pagelens' last reading of the document, nothing having
+    # changed under them (an incremental capture; 0: read whole).
+    reused_rows: int = 0
     screenshot: bytes | None = None
     # Which document was read (its performance.timeOrigin; None when unknown): two
     # observations of one document can be compared line by line, those of two cannot.

@@ -821,6 +821,10 @@
     const parts = [];
     for (const id of list.trim().split(/\s+/)) {
       const ref = doc.getElementById ? doc.getElementById(id) : el.ownerDocument.getElementById(id);
+      if (incrementalPass) {
+        if (ref) noteReferrer(ref, el);
+        else referring.add(el); // an element with this id may come
+      }
       if (!ref || visited.has(ref)) continue;
       // Read once in a whole computation: a node one part of it referenced is not read again
       // where the rest of the walk meets it (accname's traversal; Chromium reads it so).
@@ -1099,7 +1103,10 @@
 
   function onMark(e) {
     const t = e.composedPath()[0];
-    if (t && t.nodeType === 1) clickable.add(t);
+    if (t && t.nodeType === 1 && !clickable.has(t)) {
+      clickable.add(t);
+      if (watch) changed(watch, "seed", t); // listened to since the last pass
+    }
   }
   function onInternals(e) {
     const t = e.composedPath()[0];
@@ -1108,8 +1115,10 @@
       const said = parseJSON(e.detail);
       const kept = {};
       for (const k of Object.keys(said)) if (typeof said[k] === "string") kept[k] = said[k];
+      const before = internalsOf.get(t);
       internalsOf.set(t, kept);
       anyInternals = true;
+      if (watch && (!before || JSON.stringify(before) !== JSON.stringify(kept))) changed(watch, "all", t);
     } catch (err) { /* not the hook's */ }
   }
   function onClosed(e) {
@@ -1141,6 +1150,475 @@
     return closed;
   }
 
+  // ---- reading only what changed (an incremental pass) -------------------------------------
+  // Between passes a MutationObserver and a few event listeners (in this world: the page sees
+  // none of them) note what may have changed; the next pass copies the rows of every element
+  // whose subtree nothing touched, byte for byte, and reads the rest as a full pass does. What
+  // a MutationObserver cannot see is checked at the pass's start (controls' values set by
+  // script, the focus, running animations, style sheets, custom elements defined since) or
+  // makes the pass a full one (a hover or focus where a style rule shows or hides on it, a
+  // sheet this world cannot read, a resize, a frame). The text equals a full pass's
+  // (options.check compares both).
+
+  // CSS properties a pass reads (through checkVisibility, computed styles and pseudo content).
+  const READ_PROPS = ["display", "visibility", "content", "content-visibility", "white-space-collapse", "text-wrap-mode", "text-transform"];
+  // Selectors whose match changes without a DOM change (a state), by what tells their change: a hover (mouse events), a focus (focus events or the
+  // pass's own look at the focus), a press, a value (input events, or the pass's look at the
+  // controls), others (a popover or details toggled, a custom element defined).
+  const HOVER = 1, FOCUS = 2, PRESS = 4, VALUE = 8, OTHER_STATE = 16, ANY_STATE = 31;
+  const STATES = [
+    [HOVER, /:hover/i],
+    [FOCUS, /:focus/i],
+    [PRESS, /:active/i],
+    [VALUE, /:(?:checked|indeterminate|placeholder-shown|valid|invalid|user-valid|user-invalid|default|autofill|in-range|out-of-range|blank)/i],
+    [OTHER_STATE, /:(?:target|popover-open|open|modal|fullscreen|defined)/i],
+  ];
+  const EVENT_STATE = { mouseover: HOVER, mouseout: HOVER, focusin: FOCUS, focusout: FOCUS, mousedown: PRESS, mouseup: PRESS, input: VALUE, change: VALUE, reset: VALUE };
+  const SILENT_STATE = /:(?:state\(|playing|paused|picture-in-picture)/i;
+  const STRUCTURAL_SELECTOR = /[+~]|:(?:nth-|first-|last-|only-|empty)/i;
+  const MAX_WATCHED = 20000; // changes noted before the next pass is simply a full one
+  let last = null; // the last pass's rows and what they were read under (the end of capture())
+  let watch = null; // what changed since (see watchFrom)
+  let table = null; // the last pass's strings, which its rows' bytes point into
+  const referrers = new WeakMap(); // node -> the elements whose name read it by reference
+  const referring = new Set(); // all such elements (an id that appears may name them)
+  const controlState = new Map(); // a control -> its state when a pass last read it
+  const undefinedElements = new Set(); // custom elements a pass met before their definition
+  let observedRoots = new WeakSet();
+  let observer = null;
+  let incrementalPass = false; // the pass under way notes what the next one needs
+  let styleFacts = null; // the top document's (see factsOf)
+
+  function noteReferrer(node, el) {
+    let set = referrers.get(node);
+    if (!set) referrers.set(node, (set = new Set()));
+    set.add(el);
+    referring.add(el);
+  }
+  function stateOfControl(c) {
+    if (c.localName === "select") {
+      if (!c.multiple) return String(c.selectedIndex);
+      let s = "";
+      for (const o of c.selectedOptions) s += o.index + ",";
+      return s;
+    }
+    return c.localName === "input" ? c.value + "\u0000" + c.checked + c.indeterminate : c.value;
+  }
+  function noteControl(c) {
+    controlState.set(c, stateOfControl(c));
+  }
+
+  // The top document's sheets as a key (a sheet added, removed or given a rule changes it)
+  // and, read once per key, what their rules say about what a change may reach.
+  function sheetsKey(doc) {
+    let key = "";
+    for (const sheet of doc.styleSheets) {
+      let n;
+      try { n = sheet.cssRules.length; } catch (e) { n = "x"; }
+      key += n + (sheet.disabled ? "d" : "") + ",";
+    }
+    for (const sheet of doc.adoptedStyleSheets || []) key += "a" + sheet.cssRules.length + ",";
+    return key;
+  }
+  // `given`: what the caller read of sheets this world cannot read (another origin's), by
+  // address, in the form factsOfTexts gives; the others' addresses are in facts.unknown.
+  function factsOf(doc, given) {
+    const key = sheetsKey(doc);
+    if (styleFacts && styleFacts.key === key && styleFacts.doc === doc && !styleFacts.unknown.some((h) => given && given[h])) return styleFacts;
+    const facts = { key, doc, known: true, container: false, states: 0, silent: false, structural: false, has: false, unknown: [] };
+    const lists = [];
+    for (const sheet of doc.styleSheets) {
+      try {
+        lists.push(sheet.cssRules);
+      } catch (e) {
+        unreadable(sheet, facts, given);
+      }
+    }
+    for (const sheet of doc.adoptedStyleSheets || []) lists.push(sheet.cssRules);
+    try {
+      scanRules(lists, facts, given);
+    } catch (e) {
+      facts.known = false;
+    }
+    styleFacts = facts;
+    return facts;
+  }
+  function mergedFacts(a, b) {
+    const out = { ...a };
+    addFacts(out, b);
+    if (!b.known) out.known = false;
+    return out;
+  }
+  function addFacts(into, f) {
+    for (const k of ["silent", "structural", "has"]) if (f[k]) into[k] = true;
+    into.states |= f.states | 0;
+    if (f.container) into.known = !(into.container = true);
+  }
+  // What rules say about what a change may reach: a rule on a state (a hover, a focus, a
+  // value) or on siblings, or :has(), that sets a property a pass reads; a container query.
+  function unreadable(sheet, facts, given) {
+    const told = given && sheet.href ? given[sheet.href] : undefined;
+    if (told) addFacts(facts, told);
+    else {
+      facts.known = false; // what it says cannot be known (yet)
+      if (sheet.href && facts.unknown) facts.unknown.push(sheet.href);
+    }
+  }
+  function scanRules(lists, facts, given) {
+    while (lists.length) {
+      const rules = lists.pop();
+      for (let i = 0; i < rules.length; i++) {
+        const rule = rules[i];
+        if (rule.styleSheet) {
+          try { lists.push(rule.styleSheet.cssRules); } catch (e) { unreadable(rule.styleSheet, facts, given); }
+        }
+        if (rule.cssRules && rule.cssRules.length) lists.push(rule.cssRules);
+        // A container query answers to layout sizes, which change with no event at all.
+        if (typeof CSSContainerRule === "function" && rule instanceof CSSContainerRule) facts.known = !(facts.container = true);
+        const selector = rule.selectorText;
+        if (!selector || !rule.style) continue;
+        let reads = false;
+        for (const p of READ_PROPS) if (rule.style.getPropertyValue(p)) { reads = true; break; }
+        const pointer = rule.style.getPropertyValue("cursor") !== "";
+        if (!reads && !pointer) continue;
+        if (reads) {
+          for (const [bit, re] of STATES) if (re.test(selector)) facts.states |= bit;
+          if (SILENT_STATE.test(selector)) facts.silent = true;
+        }
+        if (STRUCTURAL_SELECTOR.test(selector)) facts.structural = true;
+        if (/:has\(/i.test(selector)) facts.has = true;
+      }
+    }
+  }
+  // A shadow tree's own sheets' facts (readable: the page's own), each sheet's kept while its
+  // rules are as many (a component's sheet is shared by all its instances).
+  const factsOfSheet = new WeakMap();
+  function shadowFacts(roots, into) {
+    for (const root of roots) {
+      for (const list of [root.styleSheets, root.adoptedStyleSheets || []]) {
+        for (const sheet of list) {
+          let kept = factsOfSheet.get(sheet);
+          let n;
+          try { n = sheet.cssRules.length; } catch (e) { into.known = false; continue; }
+          if (!kept || kept.n !== n) {
+            const facts = { known: true, container: false, states: 0, silent: false, structural: false, has: false };
+            try { scanRules([sheet.cssRules], facts); } catch (e) { facts.known = false; }
+            factsOfSheet.set(sheet, (kept = { n, facts }));
+          }
+          addFacts(into, kept.facts);
+          if (!kept.facts.known) into.known = false;
+        }
+      }
+    }
+    return into;
+  }
+
+  // The facts of sheets' texts (another origin's, which the caller read through DevTools).
+  function factsOfTexts(texts) {
+    return texts.map((text) => {
+      const facts = { known: true, container: false, states: 0, silent: false, structural: false, has: false };
+      if (/@import/i.test(text)) return null; // what it imports is not in the text
+      try {
+        const sheet = new CSSStyleSheet();
+        sheet.replaceSync(text);
+        scanRules([sheet.cssRules], facts);
+      } catch (e) {
+        return null;
+      }
+      return { states: facts.states, silent: facts.silent, structural: facts.structural, has: facts.has, container: facts.container };
+    });
+  }
+
+  // An inline style's declarations a pass may read (custom properties too: a sheet's rule may
+  // read them through var()).
+  // Parsed on an element of a document of its own: the page's content security policy does
+  // not apply there (setting a style attribute under it would be refused, and reported).
+  let scratch = null;
+  function readStyle(text) {
+    if (!scratch) scratch = document.implementation.createHTMLDocument("").createElement("div");
+    scratch.setAttribute("style", text || "");
+    const s = scratch.style;
+    let out = "";
+    for (const p of READ_PROPS) out += s.getPropertyValue(p) + s.getPropertyPriority(p) + "|";
+    out += s.getPropertyValue("cursor") + "|";
+    for (let i = 0; i < s.length; i++) if (s[i].startsWith("--")) out += s[i] + ":" + s.getPropertyValue(s[i]) + ";";
+    return out;
+  }
+
+  function changed(w, how, node) {
+    if (w.full) return;
+    if (how === "all") w.all.add(node);
+    else if (how === "kids") w.kids.add(node);
+    else w.seeds.push(node);
+    if (++w.count > MAX_WATCHED) fullFrom(w, "more than " + MAX_WATCHED + " changes");
+  }
+  function fullFrom(w, why) {
+    w.full = true;
+    w.why = why;
+    w.seeds = [];
+    w.all.clear();
+    w.kids.clear();
+    if (observer) observer.disconnect(); // nothing more to note: no cost to the page till then
+    observer = null;
+    observedRoots = new WeakSet();
+  }
+  const STYLE_TAGS = new Set(["style", "link"]);
+  function onMutations(records) {
+    const w = watch;
+    if (!w || w.full) return;
+    for (const m of records) {
+      const t = m.target;
+      if (m.type === "characterData") {
+        const p = t.parentNode;
+        if (p && STYLE_TAGS.has(p.localName)) return fullFrom(w, "a style sheet changed");
+        changed(w, "seed", t);
+      } else if (m.type === "childList") {
+        if (t.nodeType === 9 || STYLE_TAGS.has(t.localName)) return fullFrom(w, "the document's root or a style sheet changed");
+        const parent = t.nodeType === 11 ? t.host : t;
+        if (!parent) return fullFrom(w, "a fragment outside the page changed");
+        for (const n of m.addedNodes) {
+          if (n.nodeType === 1) {
+            if (STYLE_TAGS.has(n.localName)) return fullFrom(w, "a style sheet was added");
+            if (referring.size && (n.id || (n.querySelector && n.querySelector("[id]")))) w.ids = true;
+            changed(w, "all", n);
+          } else changed(w, "seed", n);
+        }
+        for (const n of m.removedNodes) if (STYLE_TAGS.has(n.localName)) return fullFrom(w, "a style sheet was removed");
+        // Siblings' positions changed (a list's numbers, the blanks between inline neighbours).
+        changed(w, w.structural ? "all" : "kids", parent);
+      } else {
+        if (STYLE_TAGS.has(t.localName)) return fullFrom(w, "a style sheet changed");
+        const name = m.attributeName;
+        if (name === "style" && readStyle(m.oldValue) === readStyle(t.getAttribute("style"))) continue;
+        if (name === "for") return fullFrom(w, "a label was given another control");
+        if (name === "id" || name === "name") w.ids = true;
+        changed(w, "all", t);
+        // Which slot shows a host's child: the whole shadow tree may show it elsewhere now.
+        if (name === "slot" && t.parentNode) changed(w, "all", t.parentNode);
+        if (t.localName === "slot") {
+          const root = t.getRootNode();
+          if (root.host) changed(w, "all", root.host);
+        }
+        const parent = flatParent(t);
+        if (parent && (w.structural || t.localName === "li")) changed(w, w.structural ? "all" : "kids", parent);
+      }
+      if (w.full) return;
+    }
+  }
+  // Events whose change a MutationObserver does not see.
+  const STATE_EVENTS = ["mouseover", "mouseout", "focusin", "focusout", "mousedown", "mouseup", "input", "change", "reset"];
+  function onStateEvent(e) {
+    const w = watch;
+    if (!w || w.full) return;
+    // A style rule shows or hides on a state (or a sheet may): anything may have changed.
+    if (w.states & EVENT_STATE[e.type]) return fullFrom(w, "a " + e.type + " where a style rule answers to its state");
+    if (e.type === "input" || e.type === "change" || e.type === "reset") {
+      const t = e.composedPath()[0];
+      if (t && t.nodeType === 1) changed(w, "seed", t);
+    }
+  }
+  function onToggle(e) {
+    const w = watch;
+    const t = e.composedPath()[0];
+    if (!w || w.full || !t || t.nodeType !== 1) return;
+    if (w.states & OTHER_STATE) return fullFrom(w, "a toggle where a style rule answers to it");
+    changed(w, "all", t);
+  }
+  function onLoad(e) {
+    const w = watch;
+    const t = e.composedPath()[0];
+    if (w && !w.full && t && t.nodeType === 1 && STYLE_TAGS.has(t.localName)) fullFrom(w, "a style sheet loaded");
+  }
+  function onWindowChange(e) {
+    if (watch && !watch.full) fullFrom(watch, "a " + e.type);
+  }
+  const listening = new WeakSet();
+  function listenIn(doc) {
+    if (listening.has(doc)) return;
+    listening.add(doc);
+    for (const type of STATE_EVENTS) doc.addEventListener(type, onStateEvent, true);
+    doc.addEventListener("toggle", onToggle, true);
+    doc.addEventListener("load", onLoad, true);
+    doc.addEventListener("error", onLoad, true);
+    doc.addEventListener("visibilitychange", onWindowChange, true);
+    doc.addEventListener("fullscreenchange", onWindowChange, true);
+    const win = doc.defaultView;
+    if (win) for (const type of ["resize", "hashchange", "popstate"]) win.addEventListener(type, onWindowChange, true);
+  }
+  const OBSERVE = { subtree: true, childList: true, attributes: true, attributeOldValue: true, characterData: true };
+  function observeRoot(root) {
+    if (!observer || observedRoots.has(root)) return;
+    observedRoots.add(root);
+    observer.observe(root, OBSERVE);
+  }
+
+  let wholeReason = "";
+  function whole(reason) {
+    wholeReason = reason;
+    return null;
+  }
+  // The elements under the pointer and pressed, as one key (only where a rule reads them).
+  const pointerIds = new WeakMap();
+  let pointerCount = 0;
+  function pointerStates(states) {
+    let key = "";
+    for (const [bit, selector] of [[HOVER, ":hover"], [PRESS, ":active"]]) {
+      if (!(states & bit)) continue;
+      for (const el of document.querySelectorAll(selector)) {
+        let n = pointerIds.get(el);
+        if (n === undefined) pointerIds.set(el, (n = ++pointerCount));
+        key += n + ",";
+      }
+      key += "|";
+    }
+    return key;
+  }
+  function animationTargets() {
+    const targets = [];
+    for (const a of document.getAnimations()) {
+      const t = a.effect && a.effect.target;
+      if (t) targets.push(t);
+    }
+    return targets;
+  }
+  function stopWatching() {
+    watch = null;
+    if (observer) observer.disconnect();
+    observer = null;
+    observedRoots = new WeakSet();
+  }
+
+  // Where two passes' rows first differ (null: nowhere), each row as its decoded fields.
+  function firstDifference(a, b) {
+    const rowsA = decodeRows(a), rowsB = decodeRows(b);
+    for (let i = 0; i < Math.max(rowsA.length, rowsB.length); i++) {
+      if (rowsA[i] !== rowsB[i]) return { row: i, incremental: rowsA.slice(Math.max(0, i - 4), i + 4), full: rowsB.slice(Math.max(0, i - 4), i + 4) };
+    }
+    return null;
+  }
+  function decodeRows(answer) {
+    const text = answer.r, s = answer.s, out = [];
+    let p = 0, id = 0;
+    const num = () => {
+      let z = 0, scale = 1;
+      for (;;) {
+        const c = text.charCodeAt(p++);
+        const d = c >= 97 ? c - 71 : c === 95 ? 63 : c >= 65 ? c - 65 : c >= 48 ? c + 4 : 62;
+        if (d < 32) { z += d * scale; break; }
+        z += (d - 32) * scale;
+        scale *= 32;
+      }
+      return z % 2 ? -(z + 1) / 2 : z / 2;
+    };
+    const at = (i) => (i < 0 ? "-" : JSON.stringify(s[i]));
+    while (p < text.length) {
+      id += num();
+      const r = out.length;
+      const up = num();
+      let line = id + " " + (up ? r - up : -1) + " " + at(num()) + " " + at(num());
+      const flags = num();
+      line += " " + flags;
+      if (flags & 16) line += " v=" + at(num());
+      if (flags & 32) line += " h=" + at(num());
+      if (flags & 64) {
+        const n = num();
+        for (let k = 0; k < n; k++) {
+          const name = at(num()), kind = num(), v = num();
+          line += " " + name + "=" + (kind === 2 || kind === 3 ? at(v) : v);
+        }
+      }
+      out.push(line);
+    }
+    return out;
+  }
+
+  // After a pass: notes what changes from now on (a new observer when the last one stopped).
+  function watchFrom(doc, roots, facts) {
+    if (!observer) {
+      observer = new MutationObserver(onMutations);
+      for (const r of [doc, ...roots]) {
+        observer.observe(r, OBSERVE);
+        observedRoots.add(r);
+      }
+    } else for (const r of roots) observeRoot(r);
+    listenIn(doc);
+    watch = {
+      full: false, seeds: [], all: new Set(), kids: new Set(), count: 0, ids: false,
+      states: facts.known ? facts.states : ANY_STATE, structural: facts.structural || !facts.known,
+    };
+  }
+
+  // The elements whose rows cannot be copied (each one changed, is an ancestor of a change in
+  // the flat tree, or names itself from one), or null when the pass is better read whole.
+  function blockedSince(prev, focused, facts) {
+    if (observer) onMutations(observer.takeRecords()); // changes not yet delivered
+    const w = watch;
+    if (!w || w.full) return whole(w ? w.why : "no reading to start from");
+    const seeds = w.seeds;
+    // Changes no event told (a focus, a value set by script, a custom element defined): where a
+    // style rule answers to that state, the page is read whole.
+    if (focused !== prev.focused) {
+      if (w.states & FOCUS) return whole("the focus moved where a style rule answers to it");
+      seeds.push(prev.focused, focused);
+    }
+    // The pointer's and the press' elements, looked at too: a page may stop their events
+    // before they reach the document.
+    if (w.states & (HOVER | PRESS) && pointerStates(w.states) !== prev.pointer) return whole("the pointer moved where a style rule answers to it");
+    for (const f of prev.frameEls) if (f.isConnected) seeds.push(f);
+    for (const [c] of controlState) {
+      if (!c.isConnected) controlState.delete(c);
+      else if (stateOfControl(c) !== controlState.get(c)) {
+        if (w.states & VALUE) return whole("a control's value changed where a style rule answers to it");
+        seeds.push(c);
+      }
+    }
+    for (const el of undefinedElements) {
+      if (!el.isConnected) undefinedElements.delete(el);
+      else if (el.matches(":defined")) {
+        if (w.states & OTHER_STATE) return whole("a custom element was defined where a style rule answers to it");
+        w.all.add(el); // defined since: it may have a shadow tree now
+        undefinedElements.delete(el);
+      }
+    }
+    // An animation changes styles with no event: its element is read again while it runs,
+    // and once more after (it may have ended in between).
+    for (const t of animationTargets()) w.all.add(t);
+    for (const t of prev.animated) if (t.isConnected) w.all.add(t);
+    if (w.ids) for (const el of referring) seeds.push(el);
+    const any = seeds.length + w.all.size + w.kids.size;
+    // What nothing tells: with a sheet this world cannot read, any change may reach anywhere;
+    // a rule on a custom state or a playing medium changes with no event; `:has()` reaches up.
+    if (any && !facts.known) return whole(facts.container ? "a style rule asks a container's size" : "a style sheet cannot be read (another origin's)");
+    if (any && (facts.silent || facts.has)) return whole("a style rule answers to :has() or a state no event tells");
+    if (any > prev.count / 4) return whole("most of the page changed"); // a full pass costs less
+    const blocked = new Set();
+    const queue = [...seeds, ...w.all, ...w.kids];
+    while (queue.length) {
+      for (let n = queue.pop(); n && !blocked.has(n); n = flatParent(n)) {
+        if (n.nodeType === 9) break;
+        blocked.add(n);
+        if (n.nodeType !== 1) continue;
+        const refs = referrers.get(n);
+        if (refs) for (const r of refs) queue.push(r);
+        const tag = n.localName;
+        if (tag === "label" && n.control) queue.push(n.control);
+        if (n.labels) for (const l of n.labels) queue.push(l);
+        if (tag === "table") w.all.add(n); // a cell's change may change what the table is
+        else if (tag === "map") return whole("an image map changed");
+      }
+    }
+    return blocked;
+  }
+
+  // The position after the number of a row's bytes at `p` (its digits below 32 end it).
+  function skipNumber(bytes, p) {
+    for (;;) {
+      const c = bytes[p++];
+      const d = c >= 97 ? c - 71 : c === 95 ? 63 : c >= 65 ? c - 65 : c >= 48 ? c + 4 : 62;
+      if (d < 32) return p;
+    }
+  }
+
   // ---- the walk ---------------------------------------------------------------------------
 
   function capture(options) {
@@ -1151,8 +1629,44 @@
     ownBoxOf = new Map();
     ordinals = new Map();
     const mapsOfPass = new Map(); // a tree's image maps by name (mapOf)
-    const strings = [];
-    const index = new Map();
+    const top = document;
+    // An incremental pass (see "reading only what changed"): the last pass's rows are copied
+    // where nothing changed, under the same options, document, address and style sheets; its
+    // strings are kept, so that the copied bytes still point at theirs.
+    const prev = last;
+    last = null;
+    const incremental = options.incremental === true;
+    incrementalPass = incremental;
+    const facts = incremental ? factsOf(top, options.sheetFacts) : null;
+    const optionsKey = [options.markClickable !== false, options.urls !== false, options.maxNodes, options.frames !== false, options.maxFrames].join();
+    let reuse = incremental && !options.fresh && prev !== null && prev.doc === top && prev.optionsKey === optionsKey &&
+      !prev.truncated && prev.url === top.URL && prev.base === top.baseURI && prev.sheetsKey === facts.key &&
+      table !== null && table.strings.length < 2 * prev.freshStrings + 4096;
+    const strings = reuse ? table.strings : [];
+    const index = reuse ? table.index : new Map();
+    // Each row's place, id, parent (rows back), hidden parent and node, for the next pass.
+    let rAt = null, rId = null, rUp = null, rVis = null;
+    const rNodes = [];
+    if (incremental) {
+      const size = prev ? prev.count + 1024 : 4096;
+      rAt = new Uint32Array(size + 1);
+      rId = new Uint32Array(size);
+      rUp = new Uint32Array(size);
+      rVis = new Uint8Array(size);
+    }
+    function roomFor(n) {
+      if (n < rId.length) return;
+      const size = Math.max(n + 1, rId.length * 2);
+      const grown = (a, k) => { const b = new a.constructor(size + k); b.set(a); return b; };
+      rAt = grown(rAt, 1); rId = grown(rId, 0); rUp = grown(rUp, 0); rVis = grown(rVis, 0);
+    }
+    let curVis = 0; // the hidden flag the row being written was visited with
+    // A row written for a node by another one (an option by its select, an area by its
+    // image): no row of the node's own, never copied in the node's place.
+    const notOwn = (r) => {
+      if (rId !== null) rNodes[r] = null;
+    };
+    let reused = 0;
     const str = (s) => {
       let i = index.get(s);
       if (i === undefined) {
@@ -1167,7 +1681,6 @@
     const maxNodes = options.maxNodes || 1000000;
     let frameBudget = options.maxFrames === undefined ? Infinity : options.maxFrames - 1;
     // Report which elements the page's world saw listening for clicks (hook.js).
-    const top = document;
     const focusedEl = deepActive(top);
 
     // Rows as one ASCII string (see the top of this file): each number zigzag-encoded, five
@@ -1192,6 +1705,14 @@
     function row(node, parent, role, name, flags, value, hint, props, slot) {
       const r = count++;
       const id = slot === undefined ? idOf(node) : auxId(node, slot);
+      if (rId !== null) {
+        roomFor(r);
+        rAt[r] = at;
+        rId[r] = id;
+        rUp[r] = parent < 0 ? 0 : r - parent;
+        rVis[r] = curVis;
+        rNodes[r] = node;
+      }
       const hasValue = value !== null && value !== undefined;
       flags |= (hasValue ? HAS_VALUE : 0) | (hint !== null ? HAS_HINT : 0) | (props.length ? HAS_PROPS : 0);
       emit(id - lastId);
@@ -1214,8 +1735,12 @@
     }
 
     // The walk's stack, as three arrays (no array per entry): the node, its parent row, and
-    // whether its parent is hidden by visibility.
+    // flags: 1 its parent is hidden by visibility, 2 (an incremental pass) an ancestor changed
+    // as a whole (no row below it is copied), 4 its parent's children moved (its own are not).
     const stack = [];
+    let inherit = 0; // the flags 2 and 4 the children of the node being read get
+    const shadowRoots = [];
+    const frameEls = [];
     const parents = [];
     const hiddens = [];
     const docs = [];
@@ -1246,15 +1771,38 @@
       if (doc.documentElement) visit(doc.documentElement, r, false);
     }
     enterDocument(top, -1);
+    // What changed since the last pass, and where its rows are (the first row of each node,
+    // and where each row's subtree ends).
+    let blocked = null, rowOf = null, ends = null, wholes = null, moved = null;
+    wholeReason = !incremental || reuse ? "" :
+      prev === null || prev.doc !== top ? "the document's first reading" :
+      prev.truncated || prev.optionsKey !== optionsKey ? "the last reading was cut or asked otherwise" :
+      prev.url !== top.URL || prev.base !== top.baseURI ? "the document's address changed" :
+      prev.sheetsKey !== facts.key ? "the style sheets changed" : "the strings kept grew too many";
+    if (reuse && modals.size) wholeReason = "a modal dialog is open";
+    if (reuse && !modals.size) blocked = blockedSince(prev, focusedEl, mergedFacts(facts, prev.shadowFacts));
+    if (blocked !== null) {
+      wholes = watch.all;
+      moved = watch.kids;
+      rowOf = new Map();
+      for (let i = prev.count - 1; i >= 0; i--) rowOf.set(prev.nodes[i], i);
+      ends = new Uint32Array(prev.count);
+      for (let i = 0; i < prev.count; i++) ends[i] = i + 1;
+      for (let i = prev.count - 1; i > 0; i--) {
+        const up = prev.up[i];
+        if (up && ends[i] > ends[i - up]) ends[i - up] = ends[i];
+      }
+    }
 
     while (stack.length) {
       const node = stack.pop();
       const parent = parents.pop();
       const hiddenParent = hiddens.pop();
       if (count >= maxNodes) break;
+      inherit = 0;
       if (aboveModal.size && aboveModal.has(node.parentNode) && !aboveModal.has(node) && !modals.has(node)) continue;
       if (node.nodeType === 3) {
-        if (hiddenParent) continue;
+        if (hiddenParent & 1) continue;
         let data = node.data;
         if (!data) continue;
         const style = textStyle(node.parentNode);
@@ -1280,7 +1828,20 @@
       }
       if (node.nodeType !== 1) continue;
       const el = node;
+      curVis = hiddenParent & 1;
+      if (blocked !== null) {
+        if (!(hiddenParent & 6) && !blocked.has(el)) {
+          const r0 = rowOf.get(el);
+          if (r0 !== undefined && prev.vis[r0] === curVis && count + ends[r0] - r0 <= maxNodes) {
+            copyRows(r0, parent);
+            continue;
+          }
+        }
+        if (hiddenParent & 2 || wholes.has(el) || (moved.has(el) && el.shadowRoot)) inherit = 2;
+        else if (moved.has(el)) inherit = 4;
+      }
       const tag = el.localName;
+      if (incremental && tag.includes("-") && !el.matches(":defined")) undefinedElements.add(el);
       if (SKIP.has(tag) && el.namespaceURI === XHTML) continue;
       if (aria(el, "aria-hidden") === "true" || el.inert) continue;
       let hiddenSelf = false;
@@ -1346,8 +1907,10 @@
         prop(props, "level", 1, lv > 0 ? lv : /^h[1-6]$/.test(tag) ? +tag[1] : 2);
       }
       const isFormControl = tag === "input" || tag === "select" || tag === "textarea" || tag === "button";
+      if (incremental && isFormControl && tag !== "button") noteControl(el);
       if (standsIn) {
         const control = el.control;
+        if (incremental) noteControl(control);
         if (control.localName === "input" && (control.type === "checkbox" || control.type === "radio")) {
           prop(props, "checked", 2, control.indeterminate ? "mixed" : control.checked ? "true" : "false");
         }
@@ -1427,6 +1990,10 @@
       const r = row(el, parent, role, name, flags, value, hint, props);
       if (tag === "img" && el.useMap) areaLinks(el, r);
       if (tag === "iframe" || tag === "frame") {
+        // A frame's document is read whole at every pass (no observer watches it): no row
+        // above it or in it is copied.
+        if (incremental) frameEls.push(el);
+        inherit = 2;
         let doc = null;
         try { doc = el.contentDocument; } catch (e) { doc = null; }
         if (options.frames === false) continue;
@@ -1445,7 +2012,7 @@
           const op = [];
           prop(op, "selected", 0, o.selected ? 1 : 0);
           if (o.disabled) prop(op, "disabled", 0, 1);
-          row(o, popup, "option", collapse(o.label || o.text), 1, null, null, op);
+          notOwn(row(o, popup, "option", collapse(o.label || o.text), 1, null, null, op));
         }
         continue;
       }
@@ -1464,10 +2031,36 @@
     lastUnread = unread;
     // x, next, frames and origin first: the caller reads them off the answer's first bytes.
     const encoded = new TextDecoder("latin1").decode(buf.subarray(0, at));
-    return {
+    const answer = {
       x: unread, next, frames: entered - 1, origin: performance.timeOrigin,
-      v: 2, s: strings, r: encoded, closed, truncated: stack.length > 0,
+      v: 2, s: strings, r: encoded, closed, truncated: stack.length > 0, reused, whole: wholeReason,
     };
+    // Last: sheets this world cannot read, for the caller to read (see factsOf).
+    if (incremental && facts.unknown.length) answer.sheets = facts.unknown;
+    if (incremental) {
+      rAt[count] = at;
+      last = {
+        count, buf, at: rAt, id: rId, up: rUp, vis: rVis, nodes: rNodes, doc: top, optionsKey,
+        truncated: stack.length > 0, frameEls, url: top.URL, base: top.baseURI,
+        sheetsKey: facts.key, focused: focusedEl, freshStrings: reuse ? prev.freshStrings : strings.length,
+        animated: animationTargets(),
+        pointer: "",
+        // What the shadow trees' own sheets say (those of trees in copied rows were read before).
+        shadowFacts: shadowFacts(shadowRoots, blocked !== null ? { ...prev.shadowFacts } : { known: true, container: false, states: 0, silent: false, structural: false, has: false }),
+      };
+      table = { strings, index };
+      // Elements long gone are let go (a long-lived app replaces its lists all day).
+      for (const kept of [referring, undefinedElements]) if (kept.size > 4096) for (const el of kept) if (!el.isConnected) kept.delete(el);
+      if (controlState.size > 4096) for (const [c] of controlState) if (!c.isConnected) controlState.delete(c);
+      if (!last.truncated) {
+        watchFrom(top, shadowRoots, mergedFacts(facts, last.shadowFacts));
+        if (watch.states & (HOVER | PRESS)) last.pointer = pointerStates(watch.states);
+      }
+      else stopWatching();
+      // A check (tests): the same page read whole must give the same rows.
+      if (options.check && reused) answer.mismatch = firstDifference(answer, capture({ ...options, check: false, fresh: true }));
+    } else stopWatching();
+    return answer;
 
     // An image map's areas with an address: links inside the image, as in Chromium's tree
     // (an area has no box of its own: the user agent's sheet says display: none).
@@ -1477,14 +2070,50 @@
       for (const a of map.querySelectorAll("area[href]")) {
         const props = [];
         if (options.urls !== false && a.href) prop(props, "url", 2, a.href);
-        row(a, parentRow, "link", nameOf(a, "area", "link")[0], 0, null, null, props);
+        notOwn(row(a, parentRow, "link", nameOf(a, "area", "link")[0], 0, null, null, props));
       }
     }
 
     function visit(node, parentRow, hidden) {
       stack.push(node);
       parents.push(parentRow);
-      hiddens.push(hidden);
+      hiddens.push((hidden ? 1 : 0) | inherit);
+    }
+
+    // The rows of `from`'s subtree in the last pass, under `parentRow`: the first one written
+    // again (its id and parent are relative to the rows before it), the rest their bytes as
+    // they were (relative to each other; their strings are the kept table's).
+    function copyRows(from, parentRow) {
+      const to = ends[from];
+      const r = count++;
+      roomFor(r + to - from);
+      rAt[r] = at;
+      rId[r] = prev.id[from];
+      rUp[r] = parentRow < 0 ? 0 : r - parentRow;
+      rVis[r] = prev.vis[from];
+      rNodes[r] = prev.nodes[from];
+      emit(prev.id[from] - lastId);
+      emit(parentRow < 0 ? 0 : r - parentRow);
+      const p = skipNumber(prev.buf, skipNumber(prev.buf, prev.at[from]));
+      const end = prev.at[to];
+      if (at + end - p + 8 > buf.length) {
+        const bigger = new Uint8Array(Math.max(buf.length * 2, at + end - p + 8));
+        bigger.set(buf);
+        buf = bigger;
+      }
+      buf.set(prev.buf.subarray(p, end), at);
+      const shift = at - p;
+      at += end - p;
+      for (let i = from + 1; i < to; i++) {
+        const k = count++;
+        rAt[k] = prev.at[i] + shift;
+        rId[k] = prev.id[i];
+        rUp[k] = prev.up[i];
+        rVis[k] = prev.vis[i];
+        rNodes[k] = prev.nodes[i];
+      }
+      lastId = prev.id[to - 1];
+      reused += to - from;
     }
 
     // Children in reverse onto the stack (sibling links: no NodeList reads); a shadow host's
@@ -1497,6 +2126,7 @@
           return;
         }
       }
+      if (el.shadowRoot && incremental) shadowRoots.push(el.shadowRoot);
       const from = el.shadowRoot || el;
       for (let c = from.lastChild; c; c = c.previousSibling) visit(c, parentRow, hidden);
     }
@@ -1796,7 +2426,7 @@
 
   Object.defineProperty(globalThis, "__pagelens", {
     value: Object.freeze({
-      capture, html, lookup, idOf, boxes, contentBox, pointAt, focusKind, unread: () => lastUnread,
+      capture, html, lookup, idOf, boxes, contentBox, pointAt, focusKind, unread: () => lastUnread, factsOfTexts,
     }),
     enumerable: false,
   });
