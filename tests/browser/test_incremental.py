@@ -40,6 +40,10 @@ CHANGES: list[tuple[str, bool, str | None, str | None]] = [
     ("document.getElementById('named-by').textContent = 'Delete item'", True, "Delete item", None),
     ("document.querySelector('label[for=who]').textContent = 'Customer'", True, "Customer", None),
     ("document.getElementById('cell').textContent = 'Desk lamp'", True, "Desk lamp", None),
+    # An element with an id goes: a label names another control (ids written twice), a
+    # reference names nothing.
+    ("document.getElementById('promo').remove()", True, None, "Promo code"),
+    ("document.getElementById('gone-name').remove()", True, "Box", "Archive"),
     # A listener added to an element already shown (the hook tells it).
     ("document.getElementById('plain').addEventListener('click', () => {})", True, None, None),
     ("document.getElementById('more').open = true", True, "Hidden details", None),

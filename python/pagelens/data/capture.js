@@ -933,6 +933,7 @@
   function labelsText(el) {
     const labels = el.labels;
     if (!labels || labels.length === 0) return "";
+    if (incrementalPass) labelled.add(el);
     const parts = [];
     const visited = new Set([el]);
     for (const l of labels) {
@@ -1182,6 +1183,7 @@
   let table = null; // the last pass's strings, which its rows' bytes point into
   const referrers = new WeakMap(); // node -> the elements whose name read it by reference
   const referring = new Set(); // all such elements (an id that appears may name them)
+  const labelled = new Set(); // elements named by their labels (an id that goes may unname them)
   const controlState = new Map(); // a control -> its state when a pass last read it
   const undefinedElements = new Set(); // custom elements a pass met before their definition
   let observedRoots = new WeakSet();
@@ -1363,6 +1365,10 @@
     observedRoots = new WeakSet();
   }
   const STYLE_TAGS = new Set(["style", "link"]);
+  // An element that has or holds an id, where a name was read through one.
+  function holdsIds(n) {
+    return n.nodeType === 1 && (referring.size > 0 || labelled.size > 0) && (n.id !== "" || n.querySelector("[id]") !== null);
+  }
   function onMutations(records) {
     const w = watch;
     if (!w || w.full) return;
@@ -1379,11 +1385,14 @@
         for (const n of m.addedNodes) {
           if (n.nodeType === 1) {
             if (STYLE_TAGS.has(n.localName)) return fullFrom(w, "a style sheet was added");
-            if (referring.size && (n.id || (n.querySelector && n.querySelector("[id]")))) w.ids = true;
+            if (holdsIds(n)) w.ids = true;
             changed(w, "all", n);
           } else changed(w, "seed", n);
         }
-        for (const n of m.removedNodes) if (STYLE_TAGS.has(n.localName)) return fullFrom(w, "a style sheet was removed");
+        for (const n of m.removedNodes) {
+          if (STYLE_TAGS.has(n.localName)) return fullFrom(w, "a style sheet was removed");
+          if (holdsIds(n)) w.ids = true; // what an id named (a label's control) may be another now
+        }
         // Siblings' positions changed (a list's numbers, the blanks between inline neighbours).
         changed(w, w.structural ? "all" : "kids", parent);
       } else {
@@ -1584,7 +1593,12 @@
     // and once more after (it may have ended in between).
     for (const t of animationTargets()) w.all.add(t);
     for (const t of prev.animated) if (t.isConnected) w.all.add(t);
-    if (w.ids) for (const el of referring) seeds.push(el);
+    if (w.ids) {
+      // An id came or went: every name read through one, every label's control, again.
+      for (const el of referring) seeds.push(el);
+      for (const el of labelled) seeds.push(el);
+      for (const l of document.querySelectorAll("label[for]")) seeds.push(l, l.control);
+    }
     const any = seeds.length + w.all.size + w.kids.size;
     // What nothing tells: with a sheet this world cannot read, any change may reach anywhere;
     // a rule on a custom state or a playing medium changes with no event; `:has()` reaches up.
@@ -2050,7 +2064,7 @@
       };
       table = { strings, index };
       // Elements long gone are let go (a long-lived app replaces its lists all day).
-      for (const kept of [referring, undefinedElements]) if (kept.size > 4096) for (const el of kept) if (!el.isConnected) kept.delete(el);
+      for (const kept of [referring, labelled, undefinedElements]) if (kept.size > 4096) for (const el of kept) if (!el.isConnected) kept.delete(el);
       if (controlState.size > 4096) for (const [c] of controlState) if (!c.isConnected) controlState.delete(c);
       if (!last.truncated) {
         watchFrom(top, shadowRoots, mergedFacts(facts, last.shadowFacts));
