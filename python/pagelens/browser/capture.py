@@ -43,6 +43,7 @@ from pagelens.browser.frames import (
     raw_call,
 )
 from pagelens.browser.records import Box
+from pagelens.errors import PagelensError
 
 if TYPE_CHECKING:
     from collections.abc import AsyncIterator
@@ -142,6 +143,8 @@ class InPageCapture:
         and no world of it is there to be tried."""
         self.next_id = 1
         self._contexts.clear()
+        if self._learning is not None:
+            self._learning.cancel()  # its sessions are the old context's
 
     def hook_script(self) -> str:
         """The init script for the page's world (add it to every browser context)."""
@@ -449,9 +452,10 @@ def _reused(payload: Any) -> int:
     return int(found.group(1)) if found else 0
 
 
-class CaptureCheckFailed(AssertionError):
+class CaptureCheckFailed(PagelensError, AssertionError):
     """A reading of only what changed differed from a reading of the whole page (raised only
-    under ``BrowserConfig.check_incremental``: a bug of pagelens, never of the page)."""
+    under ``BrowserConfig.check_incremental``: a bug of pagelens, never of the page; never
+    turned into a reading of Chromium's tree as the capture's other failures are)."""
 
 
 def _check_same(payload: Any, record: FrameRecord) -> None:

@@ -29,7 +29,7 @@ from pagelens._core import AXTree, draw_ids, escape_page_text
 from pagelens.actions import ACTION_SPACES, Action, ActionError, NavigationRefused, internal_outcome, parse_action
 from pagelens.browser._util import quietly
 from pagelens.browser.allowlist import HostAllowList
-from pagelens.browser.capture import InPageCapture, capture_page, world_document
+from pagelens.browser.capture import CaptureCheckFailed, InPageCapture, capture_page, world_document
 from pagelens.browser.config import BrowserConfig
 from pagelens.browser.devtools import DevToolsSocket, free_port
 from pagelens.browser.execute import Acted, Executor, action_failure, goto
@@ -682,6 +682,8 @@ class AsyncBrowserEnv:
                     incremental=cfg.incremental,
                     check=cfg.check_incremental,
                 )
+            except CaptureCheckFailed:
+                raise
             except (PagelensError, PlaywrightError, asyncio.TimeoutError, ValueError) as e:
                 reason = f"pagelens' capture failed ({type(e).__name__}: {str(e)[:200]})"
             else:
