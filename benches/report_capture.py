@@ -10,9 +10,9 @@ an id in the capture's occam text.
 
 Speed: ``observe()`` with each source and Playwright's ``aria_snapshot(mode="ai")`` on the same
 page, interleaved with the order rotated, medians of RUNS, ratios to aria's time on the same
-page, in three cases: settled (nothing changed since the last reading), a relayout pending (a
-style change just made, of nothing the capture reads), and changed (a word added mid-page, then
-the same style change): pagelens' capture as it runs (re-reading only what changed), the same
+page, in four cases (see ``speed``): settled, a relayout pending (a style change just made, of
+nothing the capture reads), changed (a word added mid-page, the page settled), and the word
+then the style change: pagelens' capture as it runs (re-reading only what changed), the same
 made to read the whole page (a class toggled on the body first), and Chromium's tree. Beside
 it: what a bare ``Runtime.evaluate`` waits with a relayout pending (the rendering frame Chromium
 runs first, paid by every reader).

@@ -396,7 +396,7 @@ async def frame_owner(record: FrameRecord, timeout: float) -> None:
 
 _HEAD = re.compile(
     rb'"value"\s*:\s*\{\s*"x"\s*:\s*\[([0-9,\s]*)\]\s*,\s*"next"\s*:\s*([0-9]+)\s*,'
-    rb'\s*"frames"\s*:\s*([0-9]+)\s*,\s*"origin"\s*:\s*([0-9.eE+-]+)'
+    rb'\s*"frames"\s*:\s*([0-9]+)\s*,\s*"origin"\s*:\s*([0-9.eE+-]+)(?:\s*,\s*"reused"\s*:\s*([0-9]+))?'
 )
 
 
@@ -408,6 +408,7 @@ class _Head:
     next_id: int  # its registry's next id
     frames: int  # frame documents it read in the same pass
     document: float | None  # its document's performance.timeOrigin (see world_document)
+    reused: int = 0  # rows it copied from the last pass (an incremental one)
 
 
 def _head(payload: Any) -> _Head:
@@ -416,7 +417,7 @@ def _head(payload: Any) -> _Head:
         if m is None:
             return _Head(set(), 0, 0, None)
         unread = {int(v) for v in m.group(1).split(b",") if v.strip()}
-        return _Head(unread, int(m.group(2)), int(m.group(3)), float(m.group(4)))
+        return _Head(unread, int(m.group(2)), int(m.group(3)), float(m.group(4)), int(m.group(5) or 0))
     value = payload.get("result", {}).get("value", {})
     if not isinstance(value, dict):
         return _Head(set(), 0, 0, None)
@@ -426,6 +427,7 @@ def _head(payload: Any) -> _Head:
         int(value.get("next", 0)),
         int(value.get("frames", 0)),
         float(origin) if isinstance(origin, (int, float)) else None,
+        int(value.get("reused", 0)),
     )
 
 
@@ -440,16 +442,6 @@ def _as_bytes(payload: Any) -> Any:
     if isinstance(payload, bytes):
         return payload
     return json.dumps({"result": payload}).encode()
-
-
-_REUSED = re.compile(rb'"reused":(\d+)')
-
-
-def _reused(payload: Any) -> int:
-    """The rows a pass copied from its last one (its answer says so near its end)."""
-    raw = _as_bytes(payload)
-    found = _REUSED.search(raw, max(0, len(raw) - 4096))
-    return int(found.group(1)) if found else 0
 
 
 class CaptureCheckFailed(PagelensError, AssertionError):
@@ -508,8 +500,8 @@ async def capture_page(
         check=check,
     )
     walk_ms = (time.perf_counter() - t0) * 1e3
-    reused = _reused(walked.payload)
     head = walked.head
+    reused = head.reused
     # The frames, only for a page that has some (the pass says so): an action in one starts
     # from its record, another origin's gets a pass of its own.
     if include_frames and (head.unread or head.frames):
@@ -560,7 +552,7 @@ async def capture_page(
                 frames.append({"owner": owner_id, "payload": payload, "frame_id": record.frame_id})
                 continue
             passes[record.frame_id] = child
-            reused += _reused(child.payload)
+            reused += child.head.reused
             frames.append({"owner": owner_id, "payload": _as_bytes(child.payload), "frame_id": record.frame_id})
         frame_ms = (time.perf_counter() - t1) * 1e3
     records[""] = main_record

@@ -95,6 +95,8 @@
   // The rows' 64 characters (none needs escaping in JSON), and the flags that say which
   // optional fields a row has.
   const DIGITS = Uint8Array.from("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_", (c) => c.charCodeAt(0));
+  const DIGIT_OF = new Uint8Array(128); // a character's digit, for reading rows back
+  DIGITS.forEach((c, d) => { DIGIT_OF[c] = d; });
   const HAS_VALUE = 16, HAS_HINT = 32, HAS_PROPS = 64;
   // Allocated once: the walk asks these of every node.
   const NO_PROPS = Object.freeze([]);
@@ -597,6 +599,38 @@
   // give ::before/::after content (above) and those that give a pointer cursor (a page's own
   // mark of what it made clickable, where a framework's listener sits on a root far above:
   // React's, Vue's delegation), each { classes, selector }.
+  // The rule lists of a document's sheets (an unreadable one, another origin's, told to
+  // `unreadable`), and every rule in such lists: nested ones, an @import's sheet's.
+  function ruleLists(doc, unreadable) {
+    const lists = [];
+    for (const sheet of doc.styleSheets) {
+      try {
+        lists.push(sheet.cssRules);
+      } catch (e) {
+        unreadable(sheet);
+      }
+    }
+    for (const sheet of doc.adoptedStyleSheets || []) lists.push(sheet.cssRules);
+    return lists;
+  }
+  function eachRule(lists, visit, unreadable) {
+    while (lists.length) {
+      const rules = lists.pop();
+      for (let i = 0; i < rules.length; i++) {
+        const rule = rules[i];
+        if (rule.styleSheet) {
+          let imported = null;
+          try { imported = rule.styleSheet.cssRules; } catch (e) { unreadable(rule.styleSheet); }
+          if (imported) lists.push(imported);
+        }
+        if (rule.cssRules && rule.cssRules.length) lists.push(rule.cssRules); // @media, nesting
+        visit(rule);
+      }
+    }
+  }
+  const cannotRead = () => {
+    throw new Error("a sheet of another origin");
+  };
   function rulesOf(doc) {
     let found = pseudoSelectors.get(doc);
     if (found !== undefined) return found;
@@ -611,28 +645,19 @@
         else into.complex.push(part || "*");
       }
     };
-    const lists = [];
     try {
-      for (const sheet of doc.styleSheets) lists.push(sheet.cssRules);
-      for (const sheet of doc.adoptedStyleSheets || []) lists.push(sheet.cssRules);
-      while (lists.length) {
-        const rules = lists.pop();
-        for (let i = 0; i < rules.length; i++) {
-          const rule = rules[i];
-          if (rule.styleSheet) lists.push(rule.styleSheet.cssRules); // @import
-          if (rule.cssRules && rule.cssRules.length) lists.push(rule.cssRules); // @media, nesting
-          const text = absoluteSelector(rule);
-          if (!text) continue;
-          if (text.search(PSEUDO_AT) >= 0) {
-            if (!wordless(rule.style.content)) add(pseudo, text.replace(PSEUDO_AT, ""));
-          } else if (rule.style.cursor === "pointer") {
-            // A rule for native targets only (`a`, `button`, `label:hover`) points at nothing the
-            // walk asks: left out of the list every plain element is matched against.
-            const parts = topLevelParts(text).filter((part) => !NATIVE_LAST.test(part));
-            if (parts.length) add(pointer, parts.join(","));
-          }
+      eachRule(ruleLists(doc, cannotRead), (rule) => {
+        const text = absoluteSelector(rule);
+        if (!text) return;
+        if (text.search(PSEUDO_AT) >= 0) {
+          if (!wordless(rule.style.content)) add(pseudo, text.replace(PSEUDO_AT, ""));
+        } else if (rule.style.cursor === "pointer") {
+          // A rule for native targets only (`a`, `button`, `label:hover`) points at nothing the
+          // walk asks: left out of the list every plain element is matched against.
+          const parts = topLevelParts(text).filter((part) => !NATIVE_LAST.test(part));
+          if (parts.length) add(pointer, parts.join(","));
         }
-      }
+      }, cannotRead);
       const root = doc.documentElement;
       const parses = (selector) => {
         try {
@@ -1163,9 +1188,10 @@
 
   // CSS properties a pass reads (through checkVisibility, computed styles and pseudo content).
   const READ_PROPS = ["display", "visibility", "content", "content-visibility", "white-space-collapse", "text-wrap-mode", "text-transform"];
-  // Selectors whose match changes without a DOM change (a state), by what tells their change: a hover (mouse events), a focus (focus events or the
-  // pass's own look at the focus), a press, a value (input events, or the pass's look at the
-  // controls), others (a popover or details toggled, a custom element defined).
+  // Selectors whose match changes without a DOM change (a state), by what tells the change: a
+  // hover (mouse events), a focus (focus events, or the pass's own look at the focus), a press,
+  // a value (input events, or the pass's look at the controls), others (a popover or details
+  // toggled, a custom element defined).
   const HOVER = 1, FOCUS = 2, PRESS = 4, VALUE = 8, OTHER_STATE = 16, ANY_STATE = 31;
   const STATES = [
     [HOVER, /:hover/i],
@@ -1227,18 +1253,10 @@
   function factsOf(doc, given) {
     const key = sheetsKey(doc);
     if (styleFacts && styleFacts.key === key && styleFacts.doc === doc && !styleFacts.unknown.some((h) => given && given[h])) return styleFacts;
-    const facts = { key, doc, known: true, container: false, states: 0, silent: false, structural: false, has: false, unknown: [] };
-    const lists = [];
-    for (const sheet of doc.styleSheets) {
-      try {
-        lists.push(sheet.cssRules);
-      } catch (e) {
-        unreadable(sheet, facts, given);
-      }
-    }
-    for (const sheet of doc.adoptedStyleSheets || []) lists.push(sheet.cssRules);
+    const facts = { ...noFacts(), key, doc, unknown: [] };
+    const unreadable = (sheet) => untold(sheet, facts, given);
     try {
-      scanRules(lists, facts, given);
+      scanRules(ruleLists(doc, unreadable), facts, unreadable);
     } catch (e) {
       facts.known = false;
     }
@@ -1256,9 +1274,12 @@
     into.states |= f.states | 0;
     if (f.container) into.known = !(into.container = true);
   }
-  // What rules say about what a change may reach: a rule on a state (a hover, a focus, a
-  // value) or on siblings, or :has(), that sets a property a pass reads; a container query.
-  function unreadable(sheet, facts, given) {
+  // What no rule says yet: nothing reaches further than the change.
+  function noFacts() {
+    return { known: true, container: false, states: 0, silent: false, structural: false, has: false };
+  }
+  // A sheet this world cannot read: what the caller read of it, else unknown (its address asked).
+  function untold(sheet, facts, given) {
     const told = given && sheet.href ? given[sheet.href] : undefined;
     if (told) addFacts(facts, told);
     else {
@@ -1266,31 +1287,25 @@
       if (sheet.href && facts.unknown) facts.unknown.push(sheet.href);
     }
   }
-  function scanRules(lists, facts, given) {
-    while (lists.length) {
-      const rules = lists.pop();
-      for (let i = 0; i < rules.length; i++) {
-        const rule = rules[i];
-        if (rule.styleSheet) {
-          try { lists.push(rule.styleSheet.cssRules); } catch (e) { unreadable(rule.styleSheet, facts, given); }
-        }
-        if (rule.cssRules && rule.cssRules.length) lists.push(rule.cssRules);
-        // A container query answers to layout sizes, which change with no event at all.
-        if (typeof CSSContainerRule === "function" && rule instanceof CSSContainerRule) facts.known = !(facts.container = true);
-        const selector = rule.selectorText;
-        if (!selector || !rule.style) continue;
-        let reads = false;
-        for (const p of READ_PROPS) if (rule.style.getPropertyValue(p)) { reads = true; break; }
-        const pointer = rule.style.getPropertyValue("cursor") !== "";
-        if (!reads && !pointer) continue;
-        if (reads) {
-          for (const [bit, re] of STATES) if (re.test(selector)) facts.states |= bit;
-          if (SILENT_STATE.test(selector)) facts.silent = true;
-        }
-        if (STRUCTURAL_SELECTOR.test(selector)) facts.structural = true;
-        if (/:has\(/i.test(selector)) facts.has = true;
+  // What rules say about what a change may reach: a rule on a state (a hover, a focus, a
+  // value) or on siblings, or :has(), that sets a property a pass reads; a container query.
+  function scanRules(lists, facts, unreadable) {
+    eachRule(lists, (rule) => {
+      // A container query answers to layout sizes, which change with no event at all.
+      if (typeof CSSContainerRule === "function" && rule instanceof CSSContainerRule) facts.known = !(facts.container = true);
+      const selector = rule.selectorText;
+      if (!selector || !rule.style) return;
+      let reads = false;
+      for (const p of READ_PROPS) if (rule.style.getPropertyValue(p)) { reads = true; break; }
+      const pointer = rule.style.getPropertyValue("cursor") !== "";
+      if (!reads && !pointer) return;
+      if (reads) {
+        for (const [bit, re] of STATES) if (re.test(selector)) facts.states |= bit;
+        if (SILENT_STATE.test(selector)) facts.silent = true;
       }
-    }
+      if (STRUCTURAL_SELECTOR.test(selector)) facts.structural = true;
+      if (/:has\(/i.test(selector)) facts.has = true;
+    }, unreadable || (() => { facts.known = false; }));
   }
   // A shadow tree's own sheets' facts (readable: the page's own), each sheet's kept while its
   // rules are as many (a component's sheet is shared by all its instances).
@@ -1303,7 +1318,7 @@
           let n;
           try { n = sheet.cssRules.length; } catch (e) { into.known = false; continue; }
           if (!kept || kept.n !== n) {
-            const facts = { known: true, container: false, states: 0, silent: false, structural: false, has: false };
+            const facts = noFacts();
             try { scanRules([sheet.cssRules], facts); } catch (e) { facts.known = false; }
             factsOfSheet.set(sheet, (kept = { n, facts }));
           }
@@ -1318,7 +1333,7 @@
   // The facts of sheets' texts (another origin's, which the caller read through DevTools).
   function factsOfTexts(texts) {
     return texts.map((text) => {
-      const facts = { known: true, container: false, states: 0, silent: false, structural: false, has: false };
+      const facts = noFacts();
       if (/@import/i.test(text)) return null; // what it imports is not in the text
       try {
         const sheet = new CSSStyleSheet();
@@ -1327,7 +1342,7 @@
       } catch (e) {
         return null;
       }
-      return { states: facts.states, silent: facts.silent, structural: facts.structural, has: facts.has, container: facts.container };
+      return facts;
     });
   }
 
@@ -1352,15 +1367,17 @@
     if (how === "all") w.all.add(node);
     else if (how === "kids") w.kids.add(node);
     else w.seeds.push(node);
-    if (++w.count > MAX_WATCHED) fullFrom(w, "more than " + MAX_WATCHED + " changes");
+    if (++w.count > MAX_WATCHED) fullFrom(w);
   }
-  function fullFrom(w, why) {
+  function fullFrom(w) {
     w.full = true;
-    w.why = why;
     w.seeds = [];
     w.all.clear();
     w.kids.clear();
-    if (observer) observer.disconnect(); // nothing more to note: no cost to the page till then
+    disconnect(); // nothing more to note: no cost to the page till then
+  }
+  function disconnect() {
+    if (observer) observer.disconnect();
     observer = null;
     observedRoots = new WeakSet();
   }
@@ -1376,30 +1393,30 @@
       const t = m.target;
       if (m.type === "characterData") {
         const p = t.parentNode;
-        if (p && STYLE_TAGS.has(p.localName)) return fullFrom(w, "a style sheet changed");
+        if (p && STYLE_TAGS.has(p.localName)) return fullFrom(w);
         changed(w, "seed", t);
       } else if (m.type === "childList") {
-        if (t.nodeType === 9 || STYLE_TAGS.has(t.localName)) return fullFrom(w, "the document's root or a style sheet changed");
+        if (t.nodeType === 9 || STYLE_TAGS.has(t.localName)) return fullFrom(w);
         const parent = t.nodeType === 11 ? t.host : t;
-        if (!parent) return fullFrom(w, "a fragment outside the page changed");
+        if (!parent) return fullFrom(w);
         for (const n of m.addedNodes) {
           if (n.nodeType === 1) {
-            if (STYLE_TAGS.has(n.localName)) return fullFrom(w, "a style sheet was added");
+            if (STYLE_TAGS.has(n.localName)) return fullFrom(w);
             if (holdsIds(n)) w.ids = true;
             changed(w, "all", n);
           } else changed(w, "seed", n);
         }
         for (const n of m.removedNodes) {
-          if (STYLE_TAGS.has(n.localName)) return fullFrom(w, "a style sheet was removed");
+          if (STYLE_TAGS.has(n.localName)) return fullFrom(w);
           if (holdsIds(n)) w.ids = true; // what an id named (a label's control) may be another now
         }
         // Siblings' positions changed (a list's numbers, the blanks between inline neighbours).
         changed(w, w.structural ? "all" : "kids", parent);
       } else {
-        if (STYLE_TAGS.has(t.localName)) return fullFrom(w, "a style sheet changed");
+        if (STYLE_TAGS.has(t.localName)) return fullFrom(w);
         const name = m.attributeName;
         if (name === "style" && readStyle(m.oldValue) === readStyle(t.getAttribute("style"))) continue;
-        if (name === "for") return fullFrom(w, "a label was given another control");
+        if (name === "for") return fullFrom(w);
         if (name === "id" || name === "name") w.ids = true;
         changed(w, "all", t);
         // Which slot shows a host's child: the whole shadow tree may show it elsewhere now.
@@ -1414,13 +1431,12 @@
       if (w.full) return;
     }
   }
-  // Events whose change a MutationObserver does not see.
-  const STATE_EVENTS = ["mouseover", "mouseout", "focusin", "focusout", "mousedown", "mouseup", "input", "change", "reset"];
+  // Events whose change a MutationObserver does not see (EVENT_STATE's).
   function onStateEvent(e) {
     const w = watch;
     if (!w || w.full) return;
     // A style rule shows or hides on a state (or a sheet may): anything may have changed.
-    if (w.states & EVENT_STATE[e.type]) return fullFrom(w, "a " + e.type + " where a style rule answers to its state");
+    if (w.states & EVENT_STATE[e.type]) return fullFrom(w);
     if (e.type === "input" || e.type === "change" || e.type === "reset") {
       const t = e.composedPath()[0];
       if (t && t.nodeType === 1) changed(w, "seed", t);
@@ -1430,22 +1446,22 @@
     const w = watch;
     const t = e.composedPath()[0];
     if (!w || w.full || !t || t.nodeType !== 1) return;
-    if (w.states & OTHER_STATE) return fullFrom(w, "a toggle where a style rule answers to it");
+    if (w.states & OTHER_STATE) return fullFrom(w);
     changed(w, "all", t);
   }
   function onLoad(e) {
     const w = watch;
     const t = e.composedPath()[0];
-    if (w && !w.full && t && t.nodeType === 1 && STYLE_TAGS.has(t.localName)) fullFrom(w, "a style sheet loaded");
+    if (w && !w.full && t && t.nodeType === 1 && STYLE_TAGS.has(t.localName)) fullFrom(w);
   }
   function onWindowChange(e) {
-    if (watch && !watch.full) fullFrom(watch, "a " + e.type);
+    if (watch && !watch.full) fullFrom(watch);
   }
   const listening = new WeakSet();
   function listenIn(doc) {
     if (listening.has(doc)) return;
     listening.add(doc);
-    for (const type of STATE_EVENTS) doc.addEventListener(type, onStateEvent, true);
+    for (const type of Object.keys(EVENT_STATE)) doc.addEventListener(type, onStateEvent, true);
     doc.addEventListener("toggle", onToggle, true);
     doc.addEventListener("load", onLoad, true);
     doc.addEventListener("error", onLoad, true);
@@ -1461,11 +1477,6 @@
     observer.observe(root, OBSERVE);
   }
 
-  let wholeReason = "";
-  function whole(reason) {
-    wholeReason = reason;
-    return null;
-  }
   // The elements under the pointer and pressed, as one key (only where a rule reads them).
   const pointerIds = new WeakMap();
   let pointerCount = 0;
@@ -1492,9 +1503,7 @@
   }
   function stopWatching() {
     watch = null;
-    if (observer) observer.disconnect();
-    observer = null;
-    observedRoots = new WeakSet();
+    disconnect();
   }
 
   // Where two passes' rows first differ (null: nowhere), each row as its decoded fields.
@@ -1511,8 +1520,7 @@
     const num = () => {
       let z = 0, scale = 1;
       for (;;) {
-        const c = text.charCodeAt(p++);
-        const d = c >= 97 ? c - 71 : c === 95 ? 63 : c >= 65 ? c - 65 : c >= 48 ? c + 4 : 62;
+        const d = DIGIT_OF[text.charCodeAt(p++)];
         if (d < 32) { z += d * scale; break; }
         z += (d - 32) * scale;
         scale *= 32;
@@ -1562,29 +1570,29 @@
   function blockedSince(prev, focused, facts) {
     if (observer) onMutations(observer.takeRecords()); // changes not yet delivered
     const w = watch;
-    if (!w || w.full) return whole(w ? w.why : "no reading to start from");
+    if (!w || w.full) return null;
     const seeds = w.seeds;
     // Changes no event told (a focus, a value set by script, a custom element defined): where a
     // style rule answers to that state, the page is read whole.
     if (focused !== prev.focused) {
-      if (w.states & FOCUS) return whole("the focus moved where a style rule answers to it");
+      if (w.states & FOCUS) return null;
       seeds.push(prev.focused, focused);
     }
-    // The pointer's and the press' elements, looked at too: a page may stop their events
+    // The pointer's and the press' elements are looked at too: a page may stop their events
     // before they reach the document.
-    if (w.states & (HOVER | PRESS) && pointerStates(w.states) !== prev.pointer) return whole("the pointer moved where a style rule answers to it");
+    if (w.states & (HOVER | PRESS) && pointerStates(w.states) !== prev.pointer) return null;
     for (const f of prev.frameEls) if (f.isConnected) seeds.push(f);
     for (const [c] of controlState) {
       if (!c.isConnected) controlState.delete(c);
       else if (stateOfControl(c) !== controlState.get(c)) {
-        if (w.states & VALUE) return whole("a control's value changed where a style rule answers to it");
+        if (w.states & VALUE) return null;
         seeds.push(c);
       }
     }
     for (const el of undefinedElements) {
       if (!el.isConnected) undefinedElements.delete(el);
       else if (el.matches(":defined")) {
-        if (w.states & OTHER_STATE) return whole("a custom element was defined where a style rule answers to it");
+        if (w.states & OTHER_STATE) return null;
         w.all.add(el); // defined since: it may have a shadow tree now
         undefinedElements.delete(el);
       }
@@ -1602,9 +1610,8 @@
     const any = seeds.length + w.all.size + w.kids.size;
     // What nothing tells: with a sheet this world cannot read, any change may reach anywhere;
     // a rule on a custom state or a playing medium changes with no event; `:has()` reaches up.
-    if (any && !facts.known) return whole(facts.container ? "a style rule asks a container's size" : "a style sheet cannot be read (another origin's)");
-    if (any && (facts.silent || facts.has)) return whole("a style rule answers to :has() or a state no event tells");
-    if (any > prev.count / 4) return whole("most of the page changed"); // a full pass costs less
+    if (any && (!facts.known || facts.silent || facts.has)) return null;
+    if (any > prev.count / 4) return null; // most of the page changed: a full pass costs less
     const blocked = new Set();
     const queue = [...seeds, ...w.all, ...w.kids];
     while (queue.length) {
@@ -1618,7 +1625,7 @@
         if (tag === "label" && n.control) queue.push(n.control);
         if (n.labels) for (const l of n.labels) queue.push(l);
         if (tag === "table") w.all.add(n); // a cell's change may change what the table is
-        else if (tag === "map") return whole("an image map changed");
+        else if (tag === "map") return null; // an image map changed
       }
     }
     return blocked;
@@ -1626,11 +1633,8 @@
 
   // The position after the number of a row's bytes at `p` (its digits below 32 end it).
   function skipNumber(bytes, p) {
-    for (;;) {
-      const c = bytes[p++];
-      const d = c >= 97 ? c - 71 : c === 95 ? 63 : c >= 65 ? c - 65 : c >= 48 ? c + 4 : 62;
-      if (d < 32) return p;
-    }
+    while (DIGIT_OF[bytes[p++]] >= 32);
+    return p;
   }
 
   // ---- the walk ---------------------------------------------------------------------------
@@ -1788,12 +1792,6 @@
     // What changed since the last pass, and where its rows are (the first row of each node,
     // and where each row's subtree ends).
     let blocked = null, rowOf = null, ends = null, wholes = null, moved = null;
-    wholeReason = !incremental || reuse ? "" :
-      prev === null || prev.doc !== top ? "the document's first reading" :
-      prev.truncated || prev.optionsKey !== optionsKey ? "the last reading was cut or asked otherwise" :
-      prev.url !== top.URL || prev.base !== top.baseURI ? "the document's address changed" :
-      prev.sheetsKey !== facts.key ? "the style sheets changed" : "the strings kept grew too many";
-    if (reuse && modals.size) wholeReason = "a modal dialog is open";
     if (reuse && !modals.size) blocked = blockedSince(prev, focusedEl, mergedFacts(facts, prev.shadowFacts));
     if (blocked !== null) {
       wholes = watch.all;
@@ -2043,11 +2041,11 @@
     }
     const closed = hookDone(docs, options);
     lastUnread = unread;
-    // x, next, frames and origin first: the caller reads them off the answer's first bytes.
+    // x, next, frames, origin and reused first: the caller reads them off the answer's first bytes.
     const encoded = new TextDecoder("latin1").decode(buf.subarray(0, at));
     const answer = {
-      x: unread, next, frames: entered - 1, origin: performance.timeOrigin,
-      v: 2, s: strings, r: encoded, closed, truncated: stack.length > 0, reused, whole: wholeReason,
+      x: unread, next, frames: entered - 1, origin: performance.timeOrigin, reused,
+      v: 2, s: strings, r: encoded, closed, truncated: stack.length > 0,
     };
     // Last: sheets this world cannot read, for the caller to read (see factsOf).
     if (incremental && facts.unknown.length) answer.sheets = facts.unknown;
@@ -2060,7 +2058,7 @@
         animated: animationTargets(),
         pointer: "",
         // What the shadow trees' own sheets say (those of trees in copied rows were read before).
-        shadowFacts: shadowFacts(shadowRoots, blocked !== null ? { ...prev.shadowFacts } : { known: true, container: false, states: 0, silent: false, structural: false, has: false }),
+        shadowFacts: shadowFacts(shadowRoots, blocked !== null ? { ...prev.shadowFacts } : noFacts()),
       };
       table = { strings, index };
       // Elements long gone are let go (a long-lived app replaces its lists all day).
