@@ -6,6 +6,7 @@ page script cannot read, and agreement with Chromium's tree on local and corpus 
 
 from __future__ import annotations
 
+import json
 import re
 
 import pytest
@@ -511,6 +512,48 @@ def test_a_closed_shadow_root_falls_back_to_chromiums_tree(browser, site):
     assert any("closed shadow roots" in n for n in obs.notes), obs.notes
 
 
+async def _accessibility_work(aenv, frames) -> int:
+    """Chromium's accessibility work while each of ``frames`` changes and renders a frame: the
+    trace events of its "accessibility" category, which only a renderer whose accessibility is
+    on makes (every frame of such a page updates Chromium's tree as well)."""
+    chromium = aenv.context.browser
+    await chromium.start_tracing(categories=["accessibility"])
+    try:
+        for frame in frames:
+            await frame.evaluate(
+                """() => new Promise((done) => { document.body.append(document.createElement('p'));
+                   requestAnimationFrame(() => setTimeout(done)); })"""
+            )
+    finally:
+        trace = await chromium.stop_tracing()
+    return sum(e.get("cat") == "accessibility" for e in json.loads(trace)["traceEvents"])
+
+
+def test_a_reading_of_chromiums_tree_in_its_stead_leaves_its_accessibility_off(browser, site):
+    """The AX tree read where the capture cannot (a closed shadow root) turns Chromium's
+    accessibility off again after it, so the page's later rendering frames do not update
+    Chromium's tree; a reading that keeps it on (the AX source's) shows the work measured."""
+    browser.config.source = "dom"
+    browser.reset(site.url("site/second.html"), observe=False)
+
+    async def closed(aenv):
+        await aenv.page.evaluate(
+            """() => { const host = document.createElement('div'); document.body.append(host);
+               host.attachShadow({mode: 'closed'}).innerHTML = '<button>Inside closed root</button>'; }"""
+        )
+
+    browser.run(closed)
+    obs = browser.observe()
+    assert any("closed shadow roots" in n for n in obs.notes), obs.notes
+    assert browser.run(lambda aenv: _accessibility_work(aenv, [aenv.page])) == 0
+
+    async def kept_on(aenv):
+        await fetch_tree(aenv.sessions_for(aenv.page), include_frames=False, clickables=False)
+        return await _accessibility_work(aenv, [aenv.page])
+
+    assert browser.run(kept_on) > 0
+
+
 def test_open_shadow_roots_and_slots_are_read(browser, site):
     browser.config.source = "dom"
     browser.reset(site.url("site/second.html"), observe=False)
@@ -668,7 +711,8 @@ def test_no_id_ever_names_two_elements_across_documents(browser, site):
 
 def test_a_frame_the_capture_cannot_read_is_read_from_chromiums_tree(browser, site, monkeypatch):
     """A frame of another origin whose own pass fails (no world, an error) is read from
-    Chromium's tree for that frame alone, said in the notes, and its elements act."""
+    Chromium's tree for that frame alone, said in the notes, and its elements act; no renderer
+    is left with Chromium's accessibility on after that reading."""
     from pagelens.browser.capture import InPageCapture
 
     walk = InPageCapture.walk
@@ -683,6 +727,7 @@ def test_a_frame_the_capture_cannot_read_is_read_from_chromiums_tree(browser, si
     obs = browser.reset(site.url("site/frames.html"))
     assert "Text inside the cross-site frame" in obs.text and "Child button" in obs.text
     assert any("read from Chromium's accessibility tree" in n and "no world" in n for n in obs.notes), obs.notes
+    assert browser.run(lambda aenv: _accessibility_work(aenv, aenv.page.frames)) == 0
     cross = next(i for i in obs.ids if obs.tree.node(i).name == "Cross button")
     clicked = browser.step(f"click [{cross}]")
     assert clicked.ok, clicked.error

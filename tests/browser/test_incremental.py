@@ -99,6 +99,47 @@ def test_nothing_changed_copies_everything_but_the_root(browser, site):
     assert again.reused_rows == len(again.tree) - 1  # the document's own row is always read
 
 
+async def _observed_with_answer_sizes(aenv):
+    """An observation and the sizes of the capture's answers it received (bytes)."""
+    socket = await aenv._raw_socket()
+    sizes = []
+    call = socket.target_call
+
+    async def spy(target, method, params=None, *args, **kwargs):
+        answer = await call(target, method, params, *args, **kwargs)
+        if method == "Runtime.evaluate" and ".capture(" in (params or {}).get("expression", ""):
+            sizes.append(len(answer))
+        return answer
+
+    socket.target_call = spy
+    try:
+        return await aenv.observe(), sizes
+    finally:
+        del socket.target_call
+
+
+def test_a_reading_of_nothing_changed_is_not_sent_again(browser, site):
+    """A pass whose answer would be, byte for byte, the one pagelens holds says so instead of
+    sending it (a large page's answer costs more to send than its pass): the observation is
+    the same; a change is read and sent; an answer pagelens does not hold is sent whole."""
+    browser.reset(site.url("site/incremental.html"), observe=False)
+    first, sizes = browser.run(_observed_with_answer_sizes)
+    assert sizes[-1] > 4_000  # (the first is "no capture installed yet")
+    again, sizes = browser.run(_observed_with_answer_sizes)
+    assert sizes == [sizes[0]] and sizes[0] < 400 and again.text == first.text
+    assert again.reused_rows == len(again.tree) - 1
+    browser.run(lambda aenv: aenv.page.evaluate("document.getElementById('heading').textContent = 'Open orders'"))
+    changed, sizes = browser.run(_observed_with_answer_sizes)
+    assert sizes[-1] > 4_000 and "Open orders" in changed.text
+
+    async def lose_answers(aenv):  # as after its own failure: a pass names an answer not held
+        aenv._capture._answers.clear()
+
+    browser.run(lose_answers)
+    lost, sizes = browser.run(_observed_with_answer_sizes)
+    assert sizes[-1] > 4_000 and lost.text == changed.text
+
+
 def test_a_change_the_watch_cannot_see_is_caught_by_the_check(browser, site):
     """The check is what the suite relies on: a style rule changed through the CSSOM (no
     mutation, no event, the same number of rules) is not seen, and the check says so."""
@@ -178,3 +219,21 @@ def test_a_sheet_of_another_origin_is_read_through_devtools(browser, site):
     assert hovered.ok, hovered.error
     assert "Settings" in hovered.observation.text
     assert hovered.observation.reused_rows == 0
+
+
+def test_reading_sheets_leaves_the_pages_session_alone(browser, site):
+    """The sheets of another origin are read on a session of their own: the DOM and CSS domains
+    that reading turns on and off do not drop the node ids held on the page's session."""
+    from pagelens.browser.frames import cdp
+
+    browser.reset(site.url("site/incremental-other-origin.html"), observe=False)
+
+    async def held_through_a_reading(aenv):
+        session = await aenv.sessions_for(aenv.page).main()
+        root = (await cdp(session, "DOM.getDocument", {"depth": 0}))["root"]["nodeId"]
+        await aenv.observe()
+        assert aenv._capture._learning is not None
+        await aenv._capture._learning
+        return (await cdp(session, "DOM.querySelector", {"nodeId": root, "selector": "#note"}))["nodeId"]
+
+    assert browser.run(held_through_a_reading) > 0

@@ -35,6 +35,7 @@ from pagelens.browser.frames import (
     Capture,
     FrameRecord,
     FrameSessions,
+    accessibility_off,
     build_tree,
     cap_frames,
     cdp,
@@ -129,6 +130,9 @@ class InPageCapture:
         }
         self._global = f"__pagelens_{token}"  # where the capture is found in its world
         self._contexts: dict[tuple[int, str], int] = {}  # (session, frame id) -> the world's context
+        # The last whole answer of each frame's incremental pass and its number: a pass that would
+        # answer the same bytes says so instead of sending them (see walk).
+        self._answers: dict[tuple[int, str], tuple[int, bytes]] = {}
         # What style sheets of another origin say (their rules, which no page script can read,
         # read through DevTools), by address, for an incremental pass to know what a change may
         # reach; None: they could not be read. One reading at a time, in the background.
@@ -143,6 +147,7 @@ class InPageCapture:
         and no world of it is there to be tried."""
         self.next_id = 1
         self._contexts.clear()
+        self._answers.clear()
         if self._learning is not None:
             self._learning.cancel()  # its sessions are the old context's
 
@@ -165,11 +170,13 @@ class InPageCapture:
         body: bool = False,
         incremental: bool = False,
         check: bool = False,
+        have: int = 0,
     ) -> str:
         options: dict[str, Any] = {
             "sheetFacts": {h: f for h, f in self._sheet_facts.items() if f is not None} if incremental else None,
             "incremental": incremental,
             "check": check,
+            "have": have,
             "body": body,
             "base": self.next_id,
             **self._events,
@@ -242,6 +249,7 @@ class InPageCapture:
     def _remember(self, key: tuple[int, str], context: int) -> None:
         if len(self._contexts) >= _MAX_CONTEXTS:  # frames come and go all day on some pages
             self._contexts.clear()
+            self._answers.clear()
         self._contexts[key] = context
 
     async def walk(
@@ -271,9 +279,13 @@ class InPageCapture:
         is only ever sent to a world Chromium has just named as pagelens'."""
         if view not in ("capture", "html"):
             raise ValueError(f"no view {view!r} of the capture")
-        options = self._options(max_nodes, clickables, frames, max_frames, urls, body, incremental, check)
-        quick = f"typeof {self._global} === 'object' ? {self._global}.{view}({options}) : 0"
         key = (id(record.session), record.frame_id)
+        # The answer held for this frame (raw bytes: Playwright's dicts are not kept), named to
+        # the pass: it answers "the same" rather than those bytes again.
+        held = self._answers.get(key) if incremental and devtools is not None and view == "capture" else None
+        have = held[0] if held is not None else 0
+        options = self._options(max_nodes, clickables, frames, max_frames, urls, body, incremental, check, have)
+        quick = f"typeof {self._global} === 'object' ? {self._global}.{view}({options}) : 0"
         context = self._contexts.get(key)
         payload: Any = None
         if context is not None:
@@ -294,9 +306,15 @@ class InPageCapture:
         if check:
             _check_same(payload, record)
         if incremental:
-            self._learn_sheets(payload, record, context, timeout)
+            self._learn_sheets(payload, sessions, record, context, timeout)
         head = _head(payload)
         self.next_id = max(self.next_id, head.next_id)
+        if head.same:
+            if held is None or head.answer != held[0]:  # the pass says it only of the answer named
+                raise DevToolsError(f"the capture answered 'the same as answer {head.answer}', which is not held")
+            payload = held[1]  # its rows, strings, unread frames and closed hosts: all the core reads
+        elif incremental and view == "capture" and isinstance(payload, bytes):
+            self._answers[key] = (head.answer, payload)
         return _Walked(payload, record, context, head)
 
     async def call(self, session: CDPSession, frame_id: str, then: str, timeout: float) -> dict[str, Any]:
@@ -315,7 +333,9 @@ class InPageCapture:
         reply = (await cdp(session, "Runtime.evaluate", params, timeout)).get("result", {})
         return reply if isinstance(reply, dict) else {}
 
-    def _learn_sheets(self, payload: Any, record: FrameRecord, context: int, timeout: float) -> None:
+    def _learn_sheets(
+        self, payload: Any, sessions: FrameSessions, record: FrameRecord, context: int, timeout: float
+    ) -> None:
         """Starts reading the sheets a pass could not read (its answer names them last), unless
         a reading is under way or they were read before."""
         raw = _as_bytes(payload)
@@ -328,12 +348,20 @@ class InPageCapture:
             return
         new = [h for h in hrefs if isinstance(h, str) and h not in self._sheet_facts][:_MAX_SHEETS]
         if new:
-            reading = self._read_sheets(record.session, context, new, min(timeout, _SHEETS_TIMEOUT_S))
+            reading = self._read_sheets(sessions, record.session, context, new, min(timeout, _SHEETS_TIMEOUT_S))
             self._learning = asyncio.ensure_future(reading)
             self._learning.add_done_callback(lambda t: t.cancelled() or t.exception())
 
-    async def _read_sheets(self, session: CDPSession, context: int, hrefs: list[str], timeout: float) -> None:
-        texts = await sheet_texts(session, hrefs, timeout)
+    async def _read_sheets(
+        self, sessions: FrameSessions, session: CDPSession, context: int, hrefs: list[str], timeout: float
+    ) -> None:
+        # On a session of its own: the DOM and CSS domains it turns on and off would otherwise
+        # drop the node ids of whatever else works on the page's session meanwhile.
+        own = await sessions.another(session)
+        try:
+            texts = await sheet_texts(own, hrefs, timeout)
+        finally:
+            await quietly(own.detach())
         known = [h for h in hrefs if len(texts.get(h, "")) <= _MAX_SHEET_CHARS and h in texts]
         facts: list[Any] = []
         if known:
@@ -397,6 +425,7 @@ async def frame_owner(record: FrameRecord, timeout: float) -> None:
 _HEAD = re.compile(
     rb'"value"\s*:\s*\{\s*"x"\s*:\s*\[([0-9,\s]*)\]\s*,\s*"next"\s*:\s*([0-9]+)\s*,'
     rb'\s*"frames"\s*:\s*([0-9]+)\s*,\s*"origin"\s*:\s*([0-9.eE+-]+)(?:\s*,\s*"reused"\s*:\s*([0-9]+))?'
+    rb'(?:\s*,\s*"answer"\s*:\s*([0-9]+)\s*,\s*"same"\s*:\s*([01]))?'
 )
 
 
@@ -409,6 +438,8 @@ class _Head:
     frames: int  # frame documents it read in the same pass
     document: float | None  # its document's performance.timeOrigin (see world_document)
     reused: int = 0  # rows it copied from the last pass (an incremental one)
+    answer: int = 0  # the answer's number in its world (an incremental pass)
+    same: bool = False  # its rows are those of the answer the caller said it holds, not sent
 
 
 def _head(payload: Any) -> _Head:
@@ -417,7 +448,15 @@ def _head(payload: Any) -> _Head:
         if m is None:
             return _Head(set(), 0, 0, None)
         unread = {int(v) for v in m.group(1).split(b",") if v.strip()}
-        return _Head(unread, int(m.group(2)), int(m.group(3)), float(m.group(4)), int(m.group(5) or 0))
+        return _Head(
+            unread,
+            int(m.group(2)),
+            int(m.group(3)),
+            float(m.group(4)),
+            int(m.group(5) or 0),
+            int(m.group(6) or 0),
+            m.group(7) == b"1",
+        )
     value = payload.get("result", {}).get("value", {})
     if not isinstance(value, dict):
         return _Head(set(), 0, 0, None)
@@ -428,6 +467,8 @@ def _head(payload: Any) -> _Head:
         int(value.get("frames", 0)),
         float(origin) if isinstance(origin, (int, float)) else None,
         int(value.get("reused", 0)),
+        int(value.get("answer", 0)),
+        value.get("same") == 1,
     )
 
 
@@ -540,6 +581,7 @@ async def capture_page(
                     payload = await full_ax_tree(
                         sessions, record.session, {"frameId": record.frame_id}, timeout, devtools
                     )
+                    await accessibility_off(sessions, record.session, timeout, devtools)
                 except Exception as ax_error:
                     errors.append(f"frame {record.url or record.frame_id}: {type(ax_error).__name__}: {ax_error}")
                     continue

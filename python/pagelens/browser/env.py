@@ -700,6 +700,9 @@ class AsyncBrowserEnv:
             clickables=cfg.clickables,
             snapshot_timeout=cfg.snapshot_timeout_s,
             max_frames=cfg.max_frames,
+            # Standing in for the capture: Chromium's accessibility is not left on to lengthen
+            # the page's every rendering frame (and so every settle) after it.
+            keep_accessibility=cfg.source == "ax",
         )
         if reason is not None:
             capture.notes.append(f"read from Chromium's accessibility tree: {reason}")

@@ -102,6 +102,17 @@ class FrameSessions:
                 raise
         return self._main
 
+    async def another(self, session: CDPSession) -> CDPSession:
+        """A new session to ``session``'s target (the page's or an out-of-process frame's), for
+        work that turns domains on and off: a domain's state and its node ids are the session's,
+        so the page's own session keeps its own. The caller detaches it."""
+        if session is self._main:
+            return await self.page.context.new_cdp_session(self.page)
+        frame = next((f for f, s in self._oopif.items() if s is session), None)
+        if frame is None:
+            raise PlaywrightError("the session is none of this page's (its frame went away?)")
+        return await self.page.context.new_cdp_session(frame)
+
     async def out_of_process(self) -> list[CDPSession]:
         """Sessions of the page's out-of-process frames (Playwright refuses the others)."""
         sessions = []
@@ -170,6 +181,22 @@ async def full_ax_tree(
 ) -> Any:
     """One getFullAXTree (of the session's document, or of ``params["frameId"]``)."""
     return await raw_call(sessions, session, "Accessibility.getFullAXTree", params, timeout, devtools)
+
+
+async def accessibility_off(
+    sessions: FrameSessions, session: CDPSession, timeout: float, devtools: DevToolsSocket | None
+) -> None:
+    """Chromium's accessibility turned off again in ``session``'s renderer after its tree was
+    read through that channel (``devtools``: pagelens' socket; None: Playwright's session). A
+    getFullAXTree leaves it on for the session that asked, and from then on every rendering
+    frame of the page updates Chromium's tree as well: 40 -> 72 ms a frame on wikipedia-2
+    (benches/README.md). A disable alone turns off nothing the session did not enable, so it is
+    an enable and a disable. Best effort: a tab or frame gone meanwhile has nothing left on."""
+    try:
+        for method in ("Accessibility.enable", "Accessibility.disable"):
+            await raw_call(sessions, session, method, {}, timeout, devtools)
+    except (PlaywrightError, DevToolsError, asyncio.TimeoutError):
+        pass
 
 
 async def clickable_elements(
@@ -281,10 +308,14 @@ async def fetch_tree(
     clickables: bool = True,
     snapshot_timeout: float = 10.0,
     max_frames: int = MAX_FRAMES,
+    keep_accessibility: bool = True,
 ) -> Capture:
     """The page's accessibility tree with every frame's tree merged under its owner, and,
     with ``clickables``, each frame's script-clickable elements marked (a snapshot that
-    fails, times out or names no frame of the tree leaves a note, never an exception)."""
+    fails, times out or names no frame of the tree leaves a note, never an exception).
+    ``keep_accessibility=False``: Chromium's accessibility is turned off again in every session
+    read (see :func:`accessibility_off`), for a reading that stands in for pagelens' capture;
+    the AX source keeps it on for its next reading."""
     main = await sessions.main()
     snapshots: dict[CDPSession, asyncio.Future[Any]] = {}
 
@@ -332,6 +363,9 @@ async def fetch_tree(
         *(snapshots[s] for s in snapshot_sessions),
         return_exceptions=True,
     )
+    if not keep_accessibility:  # after every reading: one still running would turn it on again
+        read = {main, *(r.session for r in children)}
+        await asyncio.gather(*(accessibility_off(sessions, s, timeout, devtools) for s in read))
     if isinstance(results[0], BaseException):
         raise results[0]
     payload, main_ms = results[0]

@@ -1207,6 +1207,11 @@
   let last = null; // the last pass's rows and what they were read under (the end of capture())
   let watch = null; // what changed since (see watchFrom)
   let table = null; // the last pass's strings, which its rows' bytes point into
+  // Each answer's number. The caller says which whole answer it holds (options.have); a pass
+  // whose answer would be that one byte for byte (rows, strings, unread frames, closed hosts)
+  // says so (same: 1) instead of sending it again: on a large page sending the answer costs
+  // three times its pass.
+  let answers = 0;
   const referrers = new WeakMap(); // node -> the elements whose name read it by reference
   const referring = new Set(); // all such elements (an id that appears may name them)
   const labelled = new Set(); // elements named by their labels (an id that goes may unname them)
@@ -1504,6 +1509,11 @@
   function stopWatching() {
     watch = null;
     disconnect();
+  }
+
+  function equalBytes(a, b, n) {
+    for (let i = 0; i < n; i++) if (a[i] !== b[i]) return false;
+    return true;
   }
 
   // Where two passes' rows first differ (null: nowhere), each row as its decoded fields.
@@ -2041,11 +2051,17 @@
     }
     const closed = hookDone(docs, options);
     lastUnread = unread;
-    // x, next, frames, origin and reused first: the caller reads them off the answer's first bytes.
-    const encoded = new TextDecoder("latin1").decode(buf.subarray(0, at));
+    const truncated = stack.length > 0;
+    const tail = `${unread}|${closed}`;
+    const same = reuse && count === prev.count && !truncated && options.have === prev.answer &&
+      strings.length === prev.strings && tail === prev.tail && at === prev.at[prev.count] && equalBytes(buf, prev.buf, at);
+    const number = same ? prev.answer : ++answers;
+    // x, next, frames, origin, reused, answer and same first: the caller reads them off the
+    // answer's first bytes.
     const answer = {
-      x: unread, next, frames: entered - 1, origin: performance.timeOrigin, reused,
-      v: 2, s: strings, r: encoded, closed, truncated: stack.length > 0,
+      x: unread, next, frames: entered - 1, origin: performance.timeOrigin, reused, answer: number, same: same ? 1 : 0,
+      v: 2, s: strings, r: same && !options.check ? "" : new TextDecoder("latin1").decode(buf.subarray(0, at)),
+      closed, truncated,
     };
     // Last: sheets this world cannot read, for the caller to read (see factsOf).
     if (incremental && facts.unknown.length) answer.sheets = facts.unknown;
@@ -2053,7 +2069,7 @@
       rAt[count] = at;
       last = {
         count, buf, at: rAt, id: rId, up: rUp, vis: rVis, nodes: rNodes, doc: top, optionsKey,
-        truncated: stack.length > 0, frameEls, url: top.URL, base: top.baseURI,
+        truncated, frameEls, url: top.URL, base: top.baseURI, answer: number, strings: strings.length, tail,
         sheetsKey: facts.key, focused: focusedEl, freshStrings: reuse ? prev.freshStrings : strings.length,
         animated: animationTargets(),
         pointer: "",
@@ -2070,8 +2086,15 @@
       }
       else stopWatching();
       // A check (tests): the same page read whole must give the same rows.
-      if (options.check && reused) answer.mismatch = firstDifference(answer, capture({ ...options, check: false, fresh: true }));
+      if (options.check && reused) {
+        answer.mismatch = firstDifference(answer, capture({ ...options, check: false, fresh: true }));
+        last.answer = number; // the whole reading's rows are this answer's (else the check fails)
+      }
     } else stopWatching();
+    if (same) {
+      delete answer.s;
+      delete answer.r;
+    }
     return answer;
 
     // An image map's areas with an address: links inside the image, as in Chromium's tree
