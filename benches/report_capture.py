@@ -9,7 +9,7 @@ in the capture's occam text. Ids: the share of Chromium's named actionables whos
 an id in the capture's occam text.
 
 Speed: ``observe()`` with each source and Playwright's ``aria_snapshot(mode="ai")`` on the same
-page, interleaved with the order rotated, medians of RUNS, ratios to aria's time on the same
+page, interleaved in orders where each reader follows every other equally often, medians of RUNS, ratios to aria's time on the same
 page, in four cases (see ``speed``): settled, a relayout pending (a style change just made, of
 nothing the capture reads), changed (a word added mid-page, the page settled), and the word
 then the style change: pagelens' capture as it runs (re-reading only what changed), the same
@@ -33,6 +33,7 @@ import statistics
 import sys
 import time
 from collections import Counter
+from collections.abc import Awaitable, Callable
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -40,6 +41,7 @@ sys.path.insert(0, str(ROOT / "tests"))
 sys.path.insert(0, str(ROOT / "benches"))
 
 from pagelens.browser import AsyncBrowserEnv  # noqa: E402
+from pagelens.browser.frames import accessibility_off as turn_off_accessibility  # noqa: E402
 from pagelens.browser.frames import cdp, fetch_tree  # noqa: E402
 from report_browser import node_counts  # noqa: E402
 from support.reference import INTERACTIVE, is_bullet, normalize  # noqa: E402
@@ -82,10 +84,20 @@ async def registry_ids(env: AsyncBrowserEnv, backend_ids: list[int]) -> dict[int
     return out
 
 
+async def accessibility_off(env: AsyncBrowserEnv) -> None:
+    """Chromium's accessibility off again in the tab, as before any reading of its tree: the
+    reference reading goes through Playwright's session, the ax source through pagelens' socket."""
+    sessions = env.sessions_for(env.page)
+    session = await sessions.main()
+    for devtools in (None, await env._raw_socket()):
+        await turn_off_accessibility(sessions, session, 30, devtools)
+
+
 async def fidelity(env: AsyncBrowserEnv, page: str, log: list[str]) -> dict[str, float]:
     env.config.source = "dom"
     obs = await env.observe()
     ax = await fetch_tree(env.sessions_for(env.page), include_frames=False, clickables=False)
+    await accessibility_off(env)
     tree = ax.tree
     actionable = []
     texts = set()
@@ -159,6 +171,22 @@ WHOLE = "document.body.classList.toggle('pagelens-bench-whole')"
 FRAME = "new Promise((done) => requestAnimationFrame(() => setTimeout(done)))"
 
 
+def balanced_orders(names: list[str], runs: int) -> list[list[str]]:
+    """``runs`` orders of ``names`` in which each reader comes right after every other one equally
+    often (a Williams design; rows repeat past its length). A reading pays for what the one
+    before it left in the page (the garbage its script made, the rendering frame its end
+    lets Chromium start), so a rotation, which keeps the cyclic order and so each reader's
+    predecessor, would charge one reader with another's leftovers in every run."""
+    n = len(names)
+    first = [0]
+    for k in range(1, n):  # 0, 1, n-1, 2, n-2, ...
+        first.append((k + 1) // 2 if k % 2 else n - k // 2)
+    rows = [[(j + i) % n for j in first] for i in range(n)]
+    if n % 2:  # an odd count needs the mirrored rows as well
+        rows += [row[::-1] for row in rows]
+    return [[names[j] for j in rows[i % len(rows)]] for i in range(runs)]
+
+
 async def speed(env: AsyncBrowserEnv, runs: int, scenario: str) -> dict[str, float]:
     """Medians (ms) of each reader in ``scenario``: "settled" (nothing changed since the last
     reading, a rendering frame run since), "relayout" (a style change just made that changes
@@ -181,25 +209,33 @@ async def speed(env: AsyncBrowserEnv, runs: int, scenario: str) -> dict[str, flo
     async def aria() -> None:
         await env.page.aria_snapshot(mode="ai", timeout=120_000)
 
-    candidates = {"dom": dom, "whole": dom, "ax": ax, "aria": aria}
-    times: dict[str, list[float]] = {k: [] for k in candidates}
-    names = list(candidates)
-    for i in range(runs):
-        order = names[i % len(names) :] + names[: i % len(names)]
+    candidates = {"dom": dom, "whole": dom, "aria": aria}
+    times: dict[str, list[float]] = {k: [] for k in [*candidates, "ax"]}
+
+    async def timed(name: str, reader: Callable[[], Awaitable[None]]) -> None:
+        if name == "whole":
+            await env.page.evaluate(WHOLE)
+        if scenario.startswith("changed"):
+            await env.page.evaluate(CHANGE)
+        if scenario.endswith("relayout"):
+            await env.page.evaluate(RELAYOUT)
+        else:
+            await env.page.evaluate(FRAME)
+        t = time.perf_counter()
+        await reader()
+        times[name].append(time.perf_counter() - t)
+        if name == "whole":
+            reused.pop()
+
+    for order in balanced_orders(list(candidates), runs):
         for name in order:
-            if name == "whole":
-                await env.page.evaluate(WHOLE)
-            if scenario.startswith("changed"):
-                await env.page.evaluate(CHANGE)
-            if scenario.endswith("relayout"):
-                await env.page.evaluate(RELAYOUT)
-            else:
-                await env.page.evaluate(FRAME)
-            t = time.perf_counter()
-            await candidates[name]()
-            times[name].append(time.perf_counter() - t)
-            if name == "whole":
-                reused.pop()
+            await timed(name, candidates[name])
+    # Chromium's tree last, then its accessibility turned off: reading it leaves the renderer's
+    # accessibility on, which lengthens every later rendering frame (about 2x on wikipedia-2)
+    # for every reader, where pagelens' capture and aria never turn it on.
+    for _ in range(runs):
+        await timed("ax", ax)
+    await accessibility_off(env)
     env.config.source = "dom"
     out = {k: statistics.median(v) * 1e3 for k, v in times.items()}
     out["reused"] = statistics.median(reused)
