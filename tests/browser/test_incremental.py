@@ -127,10 +127,11 @@ def test_a_reading_of_nothing_changed_is_not_sent_again(browser, site):
     assert sizes[-1] > 4_000  # (the first is "no capture installed yet")
     again, sizes = browser.run(_observed_with_answer_sizes)
     assert sizes == [sizes[0]] and sizes[0] < 400 and again.text == first.text
+    assert again.tree is first.tree  # built once from the bytes held
     assert again.reused_rows == len(again.tree) - 1
     browser.run(lambda aenv: aenv.page.evaluate("document.getElementById('heading').textContent = 'Open orders'"))
     changed, sizes = browser.run(_observed_with_answer_sizes)
-    assert sizes[-1] > 4_000 and "Open orders" in changed.text
+    assert sizes[-1] > 4_000 and "Open orders" in changed.text and changed.tree is not again.tree
 
     async def lose_answers(aenv):  # as after its own failure: a pass names an answer not held
         aenv._capture._answers.clear()

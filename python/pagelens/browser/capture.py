@@ -49,6 +49,8 @@ from pagelens.errors import PagelensError
 if TYPE_CHECKING:
     from collections.abc import AsyncIterator
 
+    from pagelens._core import AXTree
+
 _CAPTURE_JS = (files("pagelens") / "data" / "capture.js").read_text(encoding="utf-8")
 _HOOK_JS = (files("pagelens") / "data" / "hook.js").read_text(encoding="utf-8")
 
@@ -138,6 +140,9 @@ class InPageCapture:
         # reach; None: they could not be read. One reading at a time, in the background.
         self._sheet_facts: dict[str, dict[str, bool] | None] = {}
         self._learning: asyncio.Future[None] | None = None
+        # The tree last built from a frameless page's answer, with that answer and the depth it
+        # was cut at: an answer that is "the same" is the same bytes, whose tree is this one.
+        self._built: tuple[bytes, int | None, AXTree] | None = None
         # Above every id given so far: a new document's (or frame's) registry starts here, so
         # that no id ever names two elements in a run (an old page's id never reaches the new).
         self.next_id = 1
@@ -148,6 +153,7 @@ class InPageCapture:
         self.next_id = 1
         self._contexts.clear()
         self._answers.clear()
+        self._built = None
         if self._learning is not None:
             self._learning.cancel()  # its sessions are the old context's
 
@@ -598,7 +604,13 @@ async def capture_page(
             frames.append({"owner": owner_id, "payload": _as_bytes(child.payload), "frame_id": record.frame_id})
         frame_ms = (time.perf_counter() - t1) * 1e3
     records[""] = main_record
-    tree, parse_ms = await build_tree(_as_bytes(walked.payload), frames, max_depth)
+    built = capture._built
+    if not frames and walked.head.same and built is not None and built[0] is walked.payload and built[1] == max_depth:
+        tree, parse_ms = built[2], 0.0  # the answer held, and so its tree (trees are never changed)
+    else:
+        tree, parse_ms = await build_tree(_as_bytes(walked.payload), frames, max_depth)
+        if not frames and isinstance(walked.payload, bytes):
+            capture._built = (walked.payload, max_depth, tree)
     for record in records.values():
         record.source = "ax" if record.frame_id in fallback else "dom"
     if tree.capture_truncated:
