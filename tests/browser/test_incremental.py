@@ -140,6 +140,15 @@ def test_a_reading_of_nothing_changed_is_not_sent_again(browser, site):
     lost, sizes = browser.run(_observed_with_answer_sizes)
     assert sizes[-1] > 4_000 and lost.text == changed.text
 
+    async def hold_another_documents(aenv):  # numbered alike, as a new document's world numbers
+        ((key, (number, _, _)),) = aenv._capture._answers.items()
+        other = b'{"result": {"type": "object", "value": {"x": [], "v": 2, "s": ["Elsewhere"], "r": ""}}}'
+        aenv._capture._answers[key] = (number, -1.0, other)
+
+    browser.run(hold_another_documents)
+    kept, sizes = browser.run(_observed_with_answer_sizes)
+    assert kept.text == changed.text and sizes[-1] > 4_000  # asked again for the bytes
+
 
 def test_a_change_the_watch_cannot_see_is_caught_by_the_check(browser, site):
     """The check is what the suite relies on: a style rule changed through the CSSOM (no

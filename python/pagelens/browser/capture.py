@@ -132,9 +132,9 @@ class InPageCapture:
         }
         self._global = f"__pagelens_{token}"  # where the capture is found in its world
         self._contexts: dict[tuple[int, str], int] = {}  # (session, frame id) -> the world's context
-        # The last whole answer of each frame's incremental pass and its number: a pass that would
-        # answer the same bytes says so instead of sending them (see walk).
-        self._answers: dict[tuple[int, str], tuple[int, bytes]] = {}
+        # The last whole answer of each frame's incremental pass, its number and its document: a
+        # pass that would answer the same bytes says so instead of sending them (see walk).
+        self._answers: dict[tuple[int, str], tuple[int, float | None, bytes]] = {}
         # What style sheets of another origin say (their rules, which no page script can read,
         # read through DevTools), by address, for an incremental pass to know what a change may
         # reach; None: they could not be read. One reading at a time, in the background.
@@ -309,18 +309,23 @@ class InPageCapture:
                 params["expression"] = self.installing(f"__pagelens.{view}({options})")
                 payload = await raw_call(sessions, record.session, "Runtime.evaluate", params, timeout, devtools)
         assert context is not None
+        head = _head(payload)
+        if head.same and (held is None or held[:2] != (head.answer, head.document)):
+            # Said of an answer numbered alike in another document of the frame (its world numbers
+            # from 1 again, and its first answer never came back here): the bytes are asked for.
+            options = self._options(max_nodes, clickables, frames, max_frames, urls, body, incremental, check)
+            params = {"expression": f"{self._global}.{view}({options})", "contextId": context, "returnByValue": True}
+            payload = await raw_call(sessions, record.session, "Runtime.evaluate", params, timeout, devtools)
+            head = _head(payload)
         if check:
             _check_same(payload, record)
         if incremental:
             self._learn_sheets(payload, sessions, record, context, timeout)
-        head = _head(payload)
         self.next_id = max(self.next_id, head.next_id)
-        if head.same:
-            if held is None or head.answer != held[0]:  # the pass says it only of the answer named
-                raise DevToolsError(f"the capture answered 'the same as answer {head.answer}', which is not held")
-            payload = held[1]  # its rows, strings, unread frames and closed hosts: all the core reads
+        if head.same and held is not None:
+            payload = held[2]  # its rows, strings, unread frames and closed hosts: all the core reads
         elif incremental and view == "capture" and isinstance(payload, bytes):
-            self._answers[key] = (head.answer, payload)
+            self._answers[key] = (head.answer, head.document, payload)
         return _Walked(payload, record, context, head)
 
     async def call(self, session: CDPSession, frame_id: str, then: str, timeout: float) -> dict[str, Any]:
