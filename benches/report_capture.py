@@ -9,13 +9,13 @@ in the capture's occam text. Ids: the share of Chromium's named actionables whos
 an id in the capture's occam text.
 
 Speed: ``observe()`` with each source and Playwright's ``aria_snapshot(mode="ai")`` on the same
-page, interleaved in orders where each reader follows every other equally often, medians of RUNS, ratios to aria's time on the same
-page, in four cases (see ``speed``): settled, a relayout pending (a style change just made, of
-nothing the capture reads), changed (a word added mid-page, the page settled), and the word
-then the style change: pagelens' capture as it runs (re-reading only what changed), the same
-made to read the whole page (a class toggled on the body first), and Chromium's tree. Beside
-it: what a bare ``Runtime.evaluate`` waits with a relayout pending (the rendering frame Chromium
-runs first, paid by every reader).
+page, interleaved in orders where each reader follows every other equally often, medians of
+RUNS, ratios to aria's time on the same page, in four cases (see ``speed``): settled, a relayout
+pending (a style change just made, of nothing the capture reads), changed (a word added
+mid-page, the page settled), and the word then the style change: pagelens' capture as it runs
+(re-reading only what changed), the same made to read the whole page (a class toggled on the
+body first), and Chromium's tree. Beside it: what a bare ``Runtime.evaluate`` waits with a
+relayout pending (the rendering frame Chromium runs first, paid by every reader).
 
     python benches/report_capture.py [--runs 5] [--pages N] [--disagreements 40] > /tmp/capture.md
 

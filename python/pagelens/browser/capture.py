@@ -76,9 +76,12 @@ _MAX_SHEET_CHARS = 4_000_000
 _SHEETS_TIMEOUT_S = 10.0
 
 
-async def sheet_texts(session: CDPSession, hrefs: list[str], timeout: float) -> dict[str, str]:
-    """The texts of the page's style sheets at these addresses, as DevTools reads them (a sheet
-    that failed to load: ""); the CSS domain is on only meanwhile."""
+async def sheet_texts(sessions: FrameSessions, session: CDPSession, hrefs: list[str], timeout: float) -> dict[str, str]:
+    """The texts of the style sheets at these addresses of ``session``'s document, as DevTools
+    reads them (a sheet that failed to load: ""). Read on a session of its own, detached after:
+    the DOM and CSS domains it turns on would otherwise drop the node ids of whatever else works
+    on the page's session meanwhile, and turning them off there again did so too."""
+    own = await sessions.another(session)
     wanted = set(hrefs)
     ids: dict[str, str] = {}
 
@@ -88,14 +91,14 @@ async def sheet_texts(session: CDPSession, hrefs: list[str], timeout: float) -> 
         if url in wanted and "styleSheetId" in header:
             ids.setdefault(url, header["styleSheetId"])
 
-    session.on("CSS.styleSheetAdded", added)
+    own.on("CSS.styleSheetAdded", added)
     texts: dict[str, str] = {}
     try:
-        await cdp(session, "DOM.enable", {}, timeout)
-        await cdp(session, "CSS.enable", {}, timeout)
+        await cdp(own, "DOM.enable", {}, timeout)
+        await cdp(own, "CSS.enable", {}, timeout)
         for url, sheet in ids.items():
             try:
-                texts[url] = (await cdp(session, "CSS.getStyleSheetText", {"styleSheetId": sheet}, timeout))["text"]
+                texts[url] = (await cdp(own, "CSS.getStyleSheetText", {"styleSheetId": sheet}, timeout))["text"]
             except (PlaywrightError, KeyError):
                 continue
         # DevTools names every sheet the renderer holds (its styleSheetAdded events come before
@@ -103,9 +106,8 @@ async def sheet_texts(session: CDPSession, hrefs: list[str], timeout: float) -> 
         for url in wanted - ids.keys():
             texts[url] = ""
     finally:
-        session.remove_listener("CSS.styleSheetAdded", added)
-        await quietly(cdp(session, "CSS.disable", {}, timeout))
-        await quietly(cdp(session, "DOM.disable", {}, timeout))
+        own.remove_listener("CSS.styleSheetAdded", added)
+        await quietly(own.detach())  # its domains end with it
     return texts
 
 
@@ -366,13 +368,7 @@ class InPageCapture:
     async def _read_sheets(
         self, sessions: FrameSessions, session: CDPSession, context: int, hrefs: list[str], timeout: float
     ) -> None:
-        # On a session of its own: the DOM and CSS domains it turns on and off would otherwise
-        # drop the node ids of whatever else works on the page's session meanwhile.
-        own = await sessions.another(session)
-        try:
-            texts = await sheet_texts(own, hrefs, timeout)
-        finally:
-            await quietly(own.detach())
+        texts = await sheet_texts(sessions, session, hrefs, timeout)
         known = [h for h in hrefs if len(texts.get(h, "")) <= _MAX_SHEET_CHARS and h in texts]
         facts: list[Any] = []
         if known:
