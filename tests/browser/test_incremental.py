@@ -39,6 +39,8 @@ CHANGES: list[tuple[str, bool, str | None, str | None]] = [
     # A name read from elsewhere: the referenced element changes.
     ("document.getElementById('named-by').textContent = 'Delete item'", True, "Delete item", None),
     ("document.querySelector('label[for=who]').textContent = 'Customer'", True, "Customer", None),
+    # Words made inert name nothing: the name read through them is read again.
+    ("document.getElementById('inert-wrap').inert = true", True, "] 'y'", "Keep item"),
     ("document.getElementById('cell').textContent = 'Desk lamp'", True, "Desk lamp", None),
     # An element with an id goes: a label names another control (ids written twice), a
     # reference names nothing.

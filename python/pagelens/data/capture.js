@@ -441,6 +441,26 @@
     return 0;
   }
 
+  // Inert for a name (as Chromium reads one): in a subtree an `inert` attribute makes inert
+  // (light tree and shadow hosts), and laid out (Chromium's inertness lives in the layout: a
+  // part with no box is read as any hidden part). Asked only in a document that has one, once
+  // per element a pass.
+  let inertOf = new Map();
+  const inertDocs = new Map();
+  function inertForName(el) {
+    const doc = el.ownerDocument;
+    let any = inertDocs.get(doc);
+    if (any === undefined) inertDocs.set(doc, (any = doc.querySelector("[inert]") !== null));
+    if (!any) return false;
+    let inert = inertOf.get(el);
+    if (inert === undefined) {
+      inert = false;
+      for (let n = el; n && !inert; n = n.parentElement || n.getRootNode().host || null) inert = n.hasAttribute("inert");
+      inertOf.set(el, (inert = inert && el.checkVisibility()));
+    }
+    return inert;
+  }
+
   function optionText(select) {
     const o = select.selectedOptions && select.selectedOptions[0];
     return o ? collapse(o.label || o.text) : "";
@@ -737,7 +757,7 @@
   // Text of a subtree for a name: text as it is, each box set apart, embedded controls by
   // their value, elements by their own names (aria-label, alt). Iterative; `budget` caps it.
   // An element's display is read only where its edge falls between two pieces of text.
-  function textFrom(root, referenced, visited, pseudo) {
+  function textFrom(root, referenced, visited, pseudo, keepInert) {
     const out = [];
     let length = 0;
     const stack = [];
@@ -779,6 +799,7 @@
       }
       if (n.nodeType === 3) {
         if (invisible.size && invisible.has(n.parentNode)) continue;
+        if (!keepInert && n.parentNode.nodeType === 1 && inertForName(n.parentNode)) continue;
         const style = textStyle(n.parentNode);
         if (style & CONTENTS_HIDDEN) continue;
         const how = style & CASE_MASK;
@@ -789,6 +810,7 @@
       const tag = n.localName;
       if (SKIP.has(tag)) continue;
       if (visited.has(n)) continue;
+      if (!keepInert && inertForName(n)) continue; // no words, no label, no alternative text
       const hidden = referenced ? 0 : hiddenForName(n);
       if (hidden) {
         if (hidden === INVISIBLE) { // its children may show themselves (visibility: visible)
@@ -865,7 +887,7 @@
       const value = ref === el && !control ? null : embeddedValue(ref, tag, role);
       if (value !== null && control) { parts.push(value); continue; }
       if (tag === "img") { parts.push(ref.getAttribute("alt") || ""); continue; }
-      const text = textFrom(ref, hiddenForName(ref), visited, false);
+      const text = textFrom(ref, hiddenForName(ref) || inertForName(ref), visited, false);
       parts.push(text || ref.getAttribute("title") || "");
     }
     return collapse(parts.join(" "));
@@ -965,7 +987,7 @@
       if (hiddenForName(l)) continue;
       // A label is named as any element is (accname's step 2C before its contents).
       const own = l.getAttribute("aria-label");
-      parts.push(nonEmpty(own) ? own : withPseudo(l, textFrom(l, false, visited, false)));
+      parts.push(nonEmpty(own) ? own : withPseudo(l, textFrom(l, false, visited, false, true)));
     }
     return collapse(parts.join(" "));
   }
@@ -1118,6 +1140,8 @@
   // A pass's start: its options, ids from the caller's base on, dead entries dropped.
   function beginPass(options) {
     options = options || {};
+    inertOf = new Map();
+    inertDocs.clear();
     if (options.base && next < options.base) next = options.base;
     prune();
     return options;
@@ -1422,7 +1446,9 @@
         const name = m.attributeName;
         if (name === "style" && readStyle(m.oldValue) === readStyle(t.getAttribute("style"))) continue;
         if (name === "for") return fullFrom(w);
-        if (name === "id" || name === "name") w.ids = true;
+        // An id or name says what a reference or label names; inert, whether words below it
+        // count in a name read through a reference.
+        if (name === "id" || name === "name" || name === "inert") w.ids = true;
         changed(w, "all", t);
         // Which slot shows a host's child: the whole shadow tree may show it elsewhere now.
         if (name === "slot" && t.parentNode) changed(w, "all", t.parentNode);
