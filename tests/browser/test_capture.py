@@ -788,6 +788,43 @@ INERT_NAMES = [
         [("button", "h")],
     ),
     ("<div inert><label for=i>Name</label></div><input id=i>", [("textbox", "Name")]),
+    # An inert subtree inside a shadow tree (the light tree has none), and one shadow tree in.
+    (
+        '<div><template shadowrootmode="open"><button>x <span inert>gone</span></button></template></div>',
+        [("button", "x")],
+    ),
+    (
+        '<div><template shadowrootmode="open"><div inert><span id=a>alpha</span></div>'
+        "<button aria-labelledby=a>x</button></template></div>",
+        [("button", "x")],
+    ),
+    (
+        '<div><template shadowrootmode="open"><button>x <span><template shadowrootmode="open">'
+        "<b inert>gone</b> y</template></span></button></template></div>",
+        [("button", "x y")],
+    ),
+    # A shadow tree's top-level text and a slotted text count below an inert element, an element
+    # there does not.
+    (
+        '<div><template shadowrootmode="open"><button>x <span inert><span><template shadowrootmode="open">'
+        "kept</template></span></span></button></template></div>",
+        [("button", "x kept")],
+    ),
+    ('<button>x <span inert><template shadowrootmode="open">kept</template></span></button>', [("button", "x kept")]),
+    (
+        '<button>x <span inert><span><template shadowrootmode="open"><b>gone</b> kept</template>'
+        "unslotted</span></span></button>",
+        [("button", "x kept")],
+    ),
+    (
+        '<button>x <span inert><span><template shadowrootmode="open"><slot></slot></template>kept'
+        "<b>gone</b></span></span></button>",
+        [("button", "x kept")],
+    ),
+    (
+        '<button>x <span><template shadowrootmode="open"><i inert><slot></slot></i></template>kept</span></button>',
+        [("button", "x kept")],
+    ),
 ]
 
 

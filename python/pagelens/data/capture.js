@@ -441,24 +441,55 @@
     return 0;
   }
 
-  // Inert for a name (as Chromium reads one): in a subtree an `inert` attribute makes inert
-  // (light tree and shadow hosts), and laid out (Chromium's inertness lives in the layout: a
-  // part with no box is read as any hidden part). Asked only in a document that has one, once
-  // per element a pass.
+  // Inert for a name (as Chromium reads one): an element in a subtree an `inert` attribute
+  // makes inert, in its own tree or across a shadow host, and laid out (Chromium's inertness
+  // lives in the layout: a part with no box is read as any hidden part). A text node by its
+  // parent element, except that a shadow tree's top-level text and a slotted text count
+  // wherever they are (Chromium 156). Asked only where a tree met on the way up has one (a
+  // selector sees no further than its tree, so a shadow tree is asked of its own), each
+  // element once a pass.
   let inertOf = new Map();
-  const inertDocs = new Map();
-  function inertForName(el) {
-    const doc = el.ownerDocument;
-    let any = inertDocs.get(doc);
-    if (any === undefined) inertDocs.set(doc, (any = doc.querySelector("[inert]") !== null));
-    if (!any) return false;
-    let inert = inertOf.get(el);
-    if (inert === undefined) {
-      inert = false;
-      for (let n = el; n && !inert; n = n.parentElement || n.getRootNode().host || null) inert = n.hasAttribute("inert");
-      inertOf.set(el, (inert = inert && el.checkVisibility()));
+  const inertRoots = new Map();
+  const inTree = new Map(); // element -> an inert attribute on it or above it in its own tree
+  function treeHasInert(root) {
+    let any = inertRoots.get(root);
+    if (any === undefined) inertRoots.set(root, (any = root.querySelector("[inert]") !== null));
+    return any;
+  }
+  function inertInTree(el) {
+    const path = [];
+    let n = el, found;
+    while (n && (found = inTree.get(n)) === undefined) {
+      if (n.hasAttribute("inert")) { found = true; break; }
+      path.push(n);
+      n = n.parentElement;
     }
+    if (found === undefined) found = false;
+    if (n && found) inTree.set(n, true);
+    for (const p of path) inTree.set(p, found);
+    return found;
+  }
+  function inertForName(el) {
+    let inert = inertOf.get(el);
+    if (inert !== undefined) return inert;
+    let asked = false;
+    inert = false;
+    for (let n = el; n && !inert; ) {
+      const root = n.getRootNode();
+      if (treeHasInert(root)) {
+        asked = true;
+        inert = inertInTree(n);
+      }
+      n = root.host || null;
+    }
+    if (!asked) return false; // no tree on the way up has one (most pages): nothing to keep
+    inertOf.set(el, (inert = inert && el.checkVisibility()));
     return inert;
+  }
+  function textInert(t) {
+    if (t.assignedSlot) return false;
+    const parent = t.parentNode;
+    return parent.nodeType === 1 && inertForName(parent);
   }
 
   function optionText(select) {
@@ -799,7 +830,7 @@
       }
       if (n.nodeType === 3) {
         if (invisible.size && invisible.has(n.parentNode)) continue;
-        if (!keepInert && n.parentNode.nodeType === 1 && inertForName(n.parentNode)) continue;
+        if (!keepInert && textInert(n)) continue;
         const style = textStyle(n.parentNode);
         if (style & CONTENTS_HIDDEN) continue;
         const how = style & CASE_MASK;
@@ -810,7 +841,12 @@
       const tag = n.localName;
       if (SKIP.has(tag)) continue;
       if (visited.has(n)) continue;
-      if (!keepInert && inertForName(n)) continue; // no words, no label, no alternative text
+      if (!keepInert && inertForName(n)) {
+        // No words, label or alternative text of its own; below it, a shadow tree's top-level
+        // text or a slotted one may still count (see textInert).
+        push(kids(n));
+        continue;
+      }
       const hidden = referenced ? 0 : hiddenForName(n);
       if (hidden) {
         if (hidden === INVISIBLE) { // its children may show themselves (visibility: visible)
@@ -1141,7 +1177,8 @@
   function beginPass(options) {
     options = options || {};
     inertOf = new Map();
-    inertDocs.clear();
+    inertRoots.clear();
+    inTree.clear();
     if (options.base && next < options.base) next = options.base;
     prune();
     return options;
