@@ -268,11 +268,15 @@ def test_a_browser_killed_mid_episode_is_restarted_once(tmp_path):
     assert run["restarts"] == 1
 
 
-def test_an_episode_over_its_time_limit_is_an_error(tmp_path):
-    """The agent used its time (the model answers at once; the episode is just too short for
-    its steps): the episode's own outcome, recorded as finished."""
+@pytest.mark.parametrize("answer_seconds", [0.0, 0.1])
+def test_an_episode_over_its_time_limit_is_an_error(tmp_path, answer_seconds):
+    """The agent used its time (the model answers at once, or in a tenth of a second; the
+    episode is just too short for its steps): the episode's own outcome, recorded as finished,
+    also when its quick calls to the model took most of its time (its steps are notes, which
+    need no page work)."""
 
     def busy(messages):
+        time.sleep(answer_seconds)
         return "Action: note [still looking]"  # never solves the task, never stops
 
     server = LLMServer(busy)

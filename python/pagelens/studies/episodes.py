@@ -43,6 +43,10 @@ from pagelens.studies.store import EpisodeResult, episode_dir
 # Failures of what the study runs on, not of the episode: such an episode is not recorded as
 # finished (a rerun runs it), and several in a row stop the study.
 INFRASTRUCTURE = ("model", "browser_start", "worker", "reset", "setup")
+# An episode out of time is the endpoint's failure when waiting for it took most of the agent's
+# time *and* its calls were slow. Calls answered faster than this on average were not slow, however
+# many the agent made (a loop of quick steps against a local model): the time was the agent's.
+SLOW_CALL_S = 0.5
 
 
 class BrowserLost(PagelensError, RuntimeError):
@@ -192,13 +196,15 @@ class Worker:
                 model_seconds = _waited(clients) - waited_before
                 run_seconds = time.monotonic() - (self.run_started or began)
                 calls = _calls(clients)
+                in_flight = sum(1 for c in clients if c.waiting_for is not None)
                 for c in clients:
                     c.cancel()  # the agent's thread stops waiting now...
                 for c in clients:
                     await asyncio.to_thread(c.wait_idle, 30)  # ...and has unwound before the next episode
                 _record_progress(out, result, model_seconds, run_seconds)
-                if model_seconds >= run_seconds / 2:
-                    answered = calls - before_calls
+                answered = calls - before_calls
+                per_call = model_seconds / max(1, answered + in_flight)
+                if model_seconds >= run_seconds / 2 and per_call >= SLOW_CALL_S:
                     result.error_kind = "model"
                     result.error = (
                         f"{llm.base_url}: the endpoint was too slow: the episode ran out of its {limit:g} s "
