@@ -195,14 +195,13 @@ class Worker:
                 # page reset is nobody's fault here) spent waiting for the endpoint.
                 model_seconds = _waited(clients) - waited_before
                 run_seconds = time.monotonic() - (self.run_started or began)
-                calls = _calls(clients)
+                answered = _calls(clients) - before_calls
                 in_flight = sum(1 for c in clients if c.waiting_for is not None)
                 for c in clients:
                     c.cancel()  # the agent's thread stops waiting now...
                 for c in clients:
                     await asyncio.to_thread(c.wait_idle, 30)  # ...and has unwound before the next episode
                 _record_progress(out, result, model_seconds, run_seconds)
-                answered = calls - before_calls
                 per_call = model_seconds / max(1, answered + in_flight)
                 if model_seconds >= run_seconds / 2 and per_call >= SLOW_CALL_S:
                     result.error_kind = "model"
