@@ -21,7 +21,7 @@ FAST := MATURIN_PEP517_ARGS="--profile fast"
 # BrowserGym and AgentLab, pinned, without their dependencies (see the file).
 BROWSERGYM := -r requirements/agentlab.txt
 
-.PHONY: setup demo test test-rust test-python lint smoke fuzz-check bench fuzz
+.PHONY: setup demo test test-rust test-python lint smoke pins fuzz-check bench fuzz
 
 .venv/bin/python:
 	@python3 -c 'import ensurepip' 2>/dev/null || { \
@@ -55,7 +55,7 @@ demo: setup
 	@echo
 	$(PYTHON) -m pagelens observe | head -40
 
-test: setup lint test-rust test-python smoke fuzz-check
+test: setup lint test-rust test-python smoke pins fuzz-check
 
 # The base install as users get it: the wheel in a fresh venv with no extras (.ci/smoke.py).
 SMOKE := target/smoke-venv
@@ -65,6 +65,18 @@ smoke: setup
 	$(PYTHON) -m venv $(SMOKE)
 	$(SMOKE)/bin/python -m pip install --quiet --disable-pip-version-check target/smoke-wheels/*.whl
 	$(SMOKE)/bin/python .ci/smoke.py
+
+# The sets installed with --no-deps (webarena-verified, $(BROWSERGYM); `make bench`'s too) complete,
+# checked where no other install can hide a gap: a fresh venv with the wheel, its test and bench
+# extras and those sets; every declared requirement met but the ones .ci/pins.py names, every
+# module the code, tests, benches and README import from them imported.
+PINS := target/pins-venv
+pins: smoke
+	rm -rf $(PINS)
+	$(PYTHON) -m venv $(PINS)
+	$(PINS)/bin/python -m pip install --quiet --disable-pip-version-check "$$(ls target/smoke-wheels/*.whl)[test,bench]"
+	$(PINS)/bin/python -m pip install --quiet --disable-pip-version-check --no-deps "webarena-verified>=1.2" $(BROWSERGYM)
+	$(PINS)/bin/python .ci/pins.py requirements/agentlab.txt --also webarena-verified
 
 # The fuzz targets cannot rot: built on nightly and each run briefly (FUZZ_CHECK_SECONDS,
 # two at a time); `make fuzz` runs the campaigns.
@@ -82,8 +94,8 @@ test-python:
 # Types (mypy --strict, the extension's stub checked against the built module), style (ruff check
 # and format, rustfmt), clippy (pedantic, see Cargo.toml) with warnings as errors, and cargo doc.
 lint: setup
-	$(PYTHON) -m ruff check python tests benches
-	$(PYTHON) -m ruff format --check python tests benches
+	$(PYTHON) -m ruff check python tests benches .ci
+	$(PYTHON) -m ruff format --check python tests benches .ci
 	$(PYTHON) -m mypy
 	$(PYTHON) -m mypy.stubtest pagelens._core
 	cargo fmt --all --check
