@@ -11,6 +11,7 @@ import sys
 from pathlib import Path
 
 import pytest
+
 from support.paths import ROOT
 
 SCRIPT = ROOT / ".ci" / "pins.py"
