@@ -111,6 +111,44 @@ async def sheet_texts(sessions: FrameSessions, session: CDPSession, hrefs: list[
     return texts
 
 
+async def style_counts(
+    sessions: FrameSessions, session: CDPSession, timeout: float, devtools: DevToolsSocket | None
+) -> tuple[int, int] | None:
+    """How many times Chromium computed styles and layouts in ``session``'s renderer (its
+    ``Performance`` domain counts every document of the frames it renders, shadow trees and
+    frames read in the same pass included), or None where it cannot say yet: the domain is
+    turned on then, and counts from there.
+
+    Every change that can restyle anything (a rule, a sheet, a media query, a shadow root, a slot,
+    an animation, a state a selector reads, an element or a text) makes Chromium compute styles or
+    layout again before anything reads them; a page can neither stop nor hide that. So counts
+    that have not moved since a pass read a document say its styles are the ones it read."""
+    try:
+        for attempt in (0, 1):
+            counts = _counts(await raw_call(sessions, session, *_METRICS, timeout, devtools))
+            if counts is not None:
+                return counts
+            if attempt == 0:  # a session that has not counted yet (new, or attached again)
+                await raw_call(sessions, session, "Performance.enable", {}, timeout, devtools)
+    except (PlaywrightError, DevToolsError):
+        pass  # the frame is going away: its pass will say so
+    return None
+
+
+_METRICS: tuple[str, dict[str, Any]] = ("Performance.getMetrics", {})
+
+
+def _counts(reply: Any) -> tuple[int, int] | None:
+    """The style-recalc and layout counts of a ``Performance.getMetrics`` answer (None: an
+    error, or a session whose domain is not on)."""
+    try:
+        metrics = json.loads(reply)["result"]["metrics"] if isinstance(reply, bytes) else reply["metrics"]
+        named = {m["name"]: m["value"] for m in metrics}
+        return int(named["RecalcStyleCount"]), int(named["LayoutCount"])
+    except (KeyError, ValueError, TypeError):
+        return None
+
+
 @dataclass
 class _Walked:
     payload: Any
@@ -137,6 +175,9 @@ class InPageCapture:
         # The last whole answer of each frame's incremental pass, its number and its document: a
         # pass that would answer the same bytes says so instead of sending them (see walk).
         self._answers: dict[tuple[int, str], tuple[int, float | None, bytes]] = {}
+        # Chromium's style-recalc and layout counts of each frame's renderer as its last pass read
+        # the styles (None: not known to be; see walk): a pass copies rows only while they hold.
+        self._styles: dict[tuple[int, str], tuple[int, int] | None] = {}
         # What style sheets of another origin say (their rules, which no page script can read,
         # read through DevTools), by address, for an incremental pass to know what a change may
         # reach; None: they could not be read. One reading at a time, in the background.
@@ -155,6 +196,7 @@ class InPageCapture:
         self.next_id = 1
         self._contexts.clear()
         self._answers.clear()
+        self._styles.clear()
         self._built = None
         if self._learning is not None:
             self._learning.cancel()  # its sessions are the old context's
@@ -179,8 +221,10 @@ class InPageCapture:
         incremental: bool = False,
         check: bool = False,
         have: int = 0,
+        restyled: bool = True,
     ) -> str:
         options: dict[str, Any] = {
+            "restyled": restyled,
             "sheetFacts": {h: f for h, f in self._sheet_facts.items() if f is not None} if incremental else None,
             "incremental": incremental,
             "check": check,
@@ -292,7 +336,14 @@ class InPageCapture:
         # the pass: it answers "the same" rather than those bytes again.
         held = self._answers.get(key) if incremental and devtools is not None and view == "capture" else None
         have = held[0] if held is not None else 0
-        options = self._options(max_nodes, clickables, frames, max_frames, urls, body, incremental, check, have)
+        # Chromium's style-recalc and layout counts of the frame's renderer before the pass: rows are
+        # copied only when they have not moved since the last pass read them (see _restyled).
+        gated = incremental and view == "capture"
+        before = await style_counts(sessions, record.session, timeout, devtools) if gated else None
+        restyled = before is None or self._styles.get(key) != before
+        options = self._options(
+            max_nodes, clickables, frames, max_frames, urls, body, incremental, check, have, restyled
+        )
         quick = f"typeof {self._global} === 'object' ? {self._global}.{view}({options}) : 0"
         context = self._contexts.get(key)
         payload: Any = None
@@ -312,6 +363,25 @@ class InPageCapture:
                 payload = await raw_call(sessions, record.session, "Runtime.evaluate", params, timeout, devtools)
         assert context is not None
         head = _head(payload)
+        if gated:
+            # Asked after the pass has answered: a call sent before that answer may be served first.
+            after = await style_counts(sessions, record.session, timeout, devtools)
+            if not restyled and after != before:
+                # Styles were computed during the pass, or just after: a change met it, and what it
+                # copied may be stale. Read again, copying nothing.
+                before, restyled = after, True
+                options = self._options(max_nodes, clickables, frames, max_frames, urls, body, incremental, check, have)
+                params = {
+                    "expression": f"{self._global}.{view}({options})",
+                    "contextId": context,
+                    "returnByValue": True,
+                }
+                payload = await raw_call(sessions, record.session, "Runtime.evaluate", params, timeout, devtools)
+                head = _head(payload)
+                after = await style_counts(sessions, record.session, timeout, devtools)
+            # Counts that did not move from before the pass to after it are those of the styles it
+            # read; counts that did may include a change it did not read: none is kept.
+            self._styles[key] = after if after is not None and after == before else None
         if head.same and (held is None or held[:2] != (head.answer, head.document)):
             # Said of an answer numbered alike in another document of the frame (its world numbers
             # from 1 again, and its first answer never came back here): the bytes are asked for.

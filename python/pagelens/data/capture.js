@@ -1316,9 +1316,12 @@
   }
   // `given`: what the caller read of sheets this world cannot read (another origin's), by
   // address, in the form factsOfTexts gives; the others' addresses are in facts.unknown.
-  function factsOf(doc, given) {
+  // `restyled`: styles were computed anew since the last pass, so a rule may say something else
+  // with as many rules as before (read again; a pass that copies nothing pays for it).
+  function factsOf(doc, given, restyled) {
     const key = sheetsKey(doc);
-    if (styleFacts && styleFacts.key === key && styleFacts.doc === doc && !styleFacts.unknown.some((h) => given && given[h])) return styleFacts;
+    if (restyled) factsOfSheet = new WeakMap();
+    if (!restyled && styleFacts && styleFacts.key === key && styleFacts.doc === doc && !styleFacts.unknown.some((h) => given && given[h])) return styleFacts;
     const facts = { ...noFacts(), key, doc, unknown: [] };
     const unreadable = (sheet) => untold(sheet, facts, given);
     try {
@@ -1336,13 +1339,13 @@
     return out;
   }
   function addFacts(into, f) {
-    for (const k of ["silent", "structural", "has"]) if (f[k]) into[k] = true;
+    for (const k of ["silent", "structural", "has", "locked"]) if (f[k]) into[k] = true;
     into.states |= f.states | 0;
     if (f.container) into.known = !(into.container = true);
   }
   // What no rule says yet: nothing reaches further than the change.
   function noFacts() {
-    return { known: true, container: false, states: 0, silent: false, structural: false, has: false };
+    return { known: true, container: false, states: 0, silent: false, structural: false, has: false, locked: false };
   }
   // A sheet this world cannot read: what the caller read of it, else unknown (its address asked).
   function untold(sheet, facts, given) {
@@ -1360,7 +1363,10 @@
       // A container query answers to layout sizes, which change with no event at all.
       if (typeof CSSContainerRule === "function" && rule instanceof CSSContainerRule) facts.known = !(facts.container = true);
       const selector = rule.selectorText;
-      if (!selector || !rule.style) return;
+      if (!rule.style) return;
+      // Styles left uncomputed while off screen (content-visibility: auto): see capture's copy.
+      if (/auto/i.test(rule.style.getPropertyValue("content-visibility"))) facts.locked = true;
+      if (!selector) return;
       let reads = false;
       for (const p of READ_PROPS) if (rule.style.getPropertyValue(p)) { reads = true; break; }
       const pointer = rule.style.getPropertyValue("cursor") !== "";
@@ -1373,9 +1379,16 @@
       if (/:has\(/i.test(selector)) facts.has = true;
     }, unreadable || (() => { facts.known = false; }));
   }
+  // An element of the document or of a shadow tree whose own style says content-visibility.
+  const LOCKING_STYLE = '[style*="content-visibility" i]';
+  function lockedInline(doc, roots) {
+    if (doc.querySelector(LOCKING_STYLE)) return true;
+    for (const root of roots) if (root.host && root.host.isConnected && root.querySelector(LOCKING_STYLE)) return true;
+    return false;
+  }
   // A shadow tree's own sheets' facts (readable: the page's own), each sheet's kept while its
   // rules are as many (a component's sheet is shared by all its instances).
-  const factsOfSheet = new WeakMap();
+  let factsOfSheet = new WeakMap();
   function shadowFacts(roots, into) {
     for (const root of roots) {
       for (const list of [root.styleSheets, root.adoptedStyleSheets || []]) {
@@ -1728,11 +1741,20 @@
     last = null;
     const incremental = options.incremental === true;
     incrementalPass = incremental;
-    const facts = incremental ? factsOf(top, options.sheetFacts) : null;
+    const facts = incremental ? factsOf(top, options.sheetFacts, options.restyled !== false) : null;
     const optionsKey = [options.markClickable !== false, options.urls !== false, options.maxNodes, options.frames !== false, options.maxFrames].join();
     let reuse = incremental && !options.fresh && prev !== null && prev.doc === top && prev.optionsKey === optionsKey &&
       !prev.truncated && prev.url === top.URL && prev.base === top.baseURI && prev.sheetsKey === facts.key &&
       table !== null && table.strings.length < 2 * prev.freshStrings + 4096;
+    // Rows are copied only where Chromium says no style was computed anew since the last pass
+    // (options.restyled false: its style-recalc and layout counts did not move; see capture.py's
+    // walk): a rule, a sheet, a shadow tree attached, a slot assigned, an animation, a state a
+    // rule reads, a media query change styles with no mutation to see. Nor where some styles are
+    // not computed until their subtree is on screen (content-visibility: auto, maybe in a sheet
+    // this world cannot read): there a change may wait unseen by the counts. Either way the
+    // strings are kept, so that an answer that is the same is still said to be.
+    const allFacts = reuse ? mergedFacts(facts, prev.shadowFacts) : null;
+    const copy = reuse && options.restyled === false && allFacts.known && !allFacts.locked && !lockedInline(top, prev.shadowRoots);
     const strings = reuse ? table.strings : [];
     const index = reuse ? table.index : new Map();
     // Each row's place, id, parent (rows back), hidden parent and node, for the next pass.
@@ -1851,6 +1873,10 @@
     }
     function enterDocument(doc, parent) {
       entered++;
+      // Styles and layout brought up to date before anything is read, also where nothing will
+      // be: a change made since they were last computed is computed now, and Chromium's counts
+      // show it to the caller (see restyled above).
+      if (doc.documentElement) doc.documentElement.getBoundingClientRect();
       findModals(doc);
       askHook(doc, options, docs);
       const props = [];
@@ -1865,7 +1891,7 @@
     // What changed since the last pass, and where its rows are (the first row of each node,
     // and where each row's subtree ends).
     let blocked = null, rowOf = null, ends = null, wholes = null, moved = null;
-    if (reuse && !modals.size) blocked = blockedSince(prev, focusedEl, mergedFacts(facts, prev.shadowFacts));
+    if (copy && !modals.size) blocked = blockedSince(prev, focusedEl, allFacts);
     if (blocked !== null) {
       wholes = watch.all;
       moved = watch.kids;
@@ -2138,6 +2164,7 @@
         pointer: "",
         // What the shadow trees' own sheets say (those of trees in copied rows were read before).
         shadowFacts: shadowFacts(shadowRoots, blocked !== null ? { ...prev.shadowFacts } : noFacts()),
+        shadowRoots: blocked !== null ? [...new Set([...prev.shadowRoots, ...shadowRoots])] : shadowRoots,
       };
       table = { strings, index };
       // Elements long gone are let go (a long-lived app replaces its lists all day).
