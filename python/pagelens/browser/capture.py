@@ -337,7 +337,7 @@ class InPageCapture:
         held = self._answers.get(key) if incremental and devtools is not None and view == "capture" else None
         have = held[0] if held is not None else 0
         # Chromium's style-recalc and layout counts of the frame's renderer before the pass: rows are
-        # copied only when they have not moved since the last pass read them (see _restyled).
+        # copied only when they have not moved since the last pass read them (see style_counts).
         gated = incremental and view == "capture"
         before = await style_counts(sessions, record.session, timeout, devtools) if gated else None
         restyled = before is None or self._styles.get(key) != before
@@ -346,6 +346,13 @@ class InPageCapture:
         )
         quick = f"typeof {self._global} === 'object' ? {self._global}.{view}({options}) : 0"
         context = self._contexts.get(key)
+
+        async def whole(have: int) -> Any:
+            """The pass again in the world found, copying no row (``have``: the answer held)."""
+            options = self._options(max_nodes, clickables, frames, max_frames, urls, body, incremental, check, have)
+            params = {"expression": f"{self._global}.{view}({options})", "contextId": context, "returnByValue": True}
+            return await raw_call(sessions, record.session, "Runtime.evaluate", params, timeout, devtools)
+
         payload: Any = None
         if context is not None:
             params = {"expression": quick, "contextId": context, "returnByValue": True}
@@ -370,13 +377,7 @@ class InPageCapture:
                 # Styles were computed during the pass, or just after: a change met it, and what it
                 # copied may be stale. Read again, copying nothing.
                 before, restyled = after, True
-                options = self._options(max_nodes, clickables, frames, max_frames, urls, body, incremental, check, have)
-                params = {
-                    "expression": f"{self._global}.{view}({options})",
-                    "contextId": context,
-                    "returnByValue": True,
-                }
-                payload = await raw_call(sessions, record.session, "Runtime.evaluate", params, timeout, devtools)
+                payload = await whole(have)
                 head = _head(payload)
                 after = await style_counts(sessions, record.session, timeout, devtools)
             # Counts that did not move from before the pass to after it are those of the styles it
@@ -385,9 +386,7 @@ class InPageCapture:
         if head.same and (held is None or held[:2] != (head.answer, head.document)):
             # Said of an answer numbered alike in another document of the frame (its world numbers
             # from 1 again, and its first answer never came back here): the bytes are asked for.
-            options = self._options(max_nodes, clickables, frames, max_frames, urls, body, incremental, check)
-            params = {"expression": f"{self._global}.{view}({options})", "contextId": context, "returnByValue": True}
-            payload = await raw_call(sessions, record.session, "Runtime.evaluate", params, timeout, devtools)
+            payload = await whole(0)
             head = _head(payload)
         if check:
             _check_same(payload, record)
