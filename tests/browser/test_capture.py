@@ -1135,3 +1135,15 @@ def test_what_a_page_points_at_under_a_delegated_listener_is_a_target(browser, s
     second = int(re.search(r"clickable \[(\d+)\] 'Second card'", obs.text).group(1))
     step = browser.step(f"click [{second}]")
     assert step.ok and "opened 2" in step.observation.text, step.observation.text
+
+
+def test_a_page_that_patches_every_built_in_the_hook_uses_keeps_its_ids(browser, site):
+    """hook.js lives in the page's world, where a page's script may patch any prototype after it
+    is installed: every built-in it calls is taken at install time, so elements made clickable
+    after the patches (a listener, an onclick, a pointer listener) still get their ids, and a custom
+    element's ElementInternals semantics are still told."""
+    browser.reset(site.url("site/patched-builtins.html"))
+    text = browser.observe().text
+    for words in ("Script button A", "Script button B", "Script button C"):
+        assert re.search(rf"clickable \[\d+\] '{words}'", text), text
+    assert re.search(r"button \[\d+\] 'Internals button'", text), text
