@@ -377,3 +377,44 @@ def test_a_change_no_observer_sees_reads_as_a_whole_reading(browser, site, chang
             assert shown in obs.text, obs.text
         if gone:
             assert gone not in obs.text, obs.text
+
+
+def test_the_self_check_in_the_field_reads_a_page_whole_after_a_mismatch(browser, site, monkeypatch):
+    """Outside tests, every N-th reading that copies rows is also read whole in the same pass;
+    a difference (here made by counts that lie, so that a CSSOM edit is missed) is answered with
+    the whole reading, said once in the notes, and the page is read whole from then on."""
+    from pagelens.browser import capture
+
+    async def never_moved(*args, **kwargs):
+        return (0, 0)
+
+    browser.reset(site.url("site/incremental.html"))
+    browser.config.check_incremental = False
+    try:
+
+        async def every_time(aenv):
+            aenv._capture.self_check_every = 1
+
+        browser.run(every_time)
+        monkeypatch.setattr(capture, "style_counts", never_moved)
+        browser.observe()
+        browser.observe()  # a copied reading that checked itself: the same
+        browser.run(
+            lambda aenv: aenv.page.evaluate("document.getElementById('heading').setAttribute('aria-label', 'Loud')")
+        )
+        browser.run(
+            lambda aenv: aenv.page.evaluate(
+                "for (const r of document.styleSheets[0].cssRules) if (r.selectorText === '.hide') r.selectorText = '#plain'"
+            )
+        )
+        obs = browser.observe()
+        assert "Plain text" not in obs.text  # the whole reading's answer
+        assert sum("read whole from now on" in n for n in obs.notes) == 1, obs.notes
+        assert obs.timings_ms.get("self_check", 0) > 0
+        browser.run(
+            lambda aenv: aenv.page.evaluate("document.getElementById('heading').setAttribute('aria-label', 'Again')")
+        )
+        later = browser.observe()
+        assert later.reused_rows == 0 and not any("read whole" in n for n in later.notes)
+    finally:
+        browser.config.check_incremental = True

@@ -68,6 +68,10 @@ _QUIET_JS = """new Promise(done => {
   setTimeout(check, QUIET);
 })"""
 
+# How often a reading that copies rows is checked against a whole one in the field (see
+# InPageCapture.self_check_every): one in this many.
+SELF_CHECK_EVERY = 20
+
 # Worlds' contexts remembered (per frame); past this the memory starts over.
 _MAX_CONTEXTS = 1000
 # Sheets of another origin read per pass (the rest at the next), and the longest one read.
@@ -155,6 +159,8 @@ class _Walked:
     record: FrameRecord
     context: int
     head: _Head  # what the answer says first, read once
+    note: str | None = None  # what the observation should say of this pass (a self-check failed)
+    checked_ms: float = 0.0  # the time of a pass that checked itself against a whole one
 
 
 class InPageCapture:
@@ -178,6 +184,12 @@ class InPageCapture:
         # Chromium's style-recalc and layout counts of each frame's renderer as its last pass read
         # the styles (None: not known to be; see walk): a pass copies rows only while they hold.
         self._styles: dict[tuple[int, str], tuple[int, int] | None] = {}
+        # The self-check in the field: every SELF_CHECK_EVERY-th reading that copies rows is also
+        # read whole in the same pass and compared; a frame whose reading differed is read whole
+        # while its document lives (by its performance.timeOrigin), and the observation says so once.
+        self.self_check_every = SELF_CHECK_EVERY
+        self._copying = 0
+        self._distrusted: dict[tuple[int, str], float | None] = {}
         # What style sheets of another origin say (their rules, which no page script can read,
         # read through DevTools), by address, for an incremental pass to know what a change may
         # reach; None: they could not be read. One reading at a time, in the background.
@@ -197,6 +209,7 @@ class InPageCapture:
         self._contexts.clear()
         self._answers.clear()
         self._styles.clear()
+        self._distrusted.clear()
         self._built = None
         if self._learning is not None:
             self._learning.cancel()  # its sessions are the old context's
@@ -340,9 +353,14 @@ class InPageCapture:
         # copied only when they have not moved since the last pass read them (see style_counts).
         gated = incremental and view == "capture"
         before = await style_counts(sessions, record.session, timeout, devtools) if gated else None
-        restyled = before is None or self._styles.get(key) != before
+        restyled = before is None or self._styles.get(key) != before or key in self._distrusted
+        self_check = False
+        if not restyled and not check:
+            self._copying += 1
+            self_check = self._copying % self.self_check_every == 0
+        t0 = time.perf_counter()
         options = self._options(
-            max_nodes, clickables, frames, max_frames, urls, body, incremental, check, have, restyled
+            max_nodes, clickables, frames, max_frames, urls, body, incremental, check or self_check, have, restyled
         )
         quick = f"typeof {self._global} === 'object' ? {self._global}.{view}({options}) : 0"
         context = self._contexts.get(key)
@@ -388,8 +406,20 @@ class InPageCapture:
             # from 1 again, and its first answer never came back here): the bytes are asked for.
             payload = await whole(0)
             head = _head(payload)
+        note = None
+        checked_ms = (time.perf_counter() - t0) * 1e3 if self_check else 0.0
         if check:
             _check_same(payload, record)
+        elif self_check and b'"mismatch":{' in _as_bytes(payload):
+            self._distrusted[key] = head.document
+            note = (
+                "an incremental reading of this page differed from a whole one (a change pagelens "
+                "could not see): the page is read whole from now on"
+            )
+            payload = await whole(have)
+            head = _head(payload)
+        if key in self._distrusted and self._distrusted[key] != head.document:
+            del self._distrusted[key]  # another document: trusted again
         if incremental:
             self._learn_sheets(payload, sessions, record, context, timeout)
         self.next_id = max(self.next_id, head.next_id)
@@ -397,7 +427,7 @@ class InPageCapture:
             payload = held[2]  # its rows, strings, unread frames and closed hosts: all the core reads
         elif incremental and view == "capture" and isinstance(payload, bytes):
             self._answers[key] = (head.answer, head.document, payload)
-        return _Walked(payload, record, context, head)
+        return _Walked(payload, record, context, head, note, checked_ms)
 
     async def call(self, session: CDPSession, frame_id: str, then: str, timeout: float) -> dict[str, Any]:
         """``then``, an expression of ``__pagelens``, evaluated by value in pagelens' world of a
@@ -619,6 +649,7 @@ async def capture_page(
     walk_ms = (time.perf_counter() - t0) * 1e3
     head = walked.head
     reused = head.reused
+    self_check_ms = walked.checked_ms
     # The frames, only for a page that has some (the pass says so): an action in one starts
     # from its record, another origin's gets a pass of its own.
     if include_frames and (head.unread or head.frames):
@@ -629,7 +660,7 @@ async def capture_page(
     main_record = records.get(main_root, main_record)
     walked.record = main_record
     errors: list[str] = []
-    notes: list[str] = []
+    notes: list[str] = [walked.note] if walked.note else []
     fallback: set[str] = set()  # frames read from Chromium's tree
     frames: list[dict[str, Any]] = []
     frame_ms = 0.0
@@ -671,6 +702,9 @@ async def capture_page(
                 continue
             passes[record.frame_id] = child
             reused += child.head.reused
+            self_check_ms += child.checked_ms
+            if child.note:
+                notes.append(f"frame {record.url or record.frame_id}: {child.note}")
             frames.append({"owner": owner_id, "payload": _as_bytes(child.payload), "frame_id": record.frame_id})
         frame_ms = (time.perf_counter() - t1) * 1e3
     records[""] = main_record
@@ -686,6 +720,8 @@ async def capture_page(
     if tree.capture_truncated:
         notes.append(f"the page has more than {max_nodes} nodes: the rest is not shown")
     timings = {"capture": walk_ms, "frame_list": list_ms, "frame_captures": frame_ms, "parse": parse_ms}
+    if self_check_ms:
+        timings["self_check"] = self_check_ms  # a pass that also read whole, to compare
     roots = tree.roots
     title = tree.node(roots[0]).name if roots else None
     return Capture(tree, records, errors, notes, timings, document=head.document, title=title, reused_rows=reused)
