@@ -307,6 +307,12 @@ UNSEEN: list[tuple[str, object, str | None, str | None]] = [
     ),
     ("a sheet disabled", f"{SHEET}.disabled = true", "Promo shown", None),
     (
+        "a custom property registered (no longer inherited)",
+        "CSS.registerProperty({name: '--vip', syntax: '<custom-ident>', inherits: false, initialValue: 'block'})",
+        "VIP words",
+        None,
+    ),
+    (
         "a shadow root attached to an element already read",
         "document.getElementById('plain-host').attachShadow({mode: 'open'}).innerHTML = '<button>Pay now</button>'",
         "Pay now",
