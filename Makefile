@@ -21,7 +21,7 @@ FAST := MATURIN_PEP517_ARGS="--profile fast"
 # BrowserGym and AgentLab, pinned, without their dependencies (see the file).
 BROWSERGYM := -r requirements/agentlab.txt
 
-.PHONY: setup demo test test-rust test-python lint smoke pins fuzz-check bench fuzz
+.PHONY: setup demo test test-rust test-python lint smoke pins fuzz-check bench fuzz fuzz-capture
 
 .venv/bin/python:
 	@python3 -c 'import ensurepip' 2>/dev/null || { \
@@ -119,6 +119,12 @@ bench: setup
 	@# agent-browser (vercel-labs, Rust) from crates.io, for the shell CLIs side by side
 	test -x target/peers-ab/bin/agent-browser || cargo install --quiet --locked agent-browser --root target/peers-ab
 	$(PYTHON) benches/report_peers.py --shell --runs 3 --pages 10
+
+# The capture's differential fuzzer (tests/browser/test_capture_fuzz.py) as a campaign: random
+# walks of page changes and readings, each incremental reading compared with a whole one.
+FUZZ_CAPTURE_SECONDS ?= 1800
+fuzz-capture: setup
+	PAGELENS_FUZZ_SECONDS=$(FUZZ_CAPTURE_SECONDS) $(PYTHON) -m pytest tests/browser/test_capture_fuzz.py -s -q -p no:cacheprovider
 
 # Fuzz the core (nightly toolchain, `cargo install cargo-fuzz`): every target, FUZZ_SECONDS each,
 # two at a time; new inputs go to target/fuzz-corpus, findings to rust/fuzz/artifacts.
