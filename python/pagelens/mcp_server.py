@@ -58,6 +58,30 @@ MAX_SESSIONS = 8
 
 
 _LOOPBACK = ("127.0.0.1", "localhost", "::1")
+
+# The arguments that name an element by its id. The schema keeps Playwright MCP's `string`, but a
+# ref comes as models write it: a number (12), or "[12]", which the SDK reads as JSON (a list)
+# before it checks the type. Each is made the text parse_ref reads, and anything else its text
+# too, for parse_ref to say in one line what a ref is (never a validation dump).
+REF_ARGUMENTS = frozenset({"ref", "target", "startRef", "endRef", "startTarget", "endTarget"})
+
+
+def _as_ref_text(value: Any) -> Any:
+    if value is None or isinstance(value, str):
+        return value
+    if isinstance(value, list) and len(value) == 1 and isinstance(value[0], (int, str)):
+        return f"[{value[0]}]"
+    return str(value)
+
+
+def _ref_hint(hint: Any) -> Any:
+    """The type of a ref argument: the same, with refs as models write them read."""
+    from typing import Annotated
+
+    pydantic: Any = require("pydantic", "`pagelens mcp`")
+    return Annotated[hint, pydantic.BeforeValidator(_as_ref_text)]
+
+
 _WAIT_CAP_S = 30.0  # browser_wait_for's `time` is capped as Playwright MCP caps it
 
 log = logging.getLogger("pagelens.mcp")
@@ -169,6 +193,8 @@ def build_server(options: SessionOptions, sessions: Sessions | None = None) -> A
             # The session argument is the server's, not the client's: the schema shows the rest,
             # and the SDK passes the request's context, which names the session.
             hints = get_type_hints(fn)
+            for name in REF_ARGUMENTS & hints.keys():
+                hints[name] = _ref_hint(hints[name])
             params = [p.replace(annotation=hints[p.name]) for p in list(inspect.signature(fn).parameters.values())[1:]]
             ctx_param = inspect.Parameter("ctx", inspect.Parameter.KEYWORD_ONLY, annotation=Context)
             run.__signature__ = inspect.Signature([*params, ctx_param], return_annotation=Any)  # type: ignore[attr-defined]

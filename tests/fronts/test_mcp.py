@@ -924,3 +924,19 @@ def test_a_download_is_saved_in_the_output_directory_and_said(site, tmp_path):
             assert (tmp_path / "direct.txt").is_file()
 
     asyncio.run(session_run())
+
+
+def test_refs_as_models_write_them(held_session):
+    """A ref as a number, as "12", "[12]" and "*[12]" (Playwright MCP-trained models write all of
+    them) names the element; anything else is one line saying what a ref is, never a dump of
+    the SDK's validation."""
+    error, page = held_session.call("browser_snapshot", {})
+    assert not error, page
+    notes = int(find_id(page, "textbox", "Notes"))
+    for ref in (notes, str(notes), f"[{notes}]", f"*[{notes}]", f"e{notes}"):
+        error, text = held_session.call("browser_hover", {"ref": ref})
+        assert not error, (ref, text)
+    for ref in ({"id": notes}, [notes, notes], 1.5, True, "Notes"):
+        error, text = held_session.call("browser_hover", {"ref": ref})
+        assert error and "is not an element id" in text and "\n" not in text.strip(), (ref, text)
+        assert "validation" not in text.lower() and "pydantic" not in text.lower(), text
