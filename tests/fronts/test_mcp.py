@@ -151,7 +151,7 @@ def test_the_tools_over_stdio(site, tmp_path):
             assert not error and "1 line matches" in found and "text 'colour is red'" in found
             notes = find_id(page, "textbox", "Notes")
             error, typed = await call(s, "browser_type", element="Notes", ref=notes, text="from MCP")
-            assert not error and "Typed into Notes" in typed and "notes: from MCP" in typed
+            assert not error and "Typed into textbox 'Notes'" in typed and "notes: from MCP" in typed
             error, chosen = await call(
                 s, "browser_select_option", ref=find_id(page, "combobox", "Colour"), values=["Blue"]
             )
@@ -940,3 +940,28 @@ def test_refs_as_models_write_them(held_session):
         error, text = held_session.call("browser_hover", {"ref": ref})
         assert error and "is not an element id" in text and "\n" not in text.strip(), (ref, text)
         assert "validation" not in text.lower() and "pydantic" not in text.lower(), text
+
+
+def test_typing_never_presses_anything(site):
+    """Typing into a button, a link or a box to tick is refused before anything happens (a click to
+    focus it would press it), naming what it is and the nearest text field; the answer of a typing
+    names the element as the page shows it, not as the call described it."""
+
+    async def session_run():
+        async with stdio_session() as s:
+            error, page = await call(s, "browser_navigate", url=site.url("site/form.html"))
+            assert not error, page
+            vanish, agree = find_id(page, "button", "Vanish"), find_id(page, "checkbox", "I agree")
+            error, text = await call(s, "browser_type", ref=vanish, text="hello", submit=True)
+            assert error and "is a button and takes no text" in text and "not pressed" in text, text
+            assert "the nearest text field is '" in text, text
+            error, text = await call(s, "browser_type", ref=agree, text="yes")
+            assert error and "is a checkbox and takes no text" in text, text
+            error, page = await call(s, "browser_snapshot")
+            assert "Vanish" in page and f"checkbox [{agree}] 'I agree' [checked: false]" in page, page
+            error, typed = await call(
+                s, "browser_type", element="Next button", ref=find_id(page, "textbox", "Search"), text="lamp"
+            )
+            assert not error and "Typed into textbox 'Search'" in typed and "Next button" not in typed, typed
+
+    asyncio.run(session_run())

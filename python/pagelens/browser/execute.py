@@ -84,15 +84,32 @@ _KEY_NAMES = {
 # value whole (Playwright's fill sets it and fires input and change): keys do nothing there, and a
 # click moves a slider to where it lands or opens a picker.
 # How a `type` reaches the element, and an input's type: [select | fill | other, type].
+# What typing into an element does: ['select' | 'fill' | 'other', the input's type], or, for an
+# element a click presses, follows or ticks (which typing must never do), ['press', what it is,
+# the nearest text field's words ('' if none)].
 _KIND = """el => {
   const tag = el.tagName.toLowerCase();
   if (tag === 'select') return ['select', ''];
   if (tag === 'textarea' || el.isContentEditable) return ['fill', ''];
-  if (tag === 'input') {
-    const t = (el.getAttribute('type') || 'text').toLowerCase();
-    return [['checkbox', 'radio', 'button', 'submit', 'reset', 'image', 'file'].includes(t) ? 'other' : 'fill', t];
-  }
-  return ['other', ''];
+  const t = tag === 'input' ? (el.getAttribute('type') || 'text').toLowerCase() : '';
+  if (tag === 'input' && !['checkbox', 'radio', 'button', 'submit', 'reset', 'image', 'file'].includes(t)) return ['fill', t];
+  const role = (el.getAttribute('role') || '').trim().split(/\s+/)[0].toLowerCase();
+  const PRESSED = ['button', 'link', 'checkbox', 'radio', 'switch', 'tab', 'menuitem', 'menuitemcheckbox', 'menuitemradio', 'option', 'treeitem'];
+  const what = PRESSED.includes(role) ? role
+    : tag === 'input' ? (t === 'checkbox' || t === 'radio' ? t : t === 'file' ? 'file chooser' : 'button')
+    : tag === 'button' ? 'button' : tag === 'a' && el.hasAttribute('href') ? 'link' : tag === 'summary' ? 'disclosure'
+    : tag === 'option' ? 'option'
+    : tag === 'label' && el.control && ['checkbox', 'radio'].includes(el.control.type) ? 'label of a ' + el.control.type : '';
+  if (!what) return ['other', ''];
+  const FIELDS = 'input:not([type=checkbox]):not([type=radio]):not([type=button]):not([type=submit]):not([type=reset])'
+    + ':not([type=image]):not([type=file]):not([type=hidden]), textarea, [contenteditable=""], [contenteditable=true]';
+  const scope = el.closest('form') || el.ownerDocument;
+  const fields = [...scope.querySelectorAll(FIELDS)].filter((f) => !f.disabled && f.checkVisibility());
+  let near = null;
+  for (const f of fields) if (f.compareDocumentPosition(el) & Node.DOCUMENT_POSITION_FOLLOWING) near = f;
+  near = near || fields[0] || null;
+  const words = (f) => (f.labels && f.labels[0] ? f.labels[0].innerText : '') || f.getAttribute('aria-label') || f.placeholder || f.name || f.id || '';
+  return ['press', what, near ? words(near).trim().slice(0, 80) : ''];
 }"""
 
 
@@ -392,7 +409,15 @@ class Executor:
 
     async def _type(self, element: ElementHandle, action: Action) -> None:
         text = action.text or ""
-        kind, field = await element.evaluate(_KIND)
+        kind, field, *near = await element.evaluate(_KIND)
+        if kind == "press":
+            # Typing never presses: a click to focus it would press the button, follow the link,
+            # tick the box (and Space or Enter would press it again).
+            nearest = f"; the nearest text field is '{escape_page_text(near[0])}'" if near and near[0] else ""
+            raise ActionError(
+                f"element [{action.target}] is a {field} and takes no text: nothing was typed and it was "
+                f"not pressed; type into a text field's id{nearest}"
+            )
         if kind == "select":
             # Typing into a native <select> chooses the option with that label (or value).
             await choose_options(element, [text], self.timeout)

@@ -207,6 +207,17 @@ def described(element: str | None, element_id: int) -> str:
     return f"{escape_page_text(element)} [{element_id}]" if element else f"[{element_id}]"
 
 
+def as_read(s: BrowserSession, element: str | None, element_id: int) -> str:
+    """An element as the last reading shows it (its role and name, then its id), not as the caller
+    described it: a description can name another element than the id does."""
+    last = s.last
+    if last is not None and element_id in last.tree:
+        node = last.tree.node(element_id)
+        name = f" '{escape_page_text(node.name)}'" if node.name else ""
+        return f"{node.role}{name} [{element_id}]"
+    return described(element, element_id)
+
+
 async def browser_click(
     s: BrowserSession,
     element: str | None = None,
@@ -249,7 +260,7 @@ async def browser_type(
     that react to keys; `submit`: press Enter after; a date or time field takes 2025-03-04, 17:30)"""
     env = s.page_env()
     element_id = one_ref(ref, target)
-    what = f"Typed into {described(element, element_id)}"
+    what = f"Typed into {as_read(s, element, element_id)}"
     if not slowly:
         return await s.run(what, lambda: env.step(Action("type", target=element_id, text=text, press_enter=submit)))
 
