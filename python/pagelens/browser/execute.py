@@ -87,28 +87,33 @@ _KEY_NAMES = {
 # What typing into an element does: ['select' | 'fill' | 'other', the input's type], or, for an
 # element a click presses, follows or ticks (which typing must never do), ['press', what it is,
 # the nearest text field's words ('' if none)].
-_KIND = """el => {
+_KIND = r"""el => {
   const tag = el.tagName.toLowerCase();
   if (tag === 'select') return ['select', ''];
   if (tag === 'textarea' || el.isContentEditable) return ['fill', ''];
   const t = tag === 'input' ? (el.getAttribute('type') || 'text').toLowerCase() : '';
-  if (tag === 'input' && !['checkbox', 'radio', 'button', 'submit', 'reset', 'image', 'file'].includes(t)) return ['fill', t];
+  const NO_TEXT = ['checkbox', 'radio', 'button', 'submit', 'reset', 'image', 'file'];
+  if (tag === 'input' && !NO_TEXT.includes(t)) return ['fill', t];
   const role = (el.getAttribute('role') || '').trim().split(/\s+/)[0].toLowerCase();
-  const PRESSED = ['button', 'link', 'checkbox', 'radio', 'switch', 'tab', 'menuitem', 'menuitemcheckbox', 'menuitemradio', 'option', 'treeitem'];
+  const PRESSED = ['button', 'link', 'checkbox', 'radio', 'switch', 'tab', 'menuitem', 'menuitemcheckbox',
+    'menuitemradio', 'option', 'treeitem'];
+  const ticked = tag === 'label' && el.control && ['checkbox', 'radio'].includes(el.control.type);
   const what = PRESSED.includes(role) ? role
     : tag === 'input' ? (t === 'checkbox' || t === 'radio' ? t : t === 'file' ? 'file chooser' : 'button')
-    : tag === 'button' ? 'button' : tag === 'a' && el.hasAttribute('href') ? 'link' : tag === 'summary' ? 'disclosure'
-    : tag === 'option' ? 'option'
-    : tag === 'label' && el.control && ['checkbox', 'radio'].includes(el.control.type) ? 'label of a ' + el.control.type : '';
+    : tag === 'button' ? 'button' : tag === 'a' && el.hasAttribute('href') ? 'link'
+    : tag === 'summary' ? 'disclosure' : tag === 'option' ? 'option'
+    : ticked ? 'label of a ' + el.control.type : '';
   if (!what) return ['other', ''];
-  const FIELDS = 'input:not([type=checkbox]):not([type=radio]):not([type=button]):not([type=submit]):not([type=reset])'
-    + ':not([type=image]):not([type=file]):not([type=hidden]), textarea, [contenteditable=""], [contenteditable=true]';
+  const FIELDS = 'input:not([type=checkbox]):not([type=radio]):not([type=button]):not([type=submit])'
+    + ':not([type=reset]):not([type=image]):not([type=file]):not([type=hidden]), textarea,'
+    + ' [contenteditable=""], [contenteditable=true]';
   const scope = el.closest('form') || el.ownerDocument;
   const fields = [...scope.querySelectorAll(FIELDS)].filter((f) => !f.disabled && f.checkVisibility());
   let near = null;
   for (const f of fields) if (f.compareDocumentPosition(el) & Node.DOCUMENT_POSITION_FOLLOWING) near = f;
   near = near || fields[0] || null;
-  const words = (f) => (f.labels && f.labels[0] ? f.labels[0].innerText : '') || f.getAttribute('aria-label') || f.placeholder || f.name || f.id || '';
+  const words = (f) => (f.labels && f.labels[0] ? f.labels[0].innerText : '')
+    || f.getAttribute('aria-label') || f.placeholder || f.name || f.id || '';
   return ['press', what, near ? words(near).trim().slice(0, 80) : ''];
 }"""
 
