@@ -424,3 +424,36 @@ def test_the_self_check_in_the_field_reads_a_page_whole_after_a_mismatch(browser
         assert later.reused_rows == 0 and not any("read whole" in n for n in later.notes)
     finally:
         browser.config.check_incremental = True
+
+
+def test_a_pass_that_copied_while_a_change_met_it_is_read_again_whole(browser, site, monkeypatch):
+    """A change made while a pass copies rows (its counts move during it) makes the pass be read
+    again whole, its bytes sent. Made here by counts that move exactly during the pass, after a
+    change no observer sees (the copying pass is stale)."""
+    from pagelens.browser import capture
+
+    browser.reset(site.url("site/unseen.html"))
+    browser.observe()
+    browser.observe()
+    (baseline,) = browser.run(lambda aenv: _held_counts(aenv))
+    browser.run(
+        lambda aenv: aenv.page.evaluate(
+            "document.getElementById('plain-host').attachShadow({mode: 'open'}).innerHTML = '<button>Pay now</button>'"
+        )
+    )
+    answers = iter([baseline])  # before the pass: as held (it copies); after it: moved
+
+    async def moving(*args, **kwargs):
+        return next(answers, (baseline[0] + 1, baseline[1] + 1))
+
+    monkeypatch.setattr(capture, "style_counts", moving)
+    browser.config.check_incremental = False  # the stale pass is what this test makes
+    try:
+        obs = browser.observe()
+    finally:
+        browser.config.check_incremental = True
+    assert "Pay now" in obs.text and "old light text" not in obs.text, obs.text
+
+
+async def _held_counts(aenv):
+    return [c for c in aenv._capture._styles.values() if c is not None]

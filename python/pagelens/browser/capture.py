@@ -365,9 +365,10 @@ class InPageCapture:
         quick = f"typeof {self._global} === 'object' ? {self._global}.{view}({options}) : 0"
         context = self._contexts.get(key)
 
-        async def whole(have: int) -> Any:
-            """The pass again in the world found, copying no row (``have``: the answer held)."""
-            options = self._options(max_nodes, clickables, frames, max_frames, urls, body, incremental, check, have)
+        async def whole() -> Any:
+            """The pass again in the world found, copying no row, its bytes sent (never said to be
+            "the same": the world's last pass, which it would be compared with, may be stale)."""
+            options = self._options(max_nodes, clickables, frames, max_frames, urls, body, incremental, check)
             params = {"expression": f"{self._global}.{view}({options})", "contextId": context, "returnByValue": True}
             return await raw_call(sessions, record.session, "Runtime.evaluate", params, timeout, devtools)
 
@@ -395,7 +396,7 @@ class InPageCapture:
                 # Styles were computed during the pass, or just after: a change met it, and what it
                 # copied may be stale. Read again, copying nothing.
                 before, restyled = after, True
-                payload = await whole(have)
+                payload = await whole()
                 head = _head(payload)
                 after = await style_counts(sessions, record.session, timeout, devtools)
             # Counts that did not move from before the pass to after it are those of the styles it
@@ -404,7 +405,7 @@ class InPageCapture:
         if head.same and (held is None or held[:2] != (head.answer, head.document)):
             # Said of an answer numbered alike in another document of the frame (its world numbers
             # from 1 again, and its first answer never came back here): the bytes are asked for.
-            payload = await whole(0)
+            payload = await whole()
             head = _head(payload)
         note = None
         checked_ms = (time.perf_counter() - t0) * 1e3 if self_check else 0.0
@@ -416,7 +417,7 @@ class InPageCapture:
                 "an incremental reading of this page differed from a whole one (a change pagelens "
                 "could not see): the page is read whole from now on"
             )
-            payload = await whole(have)
+            payload = await whole()
             head = _head(payload)
         if key in self._distrusted and self._distrusted[key] != head.document:
             del self._distrusted[key]  # another document: trusted again
