@@ -315,6 +315,7 @@ class InPageCapture:
         if len(self._contexts) >= _MAX_CONTEXTS:  # frames come and go all day on some pages
             self._contexts.clear()
             self._answers.clear()
+            self._styles.clear()  # (a frame without its counts reads whole once)
         self._contexts[key] = context
 
     async def walk(
