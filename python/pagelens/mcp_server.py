@@ -35,7 +35,7 @@ import time
 from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
-from typing import Any, get_type_hints
+from typing import Annotated, Any, get_type_hints
 
 from pagelens import __version__
 from pagelens.browser.operations import OPERATIONS, Picture
@@ -76,8 +76,6 @@ def _as_ref_text(value: Any) -> Any:
 
 def _ref_hint(hint: Any) -> Any:
     """The type of a ref argument: the same, with refs as models write them read."""
-    from typing import Annotated
-
     pydantic: Any = require("pydantic", "`pagelens mcp`")
     return Annotated[hint, pydantic.BeforeValidator(_as_ref_text)]
 

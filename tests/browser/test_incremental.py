@@ -158,6 +158,18 @@ def test_a_reading_of_nothing_changed_is_not_sent_again(browser, site):
     assert kept.text == changed.text and sizes[-1] > 4_000  # asked again for the bytes
 
 
+# A style rule edited in place through the CSSOM (no mutation, no event, as many rules): seen only
+# through Chromium's style counts.
+HIDE_PLAIN_IN_PLACE = (
+    "for (const r of document.styleSheets[0].cssRules) if (r.selectorText === '.hide') r.selectorText = '#plain'"
+)
+
+
+async def _counts_that_never_move(*args, **kwargs):
+    """Style counts that lie (a gate that never sees a change)."""
+    return (0, 0)
+
+
 def test_a_change_the_watch_cannot_see_is_caught_by_the_check(browser, site, monkeypatch):
     """The check is what the suite relies on. A style rule changed through the CSSOM (no
     mutation, no event, the same number of rules) is seen only through Chromium's style counts;
@@ -165,21 +177,14 @@ def test_a_change_the_watch_cannot_see_is_caught_by_the_check(browser, site, mon
     says so."""
     from pagelens.browser import capture
 
-    async def never_moved(*args, **kwargs):
-        return (0, 0)
-
     browser.reset(site.url("site/incremental.html"))
     browser.observe()
-    monkeypatch.setattr(capture, "style_counts", never_moved)
+    monkeypatch.setattr(capture, "style_counts", _counts_that_never_move)
     browser.observe()  # a baseline of the lying counts
     browser.run(
         lambda aenv: aenv.page.evaluate("document.getElementById('heading').setAttribute('aria-label', 'Loud')")
     )
-    browser.run(
-        lambda aenv: aenv.page.evaluate(
-            "for (const r of document.styleSheets[0].cssRules) if (r.selectorText === '.hide') r.selectorText = '#plain'"
-        )
-    )
+    browser.run(lambda aenv: aenv.page.evaluate(HIDE_PLAIN_IN_PLACE))
     with pytest.raises(CaptureCheckFailed, match="incremental reading differs"):
         browser.observe()
     monkeypatch.undo()
@@ -391,9 +396,6 @@ def test_the_self_check_in_the_field_reads_a_page_whole_after_a_mismatch(browser
     the whole reading, said once in the notes, and the page is read whole from then on."""
     from pagelens.browser import capture
 
-    async def never_moved(*args, **kwargs):
-        return (0, 0)
-
     browser.reset(site.url("site/incremental.html"))
     browser.config.check_incremental = False
     try:
@@ -402,17 +404,13 @@ def test_the_self_check_in_the_field_reads_a_page_whole_after_a_mismatch(browser
             aenv._capture.self_check_every = 1
 
         browser.run(every_time)
-        monkeypatch.setattr(capture, "style_counts", never_moved)
+        monkeypatch.setattr(capture, "style_counts", _counts_that_never_move)
         browser.observe()
         browser.observe()  # a copied reading that checked itself: the same
         browser.run(
             lambda aenv: aenv.page.evaluate("document.getElementById('heading').setAttribute('aria-label', 'Loud')")
         )
-        browser.run(
-            lambda aenv: aenv.page.evaluate(
-                "for (const r of document.styleSheets[0].cssRules) if (r.selectorText === '.hide') r.selectorText = '#plain'"
-            )
-        )
+        browser.run(lambda aenv: aenv.page.evaluate(HIDE_PLAIN_IN_PLACE))
         obs = browser.observe()
         assert "Plain text" not in obs.text  # the whole reading's answer
         assert sum("read whole from now on" in n for n in obs.notes) == 1, obs.notes

@@ -412,7 +412,7 @@ class InPageCapture:
         checked_ms = (time.perf_counter() - t0) * 1e3 if self_check else 0.0
         if check:
             _check_same(payload, record)
-        elif self_check and b'"mismatch":{' in _as_bytes(payload):
+        elif self_check and _differs(payload):
             self._distrusted[key] = head.document
             note = (
                 "an incremental reading of this page differed from a whole one (a change pagelens "
@@ -599,13 +599,18 @@ class CaptureCheckFailed(PagelensError, AssertionError):
     turned into a reading of Chromium's tree as the capture's other failures are)."""
 
 
+def _differs(payload: Any) -> bool:
+    """Whether a pass that checked itself says its incremental rows differ from the whole pass it
+    ran after them."""
+    return b'"mismatch":{' in _as_bytes(payload)
+
+
 def _check_same(payload: Any, record: FrameRecord) -> None:
     """Raises :class:`CaptureCheckFailed` when the pass says its incremental rows differ from
     the full pass it ran after them."""
-    raw = _as_bytes(payload)
-    if b'"mismatch":{' not in raw:
+    if not _differs(payload):
         return
-    answer = json.loads(raw)
+    answer = json.loads(_as_bytes(payload))
     while isinstance(answer, dict) and "mismatch" not in answer:
         answer = answer.get("result") or answer.get("value") or {}
     raise CaptureCheckFailed(
