@@ -516,6 +516,37 @@ def test_navigation_errors_say_why(site):
             env.reset(f"http://127.0.0.1:{closed}/")
 
 
+def test_ids_survive_a_failed_navigation(site):
+    """Chromium commits its error page and the tab goes back to a new document: where that
+    document reads as the one the agent read, every id it read names the same element (frames
+    included); where it reads otherwise, no old id names anything in it."""
+    from pagelens.browser import BrowserEnv
+    from pagelens.browser.devtools import free_port
+
+    closed = free_port()
+    with BrowserEnv(allowed_hosts=("127.0.0.1", "localhost"), navigation_timeout_ms=3000, settle_ms=0) as env:
+        for name, button, title in (("frames.html", "Main button", "main clicked"), ("form.html", None, None)):
+            before = env.reset(site.url(f"site/{name}"))
+            failed = env.step(f"goto [http://127.0.0.1:{closed}/]")
+            assert not failed.ok and "was refused" in failed.error, failed.error
+            after = failed.observation
+            assert after.document != before.document  # a new document: the cause of the renumbering
+            assert after.text == before.text, name
+            assert after.ids == before.ids
+            if button:
+                clicked = env.step(f"click [{find(before, 'button', button)}]")
+                assert clicked.ok and clicked.observation.title == title, clicked.error
+            typed = env.step(f"type [{find(before, 'textbox', '')}] [kept]")
+            assert typed.ok and "kept" in typed.observation.text, typed.error
+
+        before = env.reset(site.url("site/visits.html"))
+        failed = env.step(f"goto [http://127.0.0.1:{closed}/]")
+        assert not failed.ok and "visit number 2" in failed.observation.text
+        assert min(failed.observation.ids) > max(before.ids)  # no old id names anything new
+        stale = env.step(f"click [{find(before, 'button', 'Go on')}]")
+        assert not stale.ok and "there is no element" in stale.error, stale.error
+
+
 # -- the settle after an action: until the page is quiet, at most settle_ms -------------------
 
 

@@ -867,3 +867,14 @@ async def registry_boxes(
     if not isinstance(value, list):
         return []
     return [(int(b[0]), float(b[1]), float(b[2]), float(b[3]), float(b[4])) for b in value if len(b) == 5]
+
+
+async def registry_adopt(
+    capture: InPageCapture, record: FrameRecord, pairs: list[tuple[int, int]], timeout: float
+) -> bool:
+    """Names the frame's nodes by the ids they had in the document this one replaced as it was
+    (see ``adopt`` in capture.js): each (id now, id before); all or none, True when done."""
+    if not pairs:
+        return True
+    expression = f"typeof __pagelens === 'object' ? __pagelens.adopt({json.dumps(pairs)}) : false"
+    return (await _in_world(capture, record, expression, timeout, by_value=True)).get("value") is True

@@ -29,7 +29,13 @@ from pagelens._core import AXTree, draw_ids, escape_page_text
 from pagelens.actions import ACTION_SPACES, Action, ActionError, NavigationRefused, internal_outcome, parse_action
 from pagelens.browser._util import quietly
 from pagelens.browser.allowlist import HostAllowList
-from pagelens.browser.capture import CaptureCheckFailed, InPageCapture, capture_page, world_document
+from pagelens.browser.capture import (
+    CaptureCheckFailed,
+    InPageCapture,
+    capture_page,
+    registry_adopt,
+    world_document,
+)
 from pagelens.browser.config import BrowserConfig
 from pagelens.browser.devtools import DevToolsSocket, free_port
 from pagelens.browser.execute import Acted, Executor, action_failure, goto
@@ -38,7 +44,7 @@ from pagelens.browser.guard import Refusal, RequestGuard
 from pagelens.browser.html import capture_html
 from pagelens.browser.launch import start_driver
 from pagelens.browser.records import HtmlObservation, PageObservation, StepResult, Tab
-from pagelens.browser.resolve import ElementResolver, release
+from pagelens.browser.resolve import ElementResolver, ids_read_alike, release
 from pagelens.errors import ArgumentTypeError, PagelensError
 
 # Resolves after the next rendering update (or 100 ms, for a tab that does not render).
@@ -180,8 +186,9 @@ class AsyncBrowserEnv:
         # the next observation; and how many calls the watch is under (the outermost runs it).
         self._stopped_scripts: list[str] = []
         self._watch_depth = 0
-        # Per tab: the document of its last observation and that tree's ids (new-element marks).
-        self._observed_ids: dict[Page, tuple[float | None, list[int]]] = {}
+        # Per tab: the document, address and tree of its last observation (new-element marks,
+        # and ids kept by a document that replaced that one as it was).
+        self._observed: dict[Page, tuple[float | None, str, AXTree]] = {}
         self._context_id: str | None = None
         self._browser_cdp: CDPSession | None = None
         self.allow: HostAllowList | None = None
@@ -270,7 +277,7 @@ class AsyncBrowserEnv:
         self._commits.clear()
         self._in_flight.clear()
         self._crashes.clear()
-        self._observed_ids.clear()
+        self._observed.clear()
         self._resolver.forget()
         self._capture.forget()
         self._dialogs = []
@@ -378,6 +385,7 @@ class AsyncBrowserEnv:
                 self._commits[page] = self._commits.get(page, 0) + 1
 
         def closed(_: Page) -> None:
+            self._observed.pop(page, None)
             pending.clear()
             in_flight.clear()
             idle.set()
@@ -600,6 +608,10 @@ class AsyncBrowserEnv:
             document = capture.document
         else:
             document = await (document_task or self._document_of(page))
+        if cfg.source == "dom" and document is not None and await self._keep_ids(page, document, capture):
+            capture = await self._unless_crashed(page, self._capture_tree(page))  # read with the ids kept
+            tree, frames = capture.tree, capture.frames
+            document = capture.document if capture.document is not None else document
         seen = self._seen_ids(page, document, tree) if cfg.mark_new else None
         t1 = time.perf_counter()
         render = functools.partial(
@@ -710,14 +722,46 @@ class AsyncBrowserEnv:
 
     def _seen_ids(self, page: Page, document: float | None, tree: AXTree) -> list[int] | None:
         """The ids of this tab's previous observation when it was of the same document (None:
-        the first observation of a document marks nothing), and this tree's kept for the next."""
-        previous = self._observed_ids.get(page)
-        # What could be shown, not every node: a menu kept hidden in the page (an ignored node)
-        # is new to the agent when a click shows it.
-        self._observed_ids[page] = (document, tree.rendered_ids())
+        the first observation of a document marks nothing), and this tree kept for the next."""
+        previous = self._observed.get(page)
+        self._observed[page] = (document, page.url, tree)
         if previous is None or document is None or previous[0] != document:
             return None
-        return previous[1]
+        # What could be shown, not every node: a menu kept hidden in the page (an ignored node)
+        # is new to the agent when a click shows it.
+        return previous[2].rendered_ids()
+
+    async def _keep_ids(self, page: Page, document: float, capture: Capture) -> bool:
+        """Whether a new document that reads exactly as the tab's last observed one, at the
+        same address, now names its elements by that one's ids (a failed navigation that went
+        back to it, a reload that gave the same page): an id the agent read names the element
+        in the same place with the same role and name, and the ids the new document had are
+        never shown. Pagelens' own capture only (its registries give the ids)."""
+        previous = self._observed.get(page)
+        if previous is None or previous[0] in (None, document) or previous[1] != page.url:
+            return False
+        pairs = ids_read_alike(previous[2], capture.tree, self.config.mode)
+        if not pairs:
+            return False
+        by_frame: dict[str, list[tuple[int, int]]] = {}
+        for now, was in pairs:
+            if now.frame_id != was.frame_id and (now.frame_id is None or was.frame_id is None):
+                return False
+            if now.backend_dom_node_id != now.id or was.backend_dom_node_id != was.id:
+                return False  # ids that are not a registry's (read from Chromium's tree)
+            if now.id != was.id:
+                by_frame.setdefault(now.frame_id or "", []).append((now.id, was.id))
+        records = [(capture.frames.get(f), moves) for f, moves in by_frame.items()]
+        if not by_frame or any(r is None or r.source != "dom" for r, _ in records):
+            return False
+        kept = False
+        for record, moves in records:
+            assert record is not None
+            try:
+                kept |= await registry_adopt(self._capture, record, moves, self.config.cdp_timeout_s)
+            except (PlaywrightError, asyncio.TimeoutError, KeyError):
+                pass  # the document went away meanwhile: the next reading says what is there
+        return kept
 
     async def screenshot(self, with_ids: bool = False) -> bytes:
         """A PNG of the active tab's viewport; ``with_ids`` outlines the last observation's

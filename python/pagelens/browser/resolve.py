@@ -39,6 +39,7 @@ from pagelens.browser.records import Box
 if TYPE_CHECKING:
     from playwright.async_api import CDPSession, Page
 
+    from pagelens._core import AXNode, AXTree
     from pagelens.browser.config import BrowserConfig
     from pagelens.browser.records import HtmlObservation, PageObservation
 
@@ -309,3 +310,16 @@ class ElementResolver:
 
 async def release(handle: ElementHandle) -> None:
     await quietly(handle.dispose())
+
+
+def ids_read_alike(before: AXTree, after: AXTree, mode: str) -> list[tuple[AXNode, AXNode]] | None:
+    """The (node after, node before) pairs of every shown id, when ``after`` reads exactly as
+    ``before`` did, ids aside (a document that replaced another as it was); None otherwise."""
+    texts = []
+    for tree in (before, after):
+        rendered = tree.render(mode, labels=dict.fromkeys(tree.ids(), "x"))  # type: ignore[arg-type]  # a config's mode
+        texts.append((rendered.text, rendered.ids))
+    (text_before, ids_before), (text_after, ids_after) = texts
+    if text_before != text_after or len(ids_before) != len(ids_after):
+        return None
+    return [(after.node(a), before.node(b)) for a, b in zip(ids_after, ids_before, strict=True)]

@@ -70,6 +70,31 @@
     return node.isConnected ? node : null;
   }
 
+  // The ids of a document that replaced one as it was (a failed navigation went back to it,
+  // a reload gave the same page): each [id here, id it had there] pair names the node by the
+  // old id from now on, so that what the agent read still names the same thing. All or none:
+  // a pair whose node is gone, or whose old id names something here, leaves every id as it was.
+  // The next pass reads whole (the last one's rows carry the ids given here).
+  function adopt(pairs) {
+    const moves = [], taken = new Set();
+    for (const [now, was] of pairs) {
+      const ref = byId.get(now);
+      const node = ref && ref.deref();
+      if (!node || byId.has(was) || taken.has(was) || taken.has(now)) return false;
+      taken.add(was).add(now);
+      moves.push([now, was, ref, node]);
+    }
+    for (const [now, was, ref, node] of moves) {
+      byId.delete(now);
+      byId.set(was, ref);
+      if (ids.get(node) === now) ids.set(node, was);
+      const held = aux.get(node);
+      if (held) for (let i = 0; i < held.length; i++) if (held[i] === now) held[i] = was;
+    }
+    last = null;
+    return true;
+  }
+
   // Entries whose node is gone (a long-lived app replaces its lists all day).
   function prune() {
     if (byId.size < 4096) return;
@@ -2551,7 +2576,7 @@
 
   Object.defineProperty(globalThis, "__pagelens", {
     value: Object.freeze({
-      capture, html, lookup, idOf, boxes, contentBox, pointAt, focusKind, unread: () => lastUnread, factsOfTexts,
+      capture, html, lookup, idOf, adopt, boxes, contentBox, pointAt, focusKind, unread: () => lastUnread, factsOfTexts,
     }),
     enumerable: false,
   });
