@@ -32,6 +32,7 @@ import ipaddress
 import logging
 import sys
 import time
+import typing
 from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
@@ -78,6 +79,27 @@ def _ref_hint(hint: Any) -> Any:
     """The type of a ref argument: the same, with refs as models write them read."""
     pydantic: Any = require("pydantic", "`pagelens mcp`")
     return Annotated[hint, pydantic.BeforeValidator(_as_ref_text)]
+
+
+def _schema_hint(hint: Any, name: str = "") -> Any:
+    """An operation's argument type as the tool's schema shows it: words an ``Annotated`` text
+    gives become its description, the keys of a ``TypedDict`` (a form's fields) likewise, and
+    refs anywhere are read as models write them."""
+    pydantic: Any = require("pydantic", "`pagelens mcp`")
+    origin, args = typing.get_origin(hint), typing.get_args(hint)
+    if origin is Annotated:
+        inner, words = args[0], [a for a in args[1:] if isinstance(a, str)]
+        others = [a for a in args[1:] if not isinstance(a, str)]
+        kept = (_schema_hint(inner, name), *others, *([pydantic.Field(description=words[0])] if words else []))
+        return Annotated[kept] if len(kept) > 1 else kept[0]
+    if origin is list and args:
+        return list[_schema_hint(args[0])]  # type: ignore[misc]
+    if typing.is_typeddict(hint):
+        keys = typing.get_type_hints(hint, include_extras=True)
+        # (pydantic reads typing_extensions' TypedDict on Python < 3.12, not typing's)
+        typed_dict: Any = require("typing_extensions", "`pagelens mcp`").TypedDict
+        return typed_dict(hint.__name__, {k: _schema_hint(v, k) for k, v in keys.items()})
+    return _ref_hint(hint) if name in REF_ARGUMENTS else hint
 
 
 _WAIT_CAP_S = 30.0  # browser_wait_for's `time` is capped as Playwright MCP caps it
@@ -138,6 +160,66 @@ class Sessions:
         return len(self._by_key)
 
 
+def _argument_problem(error: Any) -> str:
+    """One line for one of pydantic's findings on a tool's arguments: where, and what was wrong,
+    with the value given (cut short) — never the dump, its links or its newlines."""
+    where = ".".join(str(part) for part in error.get("loc", ())) or "the arguments"
+    if error.get("type") == "missing":
+        return f"{where} is missing"
+    given = repr(error.get("input"))
+    given = given if len(given) <= 40 else given[:39] + "…"
+    said = str(error.get("msg", "is not valid")).replace("Input should be", "should be").splitlines()[0]
+    return f"{where} {said[0].lower() + said[1:] if said else 'is not valid'} (given {given})"
+
+
+def _takes(schema: dict[str, Any]) -> str:
+    """What a tool takes, from its input schema: each argument, the required marked."""
+    required = set(schema.get("required", ()))
+    names = [f"{n}{'' if n in required else '?'}" for n in schema.get("properties", {})]
+    legend = " (? optional)" if len(required) < len(names) else ""
+    return ", ".join(names) + legend if names else "no arguments"
+
+
+def _inlined(schema: dict[str, Any]) -> dict[str, Any]:
+    """The schema with its ``$defs`` written where they are used, as Playwright MCP's schemas
+    are: a client that does not follow ``$ref`` (several do not) sees a form field's keys."""
+    defs = schema.get("$defs", {})
+
+    def inline(node: Any) -> Any:
+        if isinstance(node, dict):
+            ref = node.get("$ref")
+            if isinstance(ref, str) and ref.startswith("#/$defs/") and ref[8:] in defs:
+                return inline(defs[ref[8:]])  # the operations' types nest, never recurse
+            return {k: inline(v) for k, v in node.items() if k != "$defs"}
+        if isinstance(node, list):
+            return [inline(v) for v in node]
+        return node
+
+    return inline(schema) if defs else schema
+
+
+class _OneLineErrors(mcp_server.MCPServer):  # type: ignore[misc]  # the SDK's class, known at run time
+    """The SDK's server whose answer to arguments that do not fit a tool (missing, of the wrong
+    type, unknown) is one line naming each and what the tool takes: a model reads that and
+    calls again, where the SDK's validation dump (several lines, links) reads as noise."""
+
+    async def call_tool(self, name: str, arguments: dict[str, Any], context: Any = None) -> Any:
+        tool = self._tool_manager.get_tool(name)
+        if tool is not None:
+            unknown = sorted(set(arguments) - set(tool.parameters.get("properties", {})))
+            if unknown:
+                raise ToolError(f"{name} takes no {', '.join(unknown)}: it takes {_takes(tool.parameters)}")
+        try:
+            return await super().call_tool(name, arguments, context)
+        except ToolError as e:
+            cause = e.__cause__
+            if cause is None or type(cause).__name__ != "ValidationError" or not hasattr(cause, "errors"):
+                raise
+            problems = "; ".join(_argument_problem(err) for err in cause.errors()[:4])
+            takes = _takes(tool.parameters) if tool is not None else ""
+            raise ToolError(f"{name}: {problems}. It takes {takes}") from None
+
+
 def build_server(options: SessionOptions, sessions: Sessions | None = None) -> Any:
     """The MCP server; each MCP session gets its own browser from ``sessions``."""
     if sessions is None:
@@ -150,7 +232,7 @@ def build_server(options: SessionOptions, sessions: Sessions | None = None) -> A
         finally:
             await sessions.close()
 
-    server = mcp_server.MCPServer(
+    server = _OneLineErrors(
         "pagelens",
         version=__version__,
         instructions=(
@@ -190,9 +272,7 @@ def build_server(options: SessionOptions, sessions: Sessions | None = None) -> A
 
             # The session argument is the server's, not the client's: the schema shows the rest,
             # and the SDK passes the request's context, which names the session.
-            hints = get_type_hints(fn)
-            for name in REF_ARGUMENTS & hints.keys():
-                hints[name] = _ref_hint(hints[name])
+            hints = {name: _schema_hint(hint, name) for name, hint in get_type_hints(fn, include_extras=True).items()}
             params = [p.replace(annotation=hints[p.name]) for p in list(inspect.signature(fn).parameters.values())[1:]]
             ctx_param = inspect.Parameter("ctx", inspect.Parameter.KEYWORD_ONLY, annotation=Context)
             run.__signature__ = inspect.Signature([*params, ctx_param], return_annotation=Any)  # type: ignore[attr-defined]
@@ -200,6 +280,8 @@ def build_server(options: SessionOptions, sessions: Sessions | None = None) -> A
             del run.__wrapped__
             annotations = mcp_types.ToolAnnotations(readOnlyHint=readonly) if readonly else None
             server.tool(structured_output=False, annotations=annotations)(run)
+            registered = server._tool_manager.get_tool(fn.__name__)
+            registered.parameters = _inlined(registered.parameters)
             return fn
 
         return register

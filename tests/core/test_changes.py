@@ -3,6 +3,7 @@ properties over generated texts, and the answer's facts."""
 
 from __future__ import annotations
 
+import re
 import time
 
 from hypothesis import given, settings
@@ -124,3 +125,37 @@ def test_every_changed_line_is_in_the_answer(old, new):
     # Context lines are lines of the new text.
     context = [line[2:] for line in changes.text.split("\n") if line.startswith("  ")]
     assert all(line in new.split("\n") for line in context)
+
+
+def test_a_change_inside_a_form_or_dialog_shows_what_can_be_done_there():
+    """An agent that keeps only the last answer finds the next field and the button: the
+    container's lines with ids come with a change inside it (the nearest first when there are
+    many); a change outside any form or dialog brings nothing more."""
+    after = PAGE.replace("value: '1'", "value: '3'")
+    changes = describe_changes(_Obs(PAGE), _Obs(after))  # type: ignore[arg-type]
+    assert changes is not None
+    lines = changes.text.split("\n")
+    assert lines == [
+        "  \tmain",
+        "  \t\tform [7] 'Order'",
+        "+ \t\t\ttextbox [9] 'Qty' value: '3'",
+        "…",
+        "  \t\t\tbutton [11] 'Buy'",
+    ]
+    dialog = "\n".join(
+        ["RootWebArea 'Shop'", "\tdialog 'Pay'", "\t\tgroup 'Card'", "\t\t\ttextbox [20] 'Number'"]
+        + [f"\t\t\ttext 'note {i}'" for i in range(30)]
+        + ["\t\t\ttextbox [21] 'Expiry'", "\t\tbutton [22] 'Pay 500 EUR'", "\tbutton [23] 'Outside'"]
+        + [f"\ttext 'footer {i}'" for i in range(30)]
+    )
+    typed = describe_changes(_Obs(dialog), _Obs(dialog.replace("'Number'", "'Number' value: '4111'")))  # type: ignore[arg-type]
+    assert typed is not None
+    assert "textbox [21] 'Expiry'" in typed.text and "button [22] 'Pay 500 EUR'" in typed.text
+    assert "Outside" not in typed.text and "note" not in typed.text
+    outside = describe_changes(_Obs(dialog), _Obs(dialog.replace("'footer 3'", "'footer three'")))  # type: ignore[arg-type]
+    assert outside is not None and "[2" not in outside.text
+    big = "\n".join(["RootWebArea 'Form'", "\tform 'Survey'"] + [f"\t\tcheckbox [{i}] 'Q{i}'" for i in range(100, 400)])
+    ticked = describe_changes(_Obs(big), _Obs(big.replace("'Q250'", "'Q250' checked")))  # type: ignore[arg-type]
+    assert ticked is not None
+    near = [int(m) for m in re.findall(r"checkbox \[(\d+)\]", ticked.text) if m != "250"]
+    assert len(near) == 24 and all(abs(i - 250) <= 24 for i in near)

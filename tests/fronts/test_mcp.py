@@ -5,6 +5,7 @@ that carry what changed, a browser per session, errors that say why (issues 25 a
 from __future__ import annotations
 
 import asyncio
+import json
 import contextlib
 import os
 import re
@@ -121,6 +122,12 @@ def test_the_tool_surface_is_playwright_mcps(tmp_path):
             assert click["properties"]["ref"]["anyOf"][0]["type"] == "string"
             assert "element" not in click.get("required", [])
             assert listed["browser_snapshot"].annotations.read_only_hint
+            # A form's fields as Playwright MCP declares them, written out (no $ref to follow).
+            item = listed["browser_fill_form"].input_schema["properties"]["fields"]["items"]
+            assert set(item["properties"]) == set(item["required"]) == {"name", "type", "ref", "value"}
+            assert item["properties"]["type"]["enum"] == ["textbox", "checkbox", "radio", "combobox", "slider"]
+            assert all(p["description"] for p in item["properties"].values())
+            assert "$ref" not in json.dumps(listed["browser_fill_form"].input_schema)
             assert not any(t.output_schema for t in listed.values())  # one text item, no copy
 
     asyncio.run(session_run())
@@ -425,6 +432,43 @@ def test_http_is_loopback_unless_allowed_with_a_token(site):
         asyncio.run(session_run(url))
 
 
+def test_a_wait_for_text_fits_a_real_page(site):
+    """A report a server takes 7 s to make is waited for (Playwright MCP gives up after its 5 s
+    action timeout), and the answer says how long the wait took."""
+
+    async def session_run():
+        async with stdio_session() as s:
+            error, page = await call(s, "browser_navigate", url=site.url("site/late.html"))
+            assert not error
+            assert not (await call(s, "browser_click", ref=find_id(page, "button", "Make the report")))[0]
+            error, waited = await call(s, "browser_wait_for", text="Report ready")
+            assert not error, waited
+            took = float(re.search(r"Waited for 'Report ready' \(([\d.]+) s\)", waited).group(1))
+            assert 5 < took < 30, waited
+            assert "Report ready" in waited.split("\n", 1)[1]  # the page after it
+
+    asyncio.run(session_run())
+
+
+def test_what_the_page_logs_and_asks_while_it_loads_is_listed(site):
+    """The first page a session opens is watched from its start: the messages its scripts log
+    and the requests they make while it loads are listed (and after another navigation too)."""
+
+    async def session_run():
+        async with stdio_session() as s:
+            for _ in range(2):
+                error, page = await call(s, "browser_navigate", url=site.url("site/console-at-load.html"))
+                assert not error, page
+                error, logged = await call(s, "browser_console_messages")
+                assert not error and "Total messages: 2 (Errors: 1, Warnings: 1)" in logged, logged
+                assert "[WARNING] a warning while the page loads" in logged, logged
+                assert "[ERROR] an error while the page loads" in logged, logged
+                error, requests = await call(s, "browser_network_requests")
+                assert not error and "second.html?at=load => [200]" in requests, requests
+
+    asyncio.run(session_run())
+
+
 def test_the_other_tools_over_stdio(site, tmp_path):
     """Waits (late text, text gone, time), hover, press, scroll, forward, tabs (new with a URL,
     select, close), a snapshot of one element's part, and an observation's subtree."""
@@ -437,8 +481,11 @@ def test_the_other_tools_over_stdio(site, tmp_path):
             assert not error
             error, waited = await call(s, "browser_wait_for", text="Late button")
             assert not error and "Late button" in waited
-            error, text = await call(s, "browser_wait_for", text="Never there")
-            assert error and "'Never there' to appear" in text
+            error, text = await call(s, "browser_wait_for", text="Never there", timeout=0.5)
+            assert error and "waited 0.5 s for 'Never there' to appear" in text, text
+            for wrong in (0, -1, 1e9):
+                error, text = await call(s, "browser_wait_for", text="Late button", timeout=wrong)
+                assert error and "timeout is more than 0 and at most 240 seconds" in text, text
             error, hovered = await call(s, "browser_hover", element="Vanish", ref=find_id(page, "button", "Vanish"))
             assert not error and "Hovered over Vanish" in hovered
             # slowly: key by key, so the page's key handlers see each key.
@@ -766,6 +813,13 @@ class _Session:
 
         return asyncio.run_coroutine_threadsafe(one(), self.loop).result(timeout)
 
+    def tools(self) -> list:
+        async def listed() -> list:
+            assert self.session is not None
+            return (await self.session.list_tools()).tools
+
+        return asyncio.run_coroutine_threadsafe(listed(), self.loop).result(60)
+
     def close(self) -> None:
         if self.stop is not None:
             self.loop.call_soon_threadsafe(self.stop.set_result, None)
@@ -856,6 +910,41 @@ def test_odd_tool_arguments_are_answered_and_the_server_stays(held_session):
     held_session.call("browser_handle_dialog", {"accept": False})  # one an example may have opened
     error, page = held_session.call("browser_snapshot", {})
     assert not error and "RootWebArea" in page, page
+
+
+REF_NAMES = {"ref", "target", "startRef", "endRef", "startTarget", "endTarget"}  # read leniently: see below
+
+
+def test_every_tool_says_what_is_wrong_with_its_arguments_in_one_line(held_session):
+    """Each tool, from its listed schema: an argument it does not take, each required one left
+    out, each given a value of the wrong type — one line naming the argument and what the tool
+    takes, never the SDK's validation dump (its lines and links)."""
+    wrong = {"string": {"a": 1}, "number": "soon", "integer": "big", "boolean": {"a": 1}, "array": 5, "object": 5}
+
+    def one_line(tool: str, arguments: dict, names: str) -> None:
+        error, text = held_session.call(tool, arguments)
+        assert error, (tool, arguments, text)
+        assert "\n" not in text.strip() and names in text, (tool, arguments, text)
+        assert "validation error" not in text and "pydantic" not in text, (tool, arguments, text)
+
+    checked = 0
+    for listed in held_session.tools():
+        if listed.name in ("browser_close",):
+            continue
+        schema = listed.input_schema
+        properties, required = schema.get("properties", {}), schema.get("required", [])
+        one_line(listed.name, {"bogus_argument": 1}, "takes no bogus_argument")
+        valid = {name: "x" for name in required}
+        for name in required:
+            one_line(listed.name, {k: v for k, v in valid.items() if k != name}, f"{name} is missing")
+        for name, prop in properties.items():
+            kinds = [a.get("type") for a in prop.get("anyOf", [prop])] if name not in REF_NAMES else []
+            kind = next((k for k in kinds if k in wrong), None)
+            if kind is None or (kind == "string" and "object" in kinds):
+                continue
+            one_line(listed.name, {**valid, name: wrong[kind]}, name)
+            checked += 1
+    assert checked > 30, checked
 
 
 def test_a_wait_says_the_time_it_waited_not_more():

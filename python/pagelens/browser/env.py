@@ -192,6 +192,9 @@ class AsyncBrowserEnv:
         self._context_id: str | None = None
         self._browser_cdp: CDPSession | None = None
         self.allow: HostAllowList | None = None
+        # Called with every page of every context as it is made, before it loads anything (a
+        # front's console and request logs).
+        self.page_watchers: list[Callable[[Page], None]] = []
         self.start_url: str | None = None
         self._executor = Executor(self, self._resolver, config)
 
@@ -337,6 +340,8 @@ class AsyncBrowserEnv:
     def _adopt_page(self, page: Page) -> None:
         # A popup or a new tab becomes the active tab, as in WebArena.
         self._page_announced.set()
+        for watch in self.page_watchers:  # before the page loads anything: its first messages too
+            watch(page)
         page.on("dialog", self._on_dialog)
         # A crashed renderer answers no CDP call: a capture waiting on one ends at the crash.
         crashed = self._crashes.setdefault(page, asyncio.get_running_loop().create_future())

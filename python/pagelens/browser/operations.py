@@ -15,7 +15,9 @@ import math
 import re
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any, Literal, TypeVar
+from typing import Annotated, Any, Literal, TypedDict, TypeVar, cast
+
+from playwright.async_api import TimeoutError as PlaywrightTimeout
 
 from pagelens._core import chunk as chunk_text
 from pagelens._core import escape_page_text, find_lines
@@ -29,6 +31,7 @@ F = TypeVar("F", bound=Callable[..., Any])
 
 _FIND_MOST = 200  # lines a find answers with
 _WAIT_CAP_S = 30.0  # browser_wait_for's `time` is capped as Playwright MCP caps it
+_WAIT_MOST_S = 240.0  # the longest a wait for text may be asked to take (within a shell answer's 300 s)
 
 
 def element_part(text: str, element_id: int) -> str | None:
@@ -274,13 +277,27 @@ async def browser_type(
     return await s.run(what, lambda: env.perform(f"type into [{element_id}]", type_slowly))
 
 
-async def browser_fill_form(s: BrowserSession, fields: list[dict[str, Any]]) -> str:
+class FormField(TypedDict):
+    """One field of ``browser_fill_form``, as Playwright MCP declares it (the MCP server shows
+    each key's words, the Annotated text, in the tool's schema)."""
+
+    name: Annotated[str, "Human-readable field name"]
+    type: Annotated[Literal["textbox", "checkbox", "radio", "combobox", "slider"], "Type of the field"]
+    ref: Annotated[str, "Exact target field reference from the page snapshot"]
+    value: Annotated[
+        str,
+        "Value to fill in the field. If the field is a checkbox, the value should be `true` or `false`. If the "
+        "field is a combobox, the value should be the text of the option.",
+    ]
+
+
+async def browser_fill_form(s: BrowserSession, fields: Annotated[list[FormField], "Fields to fill in"]) -> str:
     """Fill multiple form fields. Each field: name (human-readable), type (textbox, checkbox, radio,
     combobox or slider), ref (its id), value (for a checkbox or radio "true" or "false", for a
     combobox the option's text)."""
     env = s.page_env()
     plan: list[tuple[str, str, int, str]] = []
-    for i, f in enumerate(fields):
+    for i, f in enumerate(cast("list[Any]", fields)):  # the shell's are any JSON
         if not isinstance(f, dict):
             raise SessionError(f"field {i} is not an object with name, type, ref and value")
         kind = f.get("type")
@@ -408,38 +425,59 @@ async def browser_wait_for(
     time: float | None = None,  # noqa: A002 (Playwright MCP's argument name)
     text: str | None = None,
     textGone: str | None = None,  # noqa: N803
+    timeout: float | None = None,
 ) -> str:
-    """Wait for text to appear or disappear or a specified time to pass (seconds, at most 30)"""
+    """Wait for text to appear or disappear or a specified time to pass (seconds, at most 30).
+    Text is waited for up to `timeout` seconds (default 30, at most 300)"""
     env = s.page_env()
     s._refuse_if_modal()
     if not text and not textGone and not time:
         raise SessionError("give time, text or textGone")
     if time is not None and not 0 <= time < math.inf:
         raise SessionError(f"time is 0 or more seconds, not {time}")
-    timeout = env.config.action_timeout_ms  # as Playwright MCP's wait: the action timeout
+    if timeout is not None and not 0 < timeout <= _WAIT_MOST_S:
+        raise SessionError(f"timeout is more than 0 and at most {_WAIT_MOST_S:g} seconds, not {timeout}")
+    # Playwright MCP waits for text as long as its actions (5 s by default): a report that a
+    # real server takes 7 s to make is missed. Text is waited for as long as `time` may be.
+    limit_s = timeout or _WAIT_CAP_S
+    waited: list[float] = []
 
     async def wait() -> None:
         if time:
             await asyncio.sleep(min(_WAIT_CAP_S, time))
+        t0 = asyncio.get_running_loop().time()
         try:
             if textGone:
-                await env.page.get_by_text(textGone).first.wait_for(state="hidden", timeout=timeout)
+                await env.page.get_by_text(textGone).first.wait_for(state="hidden", timeout=limit_s * 1e3)
             if text:
-                await env.page.get_by_text(text).first.wait_for(state="visible", timeout=timeout)
+                await env.page.get_by_text(text).first.wait_for(state="visible", timeout=limit_s * 1e3)
+        except PlaywrightTimeout:
+            what = repr(text) + " to appear" if text else repr(textGone) + " to go"
+            raise ActionError(
+                f"waited {limit_s:g} s for {escape_page_text(what)}: it did not (give a longer timeout, up to "
+                f"{_WAIT_MOST_S:g} s, to wait longer)"
+            ) from None
         except Exception as e:
-            waited = repr(text) + " to appear" if text else repr(textGone) + " to go"
-            raise ActionError(f"waited {timeout / 1000:g} s for {waited}: it did not ({one_line(e)})") from None
+            raise ActionError(f"could not wait for the text: {one_line(e)}") from None
+        waited.append(asyncio.get_running_loop().time() - t0)
 
-    return await s.run(waited_for(time, text, textGone), lambda: env.perform("wait", wait))
+    def what() -> str:
+        return waited_for(time, text, textGone, waited[0] if waited and (text or textGone) else None)
+
+    return await s.run(what, lambda: env.perform("wait", wait))
 
 
-def waited_for(time: float | None, text: str | None, gone: str | None = None) -> str:  # noqa: A002 (the tool's argument)
-    """What a wait says it did: the text it waited for (to go), else the time it waited — the
-    capped time when more was asked (Playwright MCP caps it too, but says the time asked)."""
+def waited_for(
+    time: float | None, text: str | None, gone: str | None = None, seconds_on_text: float | None = None
+) -> str:  # noqa: A002 (the tool's argument)
+    """What a wait says it did: the text it waited for (to go) and how long that took, else the
+    time it waited — the capped time when more was asked (Playwright MCP caps it too, but says
+    the time asked)."""
+    took = f" ({seconds_on_text:.1f} s)" if seconds_on_text is not None else ""
     if text:
-        return f"Waited for {escape_page_text(repr(text))}"
+        return f"Waited for {escape_page_text(repr(text))}{took}"
     if gone:
-        return f"Waited for {escape_page_text(repr(gone))} to go"
+        return f"Waited for {escape_page_text(repr(gone))} to go{took}"
     seconds = time or 0.0
     if seconds > _WAIT_CAP_S:
         return f"Waited for {_WAIT_CAP_S:g} s, the most one wait takes ({seconds:g} s were asked)"

@@ -16,7 +16,6 @@ import contextlib
 import re
 import tempfile
 import time
-import weakref
 from collections import deque
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
@@ -186,7 +185,6 @@ class BrowserSession:
         self.console: deque[tuple[int, str, str]] = deque(maxlen=_LOG_LIMIT)  # (navigation, level, text)
         self.requests: deque[tuple[int, Any]] = deque(maxlen=_LOG_LIMIT)
         self.navigations = 0
-        self._watched: weakref.WeakSet[Any] = weakref.WeakSet()
         self.downloads: deque[_Download] = deque(maxlen=_DOWNLOADS_KEPT)
         self._saving: set[asyncio.Task[None]] = set()
         self._download_seen = asyncio.Event()  # set by every download, cleared by every action
@@ -219,8 +217,14 @@ class BrowserSession:
 
             async def first() -> StepResult:
                 env.config.allowed_hosts = self._allow_list() or None
+                if self._watch_page not in env.page_watchers:
+                    env.page_watchers.append(self._watch_page)
+                # A new browser context: the logs are of its pages, from the first (its load's
+                # messages and requests included).
+                self.console.clear()
+                self.requests.clear()
+                self.choosers.clear()
                 obs = await env.reset(url)
-                self._watch()
                 return StepResult(Action("goto", text=url), ok=True, observation=obs)
 
             return first
@@ -250,21 +254,9 @@ class BrowserSession:
         else:  # no list given: the user's own navigations are allowed, the page's stay held to them
             self.allowed = tuple(dict.fromkeys((*self.allowed, parts.hostname)))
 
-    def _watch(self) -> None:
-        """Console messages, requests and file choosers of every tab, from now on."""
-        env = self.env
-        assert env is not None
-        if env.context in self._watched:
-            return
-        self._watched.add(env.context)
-        self.console.clear()
-        self.requests.clear()
-        self.choosers.clear()
-        env.context.on("page", self._watch_page)
-        for page in env.context.pages:
-            self._watch_page(page)
-
     def _watch_page(self, page: Any) -> None:
+        """Console messages, requests, file choosers and downloads of a page, from its start."""
+
         def navigated(frame: Any) -> None:
             if frame == page.main_frame:
                 self.navigations += 1
@@ -364,11 +356,17 @@ class BrowserSession:
     # -- acting ---------------------------------------------------------------------------
 
     async def run(
-        self, what: str, work: Callable[[], Awaitable[StepResult]], *, full: bool = False, opening: bool = False
+        self,
+        what: str | Callable[[], str],
+        work: Callable[[], Awaitable[StepResult]],
+        *,
+        full: bool = False,
+        opening: bool = False,
     ) -> str:
-        """Runs an action and answers it: what it did, then the page (what changed, or all of it
-        with ``full``). An action a dialog interrupts is answered with the dialog; it finishes
-        once browser_handle_dialog answers it."""
+        """Runs an action and answers it: what it did (told after the work when only that
+        knows, as how long a wait took), then the page (what changed, or all of it with
+        ``full``). An action a dialog interrupts is answered with the dialog; it finishes once
+        browser_handle_dialog answers it."""
         env = self.env if opening else self.page_env()
         assert env is not None
         self._refuse_if_modal()
@@ -381,8 +379,9 @@ class BrowserSession:
             opened.cancel()
         if not task.done():
             self.pending = task
-            return self.compose(f"{what}: a dialog opened", None)
+            return self.compose(f"{what if isinstance(what, str) else what()}: a dialog opened", None)
         result = task.result()
+        what = what if isinstance(what, str) else what()
         # A navigation that turned out to be a file (Playwright's words): downloaded, not failed.
         a_file = not result.ok and result.error_kind == "navigation" and "Download is starting" in (result.error or "")
         if a_file:  # its download event may trail the navigation's end

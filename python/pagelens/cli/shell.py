@@ -337,7 +337,7 @@ def _run(args: argparse.Namespace) -> int:
     elif cmd == "wait":
         if args.seconds is None and args.text is None and args.gone is None:
             raise ShellError("wait for TEXT, --gone TEXT or --seconds S", "usage")
-        wait = {"time": args.seconds, "text": args.text, "textGone": args.gone}
+        wait = {"time": args.seconds, "text": args.text, "textGone": args.gone, "timeout": args.timeout}
         answer = _call(args, "browser_wait_for", {k: v for k, v in wait.items() if v is not None})
     elif cmd == "dialog":
         answer = _call(args, "browser_handle_dialog", {"accept": args.answer == "accept", "promptText": args.text})
@@ -544,6 +544,7 @@ def register_commands(parser: argparse.ArgumentParser) -> None:
     p.add_argument("text", nargs="?")
     p.add_argument("--gone", metavar="TEXT", help="wait for this text to go")
     p.add_argument("--seconds", type=non_negative_float, metavar="S", help="wait this long (at most 30)")
+    p.add_argument("--timeout", type=positive_float, metavar="S", help="wait for the text at most this long (30)")
     p = command("dialog", "answer the dialog the page opened")
     p.add_argument("answer", choices=("accept", "dismiss"))
     p.add_argument("text", nargs="?", help="a prompt's answer")
