@@ -30,13 +30,17 @@ import hmac
 import inspect
 import ipaddress
 import logging
+import re
 import sys
 import time
 import typing
+import warnings
 from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Annotated, Any, get_type_hints
+from urllib.parse import unquote, urlsplit
 
 from pagelens import __version__
 from pagelens.browser.operations import OPERATIONS, Picture
@@ -107,6 +111,37 @@ _WAIT_CAP_S = 30.0  # browser_wait_for's `time` is capped as Playwright MCP caps
 log = logging.getLogger("pagelens.mcp")
 
 
+async def _client_roots(ctx: Any) -> tuple[Path, ...] | None:
+    """The folders the client names as its roots (``file:`` URIs), asked when it declares the
+    capability; None when it does not, or does not answer within 10 s."""
+    try:
+        session = ctx.session
+        if not session.check_client_capability(mcp_types.ClientCapabilities(roots=mcp_types.RootsCapability())):
+            return None
+        with warnings.catch_warnings():
+            warnings.simplefilter(
+                "ignore"
+            )  # roots are deprecated from the 2026-07-28 protocol on: clients still send them
+            listed = await asyncio.wait_for(session.list_roots(), 10)
+    except Exception:  # the client's answer, or none: the working directory then
+        return None
+    found = []
+    for root in listed.roots:
+        parts = urlsplit(str(root.uri))
+        if parts.scheme == "file" and parts.path:
+            found.append(Path(unquote(parts.path)))
+    return tuple(found) or None
+
+
+def _sse_key(ctx: Any) -> str:
+    """The session of a call on a legacy SSE connection: the connection's id, which its POSTs
+    carry in their address (``/messages/?session_id=...``); "" for any other call."""
+    request = getattr(ctx.request_context, "request", None)
+    query = getattr(request, "query_params", None)
+    found = query.get("session_id") if query is not None else None
+    return f"sse:{found}" if found else ""
+
+
 class Sessions:
     """The server's browser sessions, one per MCP session (per client connection over HTTP;
     the one client over stdio), closed when it ends or idles out."""
@@ -118,9 +153,10 @@ class Sessions:
         self._reaper: asyncio.Task[None] | None = None
 
     def of(self, ctx: Any) -> BrowserSession:
-        # An HTTP client's session id (the SDK's header); over stdio the one client.
+        # An HTTP client's session id (the SDK's header), a legacy SSE connection's own key;
+        # over stdio the one client.
         headers = ctx.headers or {}
-        key = headers.get("mcp-session-id") or ""
+        key = headers.get("mcp-session-id") or _sse_key(ctx)
         found = self._by_key.get(key)
         if found is None:
             if len(self._by_key) >= self.max_sessions:
@@ -256,6 +292,8 @@ def build_server(options: SessionOptions, sessions: Sessions | None = None) -> A
                 session = sessions.of(ctx)
                 async with session.lock:
                     try:
+                        if getattr(fn, "reads_files", False):
+                            session.file_roots = await _client_roots(ctx)
                         answer = await fn(session, *args, **kwargs)
                         if isinstance(answer, Picture):
                             return mcp_server.Image(data=answer.data, format=answer.format)
@@ -373,8 +411,54 @@ def http_app(server: Any, sessions: Sessions, http: HttpOptions, idle_timeout_s:
             + [f"{scheme}://{n}" for n in names for scheme in ("http", "https")],
         )
     app = server.streamable_http_app(transport_security=security, host=http.host, session_idle_timeout=idle_timeout_s)
+    app.router.routes.extend(_sse_routes(server, sessions, security))
     app = SessionEnds(app, sessions)
     return BearerToken(app, http.token) if http.token else app
+
+
+def _sse_routes(server: Any, sessions: Sessions, security: Any) -> list[Any]:
+    """Playwright MCP's legacy endpoint, ``GET /sse`` (and the ``POST /messages/`` its stream
+    names), for clients configured with its older URL: each connection a session of its own,
+    whose browser closes when the connection does."""
+    routing: Any = require("starlette.routing", "`pagelens mcp`")
+    responses: Any = require("starlette.responses", "`pagelens mcp`")
+    sse_transport: Any = require("mcp.server.sse", "`pagelens mcp`")
+    runner: Any = require("mcp.server.runner", "`pagelens mcp`")
+    transport = sse_transport.SseServerTransport("/messages/", security_settings=security)
+    lowlevel = server._lowlevel_server
+
+    async def connect(request: Any) -> Any:
+        # The connection's id is the one its stream names first (the endpoint event), read on
+        # the way out: the transport keeps it to itself.
+        named: list[str] = []
+
+        async def send(message: Any) -> None:
+            if not named and message.get("type") == "http.response.body":
+                found = re.search(rb"session_id=([0-9a-f]+)", message.get("body", b""))
+                if found:
+                    named.append(found.group(1).decode())
+            await request._send(message)
+
+        try:
+            async with transport.connect_sse(request.scope, request.receive, send) as (reading, writing):
+                # The server's loop without its lifespan: that is the app's, and ending it here
+                # would close every session's browser when one connection ends.
+                await runner.serve_dual_era_loop(
+                    lowlevel,
+                    reading,
+                    writing,
+                    lifespan_state=None,
+                    init_options=lowlevel.create_initialization_options(),
+                )
+        finally:
+            if named:
+                await sessions.end(f"sse:{named[0]}")
+        return responses.Response()
+
+    return [
+        routing.Route("/sse", endpoint=connect, methods=["GET"]),
+        routing.Mount("/messages/", app=transport.handle_post_message),
+    ]
 
 
 def serve(options: SessionOptions, http: HttpOptions | None = None) -> None:

@@ -381,6 +381,44 @@ def test_the_tools_over_streamable_http_a_browser_per_session(site):
         assert browsers_of(pid) == 0
 
 
+def test_playwright_mcps_legacy_sse_endpoint_serves_a_browser_per_connection(site):
+    """A client configured with Playwright MCP's older URL (``/sse``) is served: each connection
+    a session with its own browser, closed when the connection ends."""
+    from mcp.client.sse import sse_client
+
+    @asynccontextmanager
+    async def sse_session(url: str):
+        async with sse_client(url) as streams, ClientSession(*streams) as s:
+            await s.initialize()
+            yield s
+
+    async def session_run(url: str, pid: int):
+        async with http_session(url.removesuffix("/sse") + "/mcp") as streamed:
+            assert not (await call(streamed, "browser_navigate", url=site.url("site/second.html")))[0]
+            await sse_connections(url, pid)
+            # The connections' end closed their browsers, not the other session's.
+            error, page = await call(streamed, "browser_snapshot")
+            assert not error and "second" in page.lower(), page
+
+    async def sse_connections(url: str, pid: int):
+        async with sse_session(url) as one, sse_session(url) as two:
+            assert {t.name for t in (await one.list_tools()).tools} == TOOLS
+            error, page = await call(one, "browser_navigate", url=site.url("site/form.html"))
+            assert not error and "Page Title: Action test page" in page, page
+            error, typed = await call(one, "browser_type", ref=find_id(page, "textbox", "Notes"), text="over SSE")
+            assert not error and "notes: over SSE" in typed, typed
+            error, text = await call(two, "browser_snapshot")
+            assert error and "browser_navigate" in text, text  # a browser of its own: no page yet
+            assert browsers_of(pid) == 2
+        deadline = time.monotonic() + 60
+        while browsers_of(pid) > 1 and time.monotonic() < deadline:
+            await asyncio.sleep(0.1)
+        assert browsers_of(pid) == 1
+
+    with http_server() as (url, pid):
+        asyncio.run(session_run(url.removesuffix("/mcp") + "/sse", pid))
+
+
 def test_an_idle_session_has_its_browser_closed(site):
     async def session_run(url: str, pid: int):
         async with http_session(url) as s:
@@ -465,6 +503,46 @@ def test_what_the_page_logs_and_asks_while_it_loads_is_listed(site):
                 assert "[ERROR] an error while the page loads" in logged, logged
                 error, requests = await call(s, "browser_network_requests")
                 assert not error and "second.html?at=load => [200]" in requests, requests
+
+    asyncio.run(session_run())
+
+
+def test_files_come_from_the_clients_roots(site, tmp_path):
+    """A client that names its roots (MCP roots) has files taken from those folders only, as
+    Playwright MCP does: not from the server's working directory; a client that names none,
+    from the working directory."""
+    from mcp import types as mcp_types
+
+    root, elsewhere = tmp_path / "project", tmp_path / "cwd"
+    root.mkdir()
+    elsewhere.mkdir()
+    (root / "in-root.txt").write_text("from the root")
+    (elsewhere / "in-cwd.txt").write_text("from the cwd")
+
+    async def roots(_context):
+        return mcp_types.ListRootsResult(roots=[mcp_types.Root(uri=root.as_uri(), name="project")])
+
+    async def chooser(s):
+        error, page = await call(s, "browser_navigate", url=site.url("site/tools.html"))
+        assert not error, page
+        error, chose = await call(s, "browser_click", ref=find_id(page, "button", "Attachment"))
+        assert not error and "[File chooser]" in chose, chose
+
+    async def session_run():
+        params = StdioServerParameters(command=sys.executable, args=["-m", "pagelens", "mcp"], cwd=str(elsewhere))
+        async with stdio_client(params) as streams, ClientSession(*streams, list_roots_callback=roots) as s:
+            await s.initialize()
+            await chooser(s)
+            error, text = await call(s, "browser_file_upload", paths=[str(elsewhere / "in-cwd.txt")])
+            assert error and "outside the directories" in text and str(root) in text, text
+            error, uploaded = await call(s, "browser_file_upload", paths=[str(root / "in-root.txt")])
+            assert not error and "in-root.txt" in uploaded, uploaded
+        async with stdio_session(cwd=str(elsewhere)) as s:  # no roots: the working directory
+            await chooser(s)
+            error, text = await call(s, "browser_file_upload", paths=[str(root / "in-root.txt")])
+            assert error and "outside the directories" in text, text
+            error, uploaded = await call(s, "browser_file_upload", paths=[str(elsewhere / "in-cwd.txt")])
+            assert not error and "in-cwd.txt" in uploaded, uploaded
 
     asyncio.run(session_run())
 

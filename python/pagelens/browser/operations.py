@@ -55,6 +55,13 @@ def readonly(fn: F) -> F:
     return fn
 
 
+def reads_files(fn: F) -> F:
+    """Marks an operation that reads files the caller names: a front that knows the client's
+    folders (an MCP client's roots) tells the session before it runs (``file_roots``)."""
+    fn.reads_files = True  # type: ignore[attr-defined]
+    return fn
+
+
 def capability(name: str) -> Callable[[F], F]:
     """Marks an operation offered only when the capability is asked for (--caps)."""
 
@@ -547,15 +554,17 @@ async def browser_handle_dialog(s: BrowserSession, accept: bool, promptText: str
     return s.finish(what, await env.perform("after the dialog", _nothing))
 
 
+@reads_files
 async def browser_file_upload(s: BrowserSession, paths: list[str] | None = None) -> str:
     """Upload one or multiple files to the file chooser a click opened (absolute paths, in the
-    server's working directory, its output directory or an --allow-file directory); without paths,
-    the chooser is cancelled"""
+    client's roots — else the server's working directory —, its output directory or an
+    --allow-file directory); without paths, the chooser is cancelled"""
     env = s.page_env()
     if not s.choosers:
         raise SessionError("no file chooser is open: click the page's file input first")
     files = [Path(p) for p in paths or []]
-    roots = (Path.cwd(), s.options.output_dir, *s.options.allow_file)
+    # As Playwright MCP: the folders the client named as its roots, when it names any.
+    roots = (*(s.file_roots if s.file_roots else (Path.cwd(),)), s.options.output_dir, *s.options.allow_file)
     for f in files:
         if not inside(f, roots):
             raise SessionError(f"{f} is outside the directories files may come from: {', '.join(map(str, roots))}")

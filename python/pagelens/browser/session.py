@@ -183,6 +183,9 @@ class BrowserSession:
         self.pending: asyncio.Task[StepResult] | None = None
         self.choosers: list[Any] = []  # file choosers waiting for browser_file_upload
         self.console: deque[tuple[int, str, str]] = deque(maxlen=_LOG_LIMIT)  # (navigation, level, text)
+        # The folders the client works in (an MCP client's roots), told by the front before an
+        # operation that reads files; None: the client named none (the working directory is).
+        self.file_roots: tuple[Path, ...] | None = None
         self.requests: deque[tuple[int, Any]] = deque(maxlen=_LOG_LIMIT)
         self.navigations = 0
         self.downloads: deque[_Download] = deque(maxlen=_DOWNLOADS_KEPT)
