@@ -5,8 +5,8 @@ that carry what changed, a browser per session, errors that say why (issues 25 a
 from __future__ import annotations
 
 import asyncio
-import json
 import contextlib
+import json
 import os
 import re
 import socket

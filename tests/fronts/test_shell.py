@@ -211,7 +211,7 @@ def test_two_sessions_are_apart_and_state_carries_a_login(site, shell, tmp_path)
     # A new session that loads the state before any page.
     ok(shell("state", "load", str(saved), login, "--session", "third"))
     assert "Signed in as Ada" in ok(shell("snapshot", "--session", "third"))
-    fails(shell("state", "load", str(tmp_path / "missing.json")), 2, "is not a saved state")
+    fails(shell("state", "load", str(tmp_path / "missing.json")), 2, "state load: cannot read")
 
 
 def test_close_leaves_nothing_and_a_killed_daemon_is_restarted(site, shell):
@@ -238,6 +238,55 @@ def test_close_leaves_nothing_and_a_killed_daemon_is_restarted(site, shell):
     wait_until(lambda: all(gone(int(c)) for c in children), "a process of the session outlived close")
     assert not list(runtime.glob("*.sock")) and not list(runtime.glob("*.state.json"))
     fails(shell("snapshot"), 3, "no open session 'default'")
+
+
+def test_a_sessions_files_are_its_users_alone_and_go_with_it(site, shell, tmp_path):
+    """A long page's snapshot is written in the session's own folder (0700, the file 0600),
+    never the shared temporary folder; close removes the folder. A runtime folder that is a link
+    (another user's, planted where $XDG_RUNTIME_DIR is unset) is refused, never followed."""
+    import tempfile
+
+    runtime = shell.runtime  # type: ignore[attr-defined]
+    shared_before = set(Path(tempfile.gettempdir()).glob("snapshot-*"))
+    ok(shell("open", site.url("site/form.html")))
+    long = ok(shell("snapshot", "--max-tokens", "20"))
+    written = Path(re.search(r"file://(\S+)", long).group(1))
+    folder = runtime / "default.files"
+    assert written.parent == folder and written.is_file(), long
+    assert folder.stat().st_mode & 0o777 == 0o700 and written.stat().st_mode & 0o777 == 0o600
+    assert set(Path(tempfile.gettempdir()).glob("snapshot-*")) == shared_before
+    ok(shell("close"))
+    wait_until(lambda: not folder.exists(), "the session's files outlived close")
+
+    # A link where the runtime folder would be: refused in one line, nothing written through it.
+    elsewhere = tmp_path / "someone-elses"
+    elsewhere.mkdir(mode=0o700)
+    planted = tmp_path / "run2"
+    planted.mkdir(mode=0o700)
+    (planted / "pagelens").symlink_to(elsewhere)
+    refused = shell("open", site.url("site/form.html"), XDG_RUNTIME_DIR=str(planted))
+    fails(refused, 8, "is a link")
+    assert not list(elsewhere.iterdir())
+
+
+def test_a_state_file_of_any_shape_is_one_line(site, shell, tmp_path):
+    """state load of something that is no saved state — deeply nested JSON, not JSON, the wrong
+    shape at any depth — exits 2 with one line saying what is wrong; nothing starts."""
+    cases = {
+        "deep.json": "[" * 100_000 + "]" * 100_000,
+        "text.json": "cookies: none",
+        "list.json": "[1, 2]",
+        "cookie.json": json.dumps({"cookies": [{"name": "a", "value": 1}]}),
+        "origin.json": json.dumps({"cookies": [], "origins": [{"origin": "x", "localStorage": [[1]]}]}),
+        "samesite.json": json.dumps(
+            {"cookies": [{"name": "a", "value": "b", "domain": "x", "path": "/", "sameSite": "Sometimes"}]}
+        ),
+    }
+    for name, text in cases.items():
+        path = tmp_path / name
+        path.write_text(text)
+        fails(shell("state", "load", str(path), site.url("site/form.html")), 2, "state load:")
+    assert not daemon_pids(shell.runtime)  # type: ignore[attr-defined]
 
 
 def _browser_of(pid: int) -> int:

@@ -24,10 +24,11 @@ import base64
 import contextlib
 import json
 import os
+import shutil
 import signal
 import sys
 import time
-from dataclasses import asdict, replace
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -37,7 +38,7 @@ from pagelens.browser.config import BrowserConfig
 from pagelens.browser.operations import OPERATIONS, Picture
 from pagelens.browser.session import BrowserSession, SessionError, SessionOptions, Words
 from pagelens.errors import PagelensError, one_line
-from pagelens.serving import session_files
+from pagelens.serving import SessionFilesError, session_files, session_folder
 
 # How answers name the shell's commands.
 SHELL_WORDS = Words(
@@ -62,21 +63,13 @@ def state_path(name: str) -> Path:
     return session_files(name)[1]
 
 
-def options_to_json(options: SessionOptions) -> str:
-    data = asdict(options)
-    data["allow_file"] = [str(p) for p in options.allow_file]
-    data["output_dir"] = str(options.output_dir)
-    data["caps"] = sorted(options.caps)
-    data.pop("words", None)
-    return json.dumps(data)
-
-
-def options_from_json(text: str) -> SessionOptions:
+def options_from_json(text: str, name: str) -> SessionOptions:
+    """The options the shell sent; no output directory: the session's private folder."""
     data = json.loads(text)
     return SessionOptions(
         allowed=tuple(data["allowed"]),
         allow_file=tuple(Path(p) for p in data["allow_file"]),
-        output_dir=Path(data["output_dir"]),
+        output_dir=Path(data["output_dir"]) if data.get("output_dir") else session_folder(name),
         max_tokens=int(data["max_tokens"]),
         snapshot_mode=data["snapshot_mode"],
         caps=frozenset(data["caps"]),
@@ -235,6 +228,10 @@ class Daemon:
             # kept (only a daemon killed outright leaves its state, for the next command).
             with contextlib.suppress(FileNotFoundError):
                 state_path(self.name).unlink()
+            # The session's private files (a logged-in page's snapshots, its downloads) go with it;
+            # a folder the user named stays theirs.
+            if self.options.output_dir == session_folder(self.name):
+                shutil.rmtree(self.options.output_dir, ignore_errors=True)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -243,7 +240,11 @@ def main(argv: list[str] | None = None) -> int:
     restore = "--restore" in args
     ready = int(os.environ.pop("PAGELENS_READY_FD", "-1"))
     session_files(name)  # a name that cannot be one is refused before anything starts
-    daemon = Daemon(name, options_from_json(options_json), restore=restore)
+    try:
+        daemon = Daemon(name, options_from_json(options_json, name), restore=restore)
+    except SessionFilesError as e:  # its folder is not the user's alone: said, nothing started
+        print(f"pagelens browser daemon {name}: {e}", file=sys.stderr)
+        return 1
     started = time.monotonic()
     try:
         asyncio.run(daemon.serve(ready if ready >= 0 else None))

@@ -21,6 +21,7 @@ from playwright.async_api import TimeoutError as PlaywrightTimeout
 
 from pagelens._core import chunk as chunk_text
 from pagelens._core import escape_page_text, find_lines
+from pagelens._io import write_atomically
 from pagelens.actions import Action, ActionError
 from pagelens.browser.execute import choose_options, fill_field, normalize_keys
 from pagelens.browser.session import BrowserSession, SessionError, SessionOptions, inside, one_ref, parse_ref
@@ -133,7 +134,7 @@ async def browser_snapshot(
         text = "\n".join(line for line in text.split("\n") if len(line) - len(line.lstrip("\t")) <= depth)
     if filename is not None:
         path = _output_path(s.options, filename)
-        path.write_text(text)
+        write_atomically(path, text, private=True)
         return f"### Snapshot\nwritten to {path}"
     if given is None and depth is None:
         return s.snapshot_answer(obs)
@@ -612,7 +613,7 @@ async def browser_take_screenshot(
         data = await env.page.screenshot(type=type, full_page=fullPage, timeout=timeout)
     if filename is not None:
         path = _output_path(s.options, filename)
-        path.write_bytes(data)
+        write_atomically(path, data, private=True)
         return f"### Result\nScreenshot written to {path}"
     return Picture(data, type)
 

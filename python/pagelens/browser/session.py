@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import os
 import re
 import tempfile
 import time
@@ -24,6 +25,7 @@ from typing import Any
 from urllib.parse import unquote, urlsplit
 
 from pagelens._core import escape_page_text
+from pagelens._io import write_atomically
 from pagelens.actions import Action
 from pagelens.browser.allowlist import HostAllowList
 from pagelens.browser.changes import describe_changes
@@ -33,7 +35,7 @@ from pagelens.browser.launch import LaunchOptions
 from pagelens.browser.records import PageObservation, StepResult
 from pagelens.errors import PagelensError, one_line
 from pagelens.hosts import web_address
-from pagelens.serving import SnapshotMode
+from pagelens.serving import SnapshotMode, storage_state_problem
 from pagelens.settle import AFTER_ACTION_MS
 
 __all__ = [
@@ -61,6 +63,22 @@ DOWNLOAD_WAIT_S = 10.0
 _DOWNLOADS_KEPT = 100
 
 
+# A file name's most bytes (255 on the usual file systems), less room for " (9999)" that a
+# name already taken gets.
+_NAME_BYTES = 255 - len(" (9999)")
+
+
+def _fit_name(name: str, most: int = _NAME_BYTES) -> str:
+    """``name`` cut to ``most`` UTF-8 bytes at a character's boundary, its extension kept."""
+    if len(name.encode()) <= most:
+        return name
+    stem, dot, ext = name.rpartition(".")
+    if not dot or not stem or len(ext.encode()) > 16:
+        stem, dot, ext = name, "", ""
+    room = most - len((dot + ext).encode())
+    return stem.encode()[:room].decode("utf-8", "ignore").rstrip() + dot + ext
+
+
 def safe_file_name(suggested: str) -> str:
     """A file name for what a page offers as ``suggested`` (its words: no directory, no hidden
     file, no character a shell or another system reads specially, no lone surrogate, and no
@@ -69,7 +87,7 @@ def safe_file_name(suggested: str) -> str:
     name = suggested.encode("utf-8", "replace").decode("utf-8").replace("\\", "/").rsplit("/", 1)[-1]
     name = name.translate(_BRACKETS)
     name = "".join(c if c.isprintable() and c not in '<>:"|?*' else "_" for c in name).strip().lstrip(".-")
-    return name[:200].strip() or "download"
+    return _fit_name(name.strip()) or "download"
 
 
 _BRACKETS = str.maketrans("[]", "()")
@@ -82,8 +100,8 @@ def free_path(directory: Path, name: str) -> Path:
     for n in range(1, 10_000):
         candidate = directory / (name if n == 1 else f"{stem} ({n}){dot}{ext}")
         try:
-            with open(candidate, "x"):
-                return candidate
+            os.close(os.open(candidate, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600))
+            return candidate
         except FileExistsError:
             continue
     raise SessionError(f"no free file name for the download {name!r} in {directory}", "action")
@@ -298,6 +316,8 @@ class BrowserSession:
             record.state, record.error = "failed", failure or one_line(e)
             record.path.unlink(missing_ok=True)
         else:
+            with contextlib.suppress(OSError):  # a page's file: its user's to read alone
+                record.path.chmod(0o600)
             record.state = "saved"
 
     async def _downloads_saved(self) -> None:
@@ -328,8 +348,9 @@ class BrowserSession:
     async def load_state(self, state: dict[str, Any] | None, url: str | None = None) -> str:
         """A fresh browser context with ``state``'s cookies and storage, at ``url`` (else the
         page it was on, if any)."""
-        if state is not None and not (isinstance(state, dict) and isinstance(state.get("cookies", []), list)):
-            raise SessionError("a storage state is an object with cookies and origins (Playwright's)", "usage")
+        problem = storage_state_problem(state) if state is not None else None
+        if problem is not None:
+            raise SessionError(f"not a storage state (Playwright's cookies and origins): {problem}", "usage")
         url = web_address(url) if url else (self.last.url if self.last is not None else None)
         self.storage_state = state
         if self.env is not None:
@@ -484,7 +505,7 @@ class BrowserSession:
         if obs.rendered.token_count <= budget:
             return ["### Snapshot", obs.text]
         path = self.options.output_dir / f"snapshot-{time.strftime('%Y%m%d-%H%M%S')}-{len(obs.text)}.txt"
-        path.write_text(obs.text)
+        write_atomically(path, obs.text, private=True)  # a logged-in page's text: its user's alone
         lines = obs.text.splitlines()
         shown: list[str] = []
         used = 0

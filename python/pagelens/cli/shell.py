@@ -25,8 +25,8 @@ from pathlib import Path
 from typing import Any, NoReturn
 
 from pagelens.cli.types import host_entry, non_negative_float, positive_float, positive_int
-from pagelens.errors import PagelensError
-from pagelens.serving import SessionFilesError, runtime_dir, session_files
+from pagelens.errors import PagelensError, one_line
+from pagelens.serving import SessionFilesError, runtime_dir, session_files, storage_state_problem
 from pagelens.settle import AFTER_ACTION_MS, SETTLE_MS_HELP
 
 ENV_SESSION = "PAGELENS_SESSION"
@@ -43,6 +43,8 @@ EXIT_CODES = {
 }
 # How long a command waits for its daemon's answer (a page may take its navigation timeout).
 ANSWER_TIMEOUT_S = 300.0
+# A saved state is cookies and storage: past this size a file is something else.
+_STATE_MOST_BYTES = 32 << 20
 START_TIMEOUT_S = 60.0
 
 
@@ -87,8 +89,9 @@ failed (the next command restarts it), 9 a dialog is open (`pagelens browser dia
 More: `wait TEXT` (or `--gone TEXT`, `--seconds S`), `tabs`, `tabs new URL`, `tabs select N`,
 `screenshot FILE --ids`, `upload FILE...` (after clicking a file input), `state save FILE` /
 `state load FILE` (cookies and storage), `--session NAME` for a second browser, `--json` for
-machine-readable output. A file the page downloads is saved in the session's output directory
-(`open --output-dir DIR`) and the answer says where (`### Events`). `### Notes` says what
+machine-readable output. A file the page downloads (and a snapshot over the budget) is saved in
+the session's own folder — its user's alone, removed by `close` — or in `open --output-dir DIR`,
+which stays; the answer says where (`### Events`). `### Notes` says what
 pagelens did that you did not ask (a page script that never returned, stopped).
 """
 
@@ -177,14 +180,13 @@ def _start_daemon(name: str, options: dict[str, Any], restore: bool = False) -> 
 
 
 def _options(args: argparse.Namespace) -> dict[str, Any]:
-    """The daemon's session options (pagelens.browser.session.SessionOptions, as JSON)."""
-    import tempfile
-
-    out = Path(args.output_dir).resolve() if getattr(args, "output_dir", None) else Path(tempfile.gettempdir())
+    """The daemon's session options (pagelens.browser.session.SessionOptions, as JSON); no
+    output directory named: the session's own private folder (see ``session_folder``)."""
+    out = str(Path(args.output_dir).resolve()) if getattr(args, "output_dir", None) else None
     return {
         "allowed": list(getattr(args, "allow_host", []) or []),
         "allow_file": [str(Path(d).resolve()) for d in getattr(args, "allow_file", []) or []],
-        "output_dir": str(out),
+        "output_dir": out,
         "max_tokens": 6000,
         "snapshot_mode": "incremental",
         "caps": [],
@@ -398,9 +400,17 @@ def _state(args: argparse.Namespace) -> int:
         _print(args, answer, f"### Result\nSaved cookies and storage to {path}")
         return 0
     try:
-        state = json.loads(path.read_text())
-    except (OSError, ValueError) as e:
-        raise ShellError(f"state load: {path} is not a saved state ({e})", "usage") from None
+        if path.stat().st_size > _STATE_MOST_BYTES:
+            raise ShellError(f"state load: {path} is over {_STATE_MOST_BYTES >> 20} MiB: not a saved state", "usage")
+        state = json.loads(path.read_text(encoding="utf-8", errors="replace"))
+    except OSError as e:
+        raise ShellError(f"state load: cannot read {path} ({e.strerror or e})", "usage") from None
+    except (ValueError, RecursionError) as e:  # nested past the parser's depth: RecursionError
+        why = "nested too deeply" if isinstance(e, RecursionError) else one_line(e)
+        raise ShellError(f"state load: {path} is not JSON ({why})", "usage") from None
+    problem = storage_state_problem(state)
+    if problem is not None:
+        raise ShellError(f"state load: {path} is not a saved state: {problem}", "usage")
     answer = _call(args, "state_load", {"state": state, "url": args.url}, starts=True)
     _print(args, answer, answer.get("text") or f"### Result\nLoaded cookies and storage from {path}")
     return 0
