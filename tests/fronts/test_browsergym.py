@@ -93,6 +93,28 @@ def test_frames_keep_their_bids_and_actions_reach_them(browsergym, site):
         env.close()
 
 
+def test_a_tree_widgets_items_in_closed_folders_get_ids_once_shown(browsergym, site):
+    """An ARIA tree whose folders open on a click (one listener on the tree, none on the rows),
+    two levels deep: each level's items have bids in pagelens' text once their folder opens, and
+    a click on the deepest file reaches it — in BrowserGym's own loop."""
+    env = browsergym.make(
+        "browsergym/openended",
+        task_kwargs={"start_url": site.url("site/tree-widget.html")},
+        wait_for_user_message=False,
+    )
+    try:
+        obs, _ = env.reset()
+        for name in ("Documents", "Archive", "Old report.pdf"):
+            text = occam_text(obs)
+            item = re.search(rf"treeitem \[(\w+)\] '{re.escape(name)}'", text)
+            assert item, (name, text)
+            obs, *_ = env.step(to_action(f"click [{item.group(1)}]", obs))
+            assert not obs["last_action_error"], obs["last_action_error"]
+        assert "picked Old report.pdf" in occam_text(obs)
+    finally:
+        env.close()
+
+
 # -- the bridge on its own: BrowserGym's observation and action strings as data -------------
 
 
