@@ -547,6 +547,100 @@ def test_files_come_from_the_clients_roots(site, tmp_path):
     asyncio.run(session_run())
 
 
+def _window(answer: str) -> str:
+    """The lines an answer prints of the page itself (not the rest's contents after them)."""
+    return answer.split("### The rest of the page", 1)[0]
+
+
+def _last_actionable(answer: str) -> tuple[str, str]:
+    """(role, name) of the last line with an id of the page whose whole text the answer links."""
+    path = re.search(r"file://(\S+) ", answer).group(1)
+    for line in reversed(Path(path).read_text().splitlines()):
+        found = re.match(r"\t*(button|link|textbox|combobox|checkbox) \*?\[\d+\] '([^'\n]{3,40})'", line)
+        if found and line.count("'" + found.group(2) + "'") == 1:
+            return found.group(1), found.group(2)
+    raise AssertionError("no element with an id")
+
+
+@pytest.mark.parametrize("mode", ["incremental", "full", "none"])
+def test_an_agent_reading_only_answers_reaches_the_bottom_of_a_long_page(site, tmp_path, mode):
+    """A page of 20k-45k tokens (a generated one; a corpus page whose text is one paragraph of 20k
+    tokens, cut into parts): an agent that acts only on
+    refs it reads in the last answer, with Playwright MCP's tools alone (navigate, press End,
+    act), reaches the page's last element within 3 calls (4 where answers carry no page: it
+    asks for a snapshot), whatever the snapshot mode."""
+
+    async def reach(s, url: str, act: str) -> int:
+        error, answer = await call(s, "browser_navigate", url=url)
+        assert not error, answer
+        assert mode == "none" or "over the 6,000 budget" in answer, answer[:2000]
+        calls = 1
+        if mode == "none":
+            error, answer = await call(s, "browser_snapshot")
+            calls += 1
+        role, name = _last_actionable(answer)
+        for _ in range(3):
+            found = re.search(rf"{role} \*?\[(\d+)\] '{re.escape(name)}'", answer)
+            if found:
+                error, acted = await call(s, act, ref=found.group(1))
+                assert not error, acted
+                return calls + 1
+            error, answer = await call(s, "browser_press_key", key="End")
+            calls += 1
+            if mode == "none":
+                error, answer = await call(s, "browser_snapshot")
+                calls += 1
+        raise AssertionError(f"{role} {name!r} was never in an answer:\n{answer[:3000]}")
+
+    async def session_run():
+        async with stdio_session("--snapshot-mode", mode, "--output-dir", str(tmp_path)) as s:
+            for url, act in (
+                (site.url("site/long.html"), "browser_click"),
+                (site.url("corpus/clean-links/"), "browser_hover"),
+            ):
+                calls = await reach(s, url, act)
+                assert calls <= (4 if mode == "none" else 3), (url, calls)
+
+    asyncio.run(session_run())
+
+
+def test_a_long_pages_window_follows_the_view_and_parts_are_asked_for(site, tmp_path):
+    """The lines an answer prints of a long page are where the view is: the top after opening,
+    the bottom after End (the button there with its id, in the window itself), a line saying the
+    view moved after a PageDown within them; the rest's headings and elements follow each window;
+    browser_snapshot's part=N prints the Nth part; a part past the last is the last."""
+
+    async def session_run():
+        async with stdio_session("--output-dir", str(tmp_path)) as s:
+            error, opened = await call(s, "browser_navigate", url=site.url("site/long.html"))
+            assert not error and "lines 1-" in opened and "heading 'Catalogue'" in _window(opened), opened[:2000]
+            head = re.search(r"lines 1-(\d+) of (\d+) are shown", opened)
+            assert head, opened[:1000]
+            total = int(head.group(2))
+            # Below the window: the headings and elements, the checkout button among them.
+            rest = opened.split("### The rest of the page", 1)[1]
+            assert "heading 'Section 30'" in rest and re.search(r"button \[\d+\] 'Place the order'", rest)
+            error, down = await call(s, "browser_press_key", key="PageDown")
+            assert (
+                not error
+                and "The view moved, within the lines the last snapshot showed" in down
+                and "### Snapshot\n" not in down
+            ), down[:2000]
+            error, end = await call(s, "browser_press_key", key="End")
+            assert not error and f"of {total} are shown (where the view is" in end, end[:1500]
+            assert re.search(r"button \[\d+\] 'Place the order'", _window(end)), end[:3000]
+            assert "heading 'Catalogue'" in end.split("### The rest of the page", 1)[1]
+            error, part = await call(s, "browser_snapshot", part=2)
+            parts = int(re.search(r"part 2 of (\d+)\)", part).group(1))
+            assert not error and parts >= 5 and "Section 1'" not in _window(part).split("are shown", 1)[1]
+            error, last = await call(s, "browser_snapshot", part=999)
+            assert not error and f"part {parts} of {parts}" in last and f"-{total} of {total}" in last
+            error, text = await call(s, "browser_snapshot", part=0)
+            assert error and "part is 1 or more" in text
+
+    asyncio.run(session_run())
+
+
 def test_the_other_tools_over_stdio(site, tmp_path):
     """Waits (late text, text gone, time), hover, press, scroll, forward, tabs (new with a URL,
     select, close), a snapshot of one element's part, and an observation's subtree."""

@@ -289,6 +289,20 @@ def test_a_state_file_of_any_shape_is_one_line(site, shell, tmp_path):
     assert not daemon_pids(shell.runtime)  # type: ignore[attr-defined]
 
 
+def test_a_long_page_is_within_reach_through_the_shell(site, shell):
+    """The shell's answers of a long page say how to reach the rest in its own commands; End
+    shows the bottom (its button with an id), --part N the Nth part, and the click works."""
+    opened = ok(shell("open", site.url("site/long.html")))
+    assert "pagelens browser press End" in opened and "pagelens browser snapshot --part N" in opened, opened[:1500]
+    assert "browser_" not in opened.split("### The rest of the page")[0]  # the shell's words, not MCP's
+    end = ok(shell("press", "End"))
+    button = ref(end.split("### The rest of the page")[0], "button", "Place the order")
+    part = ok(shell("snapshot", "--part", "3"))
+    assert re.search(r"part 3 of \d+\)", part), part[:800]
+    fails(shell("snapshot", "--part", "0"), 2, "--part")
+    assert "Order placed" in ok(shell("click", button))
+
+
 def _browser_of(pid: int) -> int:
     """The Chromium browser process below process ``pid`` (not its renderers)."""
     children: dict[int, list[int]] = {}

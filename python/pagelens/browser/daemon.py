@@ -47,6 +47,9 @@ SHELL_WORDS = Words(
     dialog="pagelens browser dialog accept|dismiss",
     upload="pagelens browser upload FILE...",
     allow_file="--allow-file DIR",
+    view="pagelens browser press End (or PageDown, or scroll down)",
+    part="pagelens browser snapshot --part N",
+    find="pagelens browser snapshot --find TEXT",
 )
 IDLE_TIMEOUT_S = 30 * 60.0
 _OPS = {fn.__name__: fn for fn in OPERATIONS}

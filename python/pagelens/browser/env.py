@@ -768,6 +768,19 @@ class AsyncBrowserEnv:
                 pass  # the document went away meanwhile: the next reading says what is there
         return kept
 
+    async def ids_in_view(self) -> tuple[list[int], list[int]]:
+        """The last observation's ids whose element (in the main frame, read by pagelens' own
+        capture) starts in the viewport now (its top edge within it), and those that only reach
+        into it (a container begun above); ([], []) when that cannot be told."""
+        obs = self._resolver.last_observation
+        viewport = self.page.viewport_size
+        if obs is None or viewport is None:
+            return [], []
+        height, width = viewport["height"], viewport["width"]
+        boxes = await self._resolver.boxes(limit=len(obs.ids))
+        across = [(i, y) for i, x, y, w, h in boxes if y + h > 0 and y < height and x + w > 0 and x < width]
+        return [i for i, y in across if y >= 0], [i for i, y in across if y < 0]
+
     async def screenshot(self, with_ids: bool = False) -> bytes:
         """A PNG of the active tab's viewport; ``with_ids`` outlines the last observation's
         elements (those of the main frame) and writes each one's id on it, on the picture's

@@ -12,7 +12,9 @@ if TYPE_CHECKING:
 
 # Flags for a headless Chromium in a container, often as root: no sandbox (root cannot use
 # it), no GPU, /tmp instead of a small /dev/shm, and none of the background traffic a
-# sealed machine cannot answer.
+# sealed machine cannot answer. Scrolls by key and wheel are instant, not animated: an action's
+# answer is read where the scroll ends (an animated End is still under way when the page has
+# settled, and the answer's view would be a place the page only passed).
 CHROMIUM_FLAGS: tuple[str, ...] = (
     "--no-sandbox",
     "--disable-gpu",
@@ -21,6 +23,7 @@ CHROMIUM_FLAGS: tuple[str, ...] = (
     "--disable-component-update",
     "--disable-sync",
     "--no-first-run",
+    "--disable-smooth-scrolling",
 )
 
 

@@ -112,15 +112,19 @@ async def browser_snapshot(
     ref: str | None = None,
     filename: str | None = None,
     depth: int | None = None,
+    part: int | None = None,
 ) -> str:
     """Capture the page as pagelens' text: every element you can act on has an id in brackets ([12]),
     to pass as ref. This is better than a screenshot. `ref`/`target`: only the part of the page
     around that element; `filename`: write the text there instead; `depth`: keep lines up to that
-    depth of the tree."""
+    depth of the tree; `part`: on a page over the budget, its Nth part (the answer says how many)."""
     env = s.page_env()
     s._refuse_if_modal()
+    if part is not None and part < 1:
+        raise SessionError(f"part is 1 or more, not {part}")
     obs = await env.observe()
     s.last = obs
+    await s.locate(obs)
     text = obs.text
     given = ref if ref is not None else target
     if given is not None:
@@ -137,7 +141,7 @@ async def browser_snapshot(
         write_atomically(path, text, private=True)
         return f"### Snapshot\nwritten to {path}"
     if given is None and depth is None:
-        return s.snapshot_answer(obs)
+        return s.snapshot_answer(obs, part=part)
     return "\n".join(["### Snapshot", text])
 
 
@@ -155,6 +159,7 @@ async def browser_observe(s: BrowserSession, max_tokens: int | None = None, subt
         return obs.tree.subtree([subtree_of]).text
     if max_tokens is not None and max_tokens < 1:
         raise SessionError(f"max_tokens is 1 or more, not {max_tokens}")
+    await s.locate(obs)
     return s.snapshot_answer(obs, max_tokens)
 
 

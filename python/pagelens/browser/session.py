@@ -33,6 +33,7 @@ from pagelens.browser.config import BrowserConfig
 from pagelens.browser.env import AsyncBrowserEnv
 from pagelens.browser.launch import LaunchOptions
 from pagelens.browser.records import PageObservation, StepResult
+from pagelens.browser.window import window
 from pagelens.errors import PagelensError, one_line
 from pagelens.hosts import web_address
 from pagelens.serving import SnapshotMode, storage_state_problem
@@ -136,6 +137,10 @@ class Words:
     dialog: str = "browser_handle_dialog"
     upload: str = "browser_file_upload"
     allow_file: str = "--allow-file DIR"
+    # How a long page's answer says to reach the rest (Playwright MCP's own tools first).
+    view: str = "browser_press_key End or PageDown (or browser_scroll)"
+    part: str = "browser_snapshot with part=N"
+    find: str = "browser_find"
 
 
 @dataclass(frozen=True)
@@ -201,6 +206,11 @@ class BrowserSession:
         self.pending: asyncio.Task[StepResult] | None = None
         self.choosers: list[Any] = []  # file choosers waiting for browser_file_upload
         self.console: deque[tuple[int, str, str]] = deque(maxlen=_LOG_LIMIT)  # (navigation, level, text)
+        # On a page over the budget: the line where the view is (see locate), and where it was
+        # when an answer last printed a window.
+        self._view: frozenset[int] = frozenset()  # the ids of the elements in the viewport
+        self._answered: frozenset[int] = frozenset()  # the ids of the window last printed
+        self._last_view: frozenset[int] = frozenset()  # the view at the last answer that said it
         # The folders the client works in (an MCP client's roots), told by the front before an
         # operation that reads files; None: the client named none (the working directory is).
         self.file_roots: tuple[Path, ...] | None = None
@@ -406,6 +416,8 @@ class BrowserSession:
             return self.compose(f"{what if isinstance(what, str) else what()}: a dialog opened", None)
         result = task.result()
         what = what if isinstance(what, str) else what()
+        if result.observation is not None:
+            await self.locate(result.observation)
         # A navigation that turned out to be a file (Playwright's words): downloaded, not failed.
         a_file = not result.ok and result.error_kind == "navigation" and "Download is starting" in (result.error or "")
         if a_file:  # its download event may trail the navigation's end
@@ -452,6 +464,9 @@ class BrowserSession:
                 parts += ["### Notes", *(f"- {escape_page_text(n)}" for n in obs.notes)]
             parts += self._waiting_sections()
             mode = "full" if full else self.options.snapshot_mode
+            # A page over the budget whose view moved (End, PageDown, a scroll, a click far down)
+            # is answered with the window where the view is now, after what changed.
+            moved = bool(self._view) and len(self._view & self._answered) * 2 < len(self._view)
             if mode == "incremental":
                 changes = describe_changes(before, obs)
                 if changes is not None:
@@ -460,6 +475,16 @@ class BrowserSession:
                         f"{changes.removed} gone; {self.words.snapshot} shows the whole page)",
                         changes.text,
                     ]
+                    if moved:
+                        kept = section if changes.changed or changes.removed else []
+                        return "\n".join([*parts, *kept, *self._snapshot(obs)])
+                    if self._view and self._view != self._last_view:
+                        section.append(
+                            "The view moved, within the lines the last snapshot showed: "
+                            f"{self.words.view} moves it on, {self.words.part} shows a part."
+                        )
+                        self._last_view = self._view
+                        return "\n".join([*parts, *section])
                     # A small page is answered whole when that is no longer than its changes.
                     if sum(map(len, section)) < len(obs.text) + len("### Snapshot"):
                         return "\n".join([*parts, *section])
@@ -500,31 +525,57 @@ class BrowserSession:
         lines += [f"- [File chooser]: can be handled by {self.words.upload}" for _ in self.choosers]
         return lines
 
-    def _snapshot(self, obs: PageObservation, max_tokens: int | None = None) -> list[str]:
+    async def locate(self, obs: PageObservation) -> None:
+        """Where the view is on a page over the budget: the elements in the viewport now (those
+        that start in it; with none, one element filling it, the innermost reaching into it) —
+        the window an answer prints is where most of them are; unchanged when that cannot be
+        told (nothing in view, a frame's elements, Chromium's ids)."""
+        if obs.rendered.token_count <= self.options.max_tokens or self.env is None:
+            self._view = frozenset()
+            return
+        try:
+            starting, reaching = await self.env.ids_in_view()
+        except Exception:  # the page went away meanwhile: the view as it was
+            return
+        if starting:
+            self._view = frozenset(starting)
+        elif reaching:
+            within = set(reaching)
+            innermost = next((i for i in reversed(obs.ids) if i in within), None)
+            self._view = frozenset() if innermost is None else frozenset({innermost})
+        else:
+            self._view = frozenset(i for i in self._view if i in obs.tree)
+
+    def _snapshot(self, obs: PageObservation, max_tokens: int | None = None, part: int | None = None) -> list[str]:
         budget = max_tokens or self.options.max_tokens
         if obs.rendered.token_count <= budget:
             return ["### Snapshot", obs.text]
         path = self.options.output_dir / f"snapshot-{time.strftime('%Y%m%d-%H%M%S')}-{len(obs.text)}.txt"
         write_atomically(path, obs.text, private=True)  # a logged-in page's text: its user's alone
-        lines = obs.text.splitlines()
-        shown: list[str] = []
-        used = 0
-        for line in lines:
-            used += len(line) // 3 + 1  # a rough share of the budget: the file has it all
-            if used > budget:
-                break
-            shown.append(line)
-        return [
+        shown = window(obs.text, budget, view=self._view, part=part)
+        self._answered = shown.ids
+        self._last_view = self._view
+        where = (
+            f"part {shown.part} of {shown.parts}"
+            if part is not None
+            else (f"where the view is, part {shown.part} of {shown.parts}" if self._view else "the top")
+        )
+        words = self.words
+        head = [
             "### Snapshot",
-            f"The page is {obs.rendered.token_count:,} tokens, over the {budget:,} budget: the whole snapshot "
-            f"is in {path.as_uri()} ; its first {len(shown)} of {len(lines)} lines:",
-            *shown,
+            f"The page is {obs.rendered.token_count:,} tokens, over the {budget:,} budget: lines {shown.first + 1}-"
+            f"{shown.last + 1} of {shown.total} are shown ({where}); the whole snapshot is in {path.as_uri()} . "
+            f"To see more: {words.view} moves the view and the next answer shows it; {words.part} shows part N "
+            f"of {shown.parts}; {words.find} finds lines. The rest's headings and elements (usable as printed) "
+            "follow the lines shown.",
+            shown.shown,
         ]
+        return [*head, "### The rest of the page", shown.rest] if shown.rest else head
 
-    def snapshot_answer(self, obs: PageObservation, max_tokens: int | None = None) -> str:
+    def snapshot_answer(self, obs: PageObservation, max_tokens: int | None = None, part: int | None = None) -> str:
         self.last = obs
         parts = ["### Page", escape_page_text(f"- Page URL: {obs.url}\n- Page Title: {obs.title}")]
         if len(obs.tabs) > 1:
             parts += ["### Open tabs", *self._tab_lines(obs)]
         parts += self._waiting_sections()
-        return "\n".join([*parts, *self._snapshot(obs, max_tokens)])
+        return "\n".join([*parts, *self._snapshot(obs, max_tokens, part)])

@@ -310,7 +310,7 @@ def _run(args: argparse.Namespace) -> int:
             whole = args.max_tokens is None  # --full
             answer = _call(args, "browser_observe", {"max_tokens": 10**9 if whole else args.max_tokens})
         else:
-            answer = _call(args, "browser_snapshot", {})
+            answer = _call(args, "browser_snapshot", {"part": args.part} if args.part is not None else {})
         if args.interactive:
             answer["text"] = _interactive(answer.get("text", ""))
     elif cmd == "click":
@@ -526,6 +526,7 @@ def register_commands(parser: argparse.ArgumentParser) -> None:
     p.add_argument("--subtree", metavar="ID", help="only this element's part of the page")
     p.add_argument("--max-tokens", type=positive_int, metavar="N", help="cut to N tokens")
     p.add_argument("--full", action="store_true", help="the whole page, however long")
+    p.add_argument("--part", type=positive_int, metavar="N", help="a long page's Nth part (its answer says how many)")
     p = command("click", "click an element")
     p.add_argument("id")
     p.add_argument("--double", action="store_true", help="a double click")
