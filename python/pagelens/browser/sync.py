@@ -72,6 +72,9 @@ class BrowserEnv:
     def answer_dialog(self, accept: bool, prompt_text: str | None = None) -> str:
         return self._run(self.aenv.answer_dialog(accept, prompt_text))
 
+    def ids_in_view(self) -> tuple[list[int], list[int]]:
+        return self._run(self.aenv.ids_in_view())
+
     def screenshot(self, with_ids: bool = False) -> bytes:
         return self._run(self.aenv.screenshot(with_ids=with_ids))
 
