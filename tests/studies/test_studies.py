@@ -1021,6 +1021,42 @@ def test_the_journal_names_pagelens_commit_from_a_wheel_too(monkeypatch):
     assert study_settings.pagelens_commit() == f"{BUILD_COMMIT} (built)"
 
 
+def test_the_journal_names_the_code_that_ran_not_the_checkout_around_it(tmp_path):
+    """pagelens installed in a venv inside another project's git checkout (its files untracked
+    there, as a venv's are): the journal names the build's commit, never that project's; a file
+    the checkout tracks is that checkout's code, its commit named, +dirty by its own status."""
+    from pagelens._core import BUILD_COMMIT
+    from pagelens.studies.settings import pagelens_commit
+
+    def git(*args: str) -> str:
+        return subprocess.run(["git", "-C", str(project), *args], check=True, capture_output=True, text=True).stdout
+
+    project = tmp_path / "project"
+    project.mkdir()
+    git("init", "-q")
+    git("config", "user.email", "t@example.com")
+    git("config", "user.name", "t")
+    (project / "app.py").write_text("x = 1\n")
+    (project / ".gitignore").write_text(".venv/\n")
+    git("add", ".")
+    git("commit", "-qm", "the project")
+    head = git("rev-parse", "HEAD").strip()
+    installed = project / ".venv" / "lib" / "site-packages" / "pagelens" / "studies" / "settings.py"
+    installed.parent.mkdir(parents=True)
+    installed.write_text("# a wheel's file\n")
+    (project / "app.py").write_text("x = 2\n")  # the project has changes of its own
+    expected = f"{BUILD_COMMIT} (built)" if BUILD_COMMIT else None
+    assert pagelens_commit(installed) == expected
+    assert head not in str(pagelens_commit(installed))
+    # Without the ignore, the same untracked file: still not the project's code.
+    (project / ".gitignore").unlink()
+    assert pagelens_commit(installed) == expected
+    # A file the checkout tracks is its code: its commit, dirty by its own status.
+    assert pagelens_commit(project / "app.py") == f"{head}+dirty"
+    git("checkout", "-q", "--", ".")
+    assert pagelens_commit(project / "app.py") == head
+
+
 def test_study_run_passes_the_agent_options_run_takes(tmp_path):
     """`study run` takes every agent option `pagelens run` takes (one set of flags), keeps them
     in study.json, and the worker's agent is made with them: SteP reads the given policies."""

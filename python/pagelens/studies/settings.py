@@ -221,16 +221,34 @@ def journal_entry(settings: StudySettings) -> dict[str, Any]:
     }
 
 
-def pagelens_commit() -> str | None:
-    """The commit of the pagelens that runs: its source checkout's (``+dirty`` with uncommitted
-    changes), else the one its extension was built from (``BUILD_COMMIT``: a wheel), marked
-    ``built`` (the Python files beside it may have been changed since)."""
+def pagelens_commit(source: Path | None = None) -> str | None:
+    """The commit of the pagelens that runs (``source``: this module's file): its checkout's
+    when it runs from that checkout's own source tree (this file tracked there; ``+dirty``
+    with uncommitted changes), else the one its extension was built from (``BUILD_COMMIT``: a
+    wheel, even one installed in a venv inside some git checkout, this one's or another
+    project's), marked ``built`` (the Python files beside it may have been changed since)."""
     from pagelens._core import BUILD_COMMIT
 
-    checkout = _git_commit(Path(__file__).parent)
-    if checkout is not None:
-        return checkout
+    source = (source or Path(__file__)).resolve()
+    if _tracked(source):
+        checkout = _git_commit(source.parent)
+        if checkout is not None:
+            return checkout
     return f"{BUILD_COMMIT} (built)" if BUILD_COMMIT else None
+
+
+def _tracked(path: Path) -> bool:
+    """Whether ``path`` is a file of the git checkout it is in (tracked by it, not an ignored
+    or untracked file under it: a venv's site-packages inside a project)."""
+    try:
+        found = subprocess.run(
+            ["git", "-C", str(path.parent), "ls-files", "--error-unmatch", "--", path.name],
+            capture_output=True,
+            timeout=10,
+        )
+    except (OSError, subprocess.SubprocessError):
+        return False  # no git here
+    return found.returncode == 0
 
 
 def _git_commit(folder: Path) -> str | None:
