@@ -557,7 +557,7 @@ def test_compare_two_studies(model, local_study, tmp_path):
         "first": 1.0,
         "second": 0.0,
         "difference": -1.0,
-        "flipped": "lost",
+        "flipped": "regressed",  # ("lost" is for episodes the infrastructure lost)
     }
     assert by_task["click-test"]["difference"] == 0 and result["mean_difference"] == pytest.approx(-1 / 3)
     # Paired by task and seed: 6 pairs, differences 0,0,0,0,-1,-1; t interval with 5 degrees of freedom.
@@ -575,7 +575,7 @@ def test_compare_two_studies(model, local_study, tmp_path):
         capture_output=True,
         text=True,
     )
-    assert out.returncode == 0 and "flipped to failure: login-user" in out.stdout
+    assert out.returncode == 0 and "regressed (flipped to failure): login-user" in out.stdout
 
 
 # -- WebArena-style tasks on local stand-ins ------------------------------------------------------
@@ -1001,6 +1001,57 @@ def test_compare_clips_its_interval_and_pairs_seeds_per_task(tmp_path):
     second = study("b", {("t", 0): True})
     [row] = compare(first, second)["tasks"]
     assert (row["first"], row["second"], row["difference"]) == (1.0, 1.0, 0.0)
+
+
+def test_the_reports_words_mean_one_thing(tmp_path):
+    """A task whose every episode was lost keeps its row in the per-task table (0 finished, its
+    losses said); failed episodes are counted by kind, an error's or how the episode ended, and
+    the kinds add up to the failures."""
+    from html.parser import HTMLParser
+
+    from pagelens.studies.store import EpisodeResult, ResultsLog
+
+    directory = tmp_path / "s"
+    directory.mkdir()
+    tasks = ("kept", "all-lost")
+    (directory / "study.json").write_text(
+        json.dumps(StudySettings("miniwob", "occam", "m", tasks=tasks, seeds=(0, 1)).to_json())
+    )
+    log = ResultsLog(directory)
+    log.append(EpisodeResult("miniwob.kept.0.occam", "miniwob", "kept", 0, "occam", "m", success=True))
+    log.append(
+        EpisodeResult(
+            "miniwob.kept.1.occam", "miniwob", "kept", 1, "occam", "m", success=False, reason="stop", error_kind=""
+        )
+    )
+
+    class Tables(HTMLParser):
+        def __init__(self) -> None:
+            super().__init__()
+            self.tables: dict[str, list[list[str]]] = {}
+            self.table: str | None = None
+
+        def handle_starttag(self, tag, attrs):
+            if tag == "table":
+                self.table = dict(attrs).get("id")
+                self.tables[self.table] = []
+            elif tag == "tr" and self.table:
+                self.tables[self.table].append([])
+
+        def handle_data(self, data):
+            if self.table and self.tables[self.table] and data.strip():
+                self.tables[self.table][-1].append(data.strip())
+
+        def handle_endtag(self, tag):
+            if tag == "table":
+                self.table = None
+
+    page = Tables()
+    page.feed(write_report(directory).read_text())
+    per_task = {row[0]: row for row in page.tables["per-task"][1:]}
+    assert set(per_task) == {"kept", "all-lost"} and per_task["all-lost"][1] == "0" and "2 lost" in per_task["all-lost"]
+    failures = sum(int(row[-1]) for row in page.tables["failures"][1:])
+    assert failures == 1, page.tables["failures"]
 
 
 def test_the_journal_names_pagelens_commit_from_a_wheel_too(monkeypatch):

@@ -18,9 +18,20 @@ from pagelens.rates import Rate, rate_of, rates_by
 from pagelens.studies.store import episode_id, lost_episodes, read_results, study_folder
 
 
-def _rate_rows(groups: dict[str, list[dict[str, Any]]], link: bool) -> str:
+def _rate_rows(groups: dict[str, list[dict[str, Any]]], link: bool, lost: Counter[str] | None = None) -> str:
+    """A row per group (a task keeps its row when all its episodes were lost: 0 finished, and
+    how many were lost, said in its row)."""
     rows = []
-    for name, items in sorted(groups.items()):
+    lost = lost or Counter()
+    for name in sorted({*groups, *lost}):
+        items = groups.get(name, [])
+        if not items:
+            rows.append(
+                f"<tr><td>{html.escape(name)}</td><td>0</td><td>0</td><td>–</td><td>–</td>"
+                + (f"<td>{lost[name]} lost</td>" if link else "")
+                + "</tr>"
+            )
+            continue
         rate = rate_of(name, (bool(r["success"]) for r in items))
         wins = rate.successes
         lo, hi = rate.interval()
@@ -184,7 +195,11 @@ def write_report(directory: str | os.PathLike[str]) -> Path:
     overall = rate_of("all", (bool(r["success"]) for r in results))
     wins = overall.successes
     lo, hi = overall.interval()
-    errors = Counter(r["error_kind"] for r in results if r.get("error_kind"))
+    # Every failed episode by its kind — an error's, else how it ended (a wrong answer, the step
+    # limit): the kinds add up to the failures.
+    errors = Counter(
+        r.get("error_kind") or f"no error: {r.get('reason') or 'ended'}" for r in results if not r["success"]
+    )
     reasons = Counter(r.get("reason", "") for r in results)
     failures = (
         "".join(f"<tr><td>{html.escape(k)}</td><td>{n}</td></tr>" for k, n in errors.most_common())
@@ -212,7 +227,9 @@ td,th{{border:1px solid #ccc;padding:3px 8px;text-align:left}}a.ok,.ok{{color:#0
 95% interval {lo:.1%}–{hi:.1%}); {
         sum(r.get("prompt_tokens", 0) + r.get("completion_tokens", 0) for r in results):,} tokens; ${cost:.4f}.</p>
 <h2>Per site</h2><table id="per-site">{head.format("site", "")}{_rate_rows(by_site, False)}</table>
-<h2>Per task</h2><table id="per-task">{head.format("task", task_extra)}{_rate_rows(by_task, True)}</table>
+<h2>Per task</h2><table id="per-task">{head.format("task", task_extra)}{
+        _rate_rows(by_task, True, Counter(str(e["task"]) for e in lost))
+    }</table>
 <h2>Episodes</h2><table id="episodes"><tr><th>task</th><th>seed</th><th>reward</th><th>steps</th><th>ended</th>
 <th>error</th></tr>{_episode_rows(results)}</table>
 <h2>Episodes lost ({len(lost)} of {planned} planned; a rerun runs them)</h2>
@@ -227,7 +244,8 @@ td,th{{border:1px solid #ccc;padding:3px 8px;text-align:left}}a.ok,.ok{{color:#0
             [float(r.get("prompt_tokens", 0) + r.get("completion_tokens", 0)) for r in results], "tokens per episode"
         )
     }</div>
-<h2>Failures by error kind</h2><table id="failures"><tr><th>kind</th><th>episodes</th></tr>{failures}</table>
+<h2>Failures by kind ({sum(errors.values())} episodes failed)</h2>
+<table id="failures"><tr><th>kind</th><th>episodes</th></tr>{failures}</table>
 <h2>How episodes ended</h2><table><tr><th>reason</th><th>episodes</th></tr>{endings}</table>
 <h2>Journal</h2><table id="journal"><tr><th>run started</th><th>versions</th><th>git</th><th>settings hash</th></tr>
 {_journal_rows(study)}</table>
@@ -279,7 +297,8 @@ def compare(first: str | os.PathLike[str], second: str | os.PathLike[str]) -> di
     rows: list[dict[str, Any]] = []
     for task in sorted(set(a) & set(b)):
         ra, rb = a[task].rate or 0.0, b[task].rate or 0.0
-        flipped = "gained" if ra == 0 and rb == 1 else "lost" if ra == 1 and rb == 0 else ""
+        # ("lost" is the report's word for episodes the infrastructure lost: never a result's)
+        flipped = "gained" if ra == 0 and rb == 1 else "regressed" if ra == 1 and rb == 0 else ""
         rows.append({"task": task, "first": ra, "second": rb, "difference": rb - ra, "flipped": flipped})
     differences = [float(by_episode_b[k]) - float(by_episode_a[k]) for k in paired]
     warnings = []
@@ -317,8 +336,11 @@ def format_comparison(result: dict[str, Any], first: str, second: str) -> str:
         f"(task and seed) of {len(result['tasks'])} tasks"
     )
     gained = [r["task"] for r in result["tasks"] if r["flipped"] == "gained"]
-    lost = [r["task"] for r in result["tasks"] if r["flipped"] == "lost"]
-    lines.append(f"flipped to success: {', '.join(gained) or 'none'}; flipped to failure: {', '.join(lost) or 'none'}")
+    regressed = [r["task"] for r in result["tasks"] if r["flipped"] == "regressed"]
+    lines.append(
+        f"flipped to success: {', '.join(gained) or 'none'}; regressed (flipped to failure): "
+        f"{', '.join(regressed) or 'none'}"
+    )
     if result["only_first"] or result["only_second"]:
         lines.append(f"not in both: {', '.join(result['only_first'] + result['only_second'])}")
     lines.extend(f"warning: {w}" for w in result.get("warnings", ()))
