@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 from importlib import resources
 from typing import Any
 
-from pagelens.actions import Action, ActionError, Internal, internal_outcome, parse_action
+from pagelens.actions import Action, ActionError, Internal, internal_outcome
 from pagelens.llm import LLMClient
 
 
@@ -101,7 +101,3 @@ def shorten(text: str, limit: int = 600) -> str:
         return text
     half = (limit - 40) // 2
     return f"{text[:half]}\n[... {len(text) - 2 * half:,} characters left out ...]\n{text[-half:]}"
-
-
-def parse_allowed(text: str, space: frozenset[str]) -> Action:
-    return parse_action(text, space)

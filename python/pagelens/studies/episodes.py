@@ -49,10 +49,6 @@ INFRASTRUCTURE = ("model", "browser_start", "worker", "reset", "setup")
 SLOW_CALL_S = 0.5
 
 
-class BrowserLost(PagelensError, RuntimeError):
-    """The browser crashed or stopped answering during an episode."""
-
-
 @dataclass
 class Worker:
     """A worker's browser and model client, kept across its episodes."""
