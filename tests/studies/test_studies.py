@@ -82,7 +82,7 @@ def test_a_local_study_of_tasks_and_seeds(local_study):
     assert all(r["success"] and r["reward"] == 1.0 and r["reason"] == "task_done" for r in results)
     assert all(r["steps"] >= 1 and r["prompt_tokens"] > 0 and r["model"] == "scripted" for r in results)
     assert summary["finished"] == summary["episodes"] == episodes and summary["success_rate"] == 1.0
-    assert summary["per_task"]["login-user"] == {"episodes": 2, "successes": 2, "success_rate": 1.0}
+    assert summary["per_task"]["login-user"] == {"episodes": 2, "successes": 2, "success_rate": 1.0, "lost": 0}
     assert json.loads((directory / "summary.json").read_text()) == summary
     for r in results:
         episode = directory / "episodes" / r["id"]
@@ -878,24 +878,31 @@ def _study_cli(directory: Path, base_url: str, *extra: str) -> subprocess.Comple
     return subprocess.run(cmd, capture_output=True, text=True, timeout=600)
 
 
-def test_seeds_added_then_the_original_command_counts_its_own_plan(model, tmp_path):
-    """Seeds added by a second command extend the study; the first command, run again, runs
-    nothing and reports its own plan (1/1), never more finished than planned (2/1)."""
+def test_a_study_extended_by_another_command_counts_one_plan_everywhere(model, tmp_path):
+    """Two tasks x two seeds, then the same folder asked for one task and a third seed: the
+    study's plan is the union of what the commands asked (5 episodes, not the 6 of a cross
+    product), and the run's output, summary.json and the report all count 5 of 5 — no episode
+    nobody asked for is called lost; the first command run again runs nothing and says the
+    same; finished never exceeds planned."""
     directory = tmp_path / "s"
-    first = _study_cli(directory, model.base_url, "--tasks", "click-test", "--seeds", "0")
+    first = _study_cli(directory, model.base_url, "--tasks", "click-test,enter-text", "--seeds", "0-1")
     assert first.returncode == 0, first.stderr[-2000:]
-    assert "1/1 episodes" in first.stderr
-    wider = _study_cli(directory, model.base_url, "--tasks", "click-test", "--seeds", "0-1")
+    assert "4/4 episodes" in first.stderr
+    wider = _study_cli(directory, model.base_url, "--tasks", "click-test", "--seeds", "2")
     assert wider.returncode == 0, wider.stderr[-2000:]
-    assert "2/2 episodes" in wider.stderr
-    again = _study_cli(directory, model.base_url, "--tasks", "click-test", "--seeds", "0")
+    assert "5/5 episodes" in wider.stderr, wider.stderr
+    again = _study_cli(directory, model.base_url, "--tasks", "click-test,enter-text", "--seeds", "0-1")
     assert again.returncode == 0, again.stderr[-2000:]
-    assert "1/1 episodes" in again.stderr, again.stderr
-    assert len(read_results(directory)) == 2  # the rerun ran nothing
+    assert "5/5 episodes" in again.stderr and "lost" not in again.stderr, again.stderr
+    assert len(read_results(directory)) == 5  # the rerun ran nothing
     summary = json.loads((directory / "summary.json").read_text())
-    assert (summary["episodes"], summary["finished"], summary["status"], summary["lost"]) == (1, 1, "ended", [])
+    assert (summary["episodes"], summary["finished"], summary["status"], summary["lost"]) == (5, 5, "ended", [])
+    assert sorted(json.loads((directory / "study.json").read_text())["plan"]) == sorted(
+        [["click-test", 0], ["click-test", 1], ["enter-text", 0], ["enter-text", 1], ["click-test", 2]]
+    )
     report = (directory / "report.html").read_text()
-    assert "2 of 2 episodes planned" in report and "ran to its end" in report
+    assert "5 of 5 episodes planned" in report and "ran to its end" in report
+    assert "Episodes lost (0 of 5 planned" in report
 
 
 def test_a_study_that_loses_episodes_exits_2_and_names_each(tmp_path):
@@ -1163,3 +1170,71 @@ def test_a_planner_model_is_one_of_the_episode_s_clients(tmp_path):
         == []
     )
     assert settings_without_planner.agent_options == {}
+
+
+def test_any_runs_extensions_kills_and_reruns_count_alike_everywhere(tmp_path_factory):
+    """Property: any sequence of commands (each a set of tasks x seeds, extending the plan),
+    episodes finished or lost to the infrastructure between them, runs killed mid-way: the
+    plan is the union of what was asked; summary.json, the report and the tally agree; finished
+    never exceeds planned, and finished + lost (+ pending while running) is the plan."""
+    from hypothesis import given, settings
+    from hypothesis import strategies as st
+
+    from pagelens.studies.settings import check_study
+    from pagelens.studies.store import EpisodeResult, ResultsLog, summarize, tally
+
+    command = st.tuples(
+        st.sets(st.sampled_from(["a", "b", "c"]), min_size=1, max_size=3),
+        st.sets(st.integers(0, 3), min_size=1, max_size=3),
+    )
+    outcome = st.sampled_from(["success", "failure", "lost", "not run"])
+
+    @settings(max_examples=25, deadline=None)
+    @given(st.lists(st.tuples(command, st.lists(outcome, max_size=12), st.booleans()), min_size=1, max_size=4))
+    def check(steps):
+        directory = tmp_path_factory.mktemp("study")
+        asked: set[tuple[str, int]] = set()
+        for (tasks, seeds), outcomes, killed in steps:
+            plan = check_study(
+                directory,
+                StudySettings("miniwob", "occam", "m", tasks=tuple(sorted(tasks)), seeds=tuple(sorted(seeds))),
+            )
+            asked |= {(t, s) for t in tasks for s in seeds}
+            assert {(e.task, e.seed) for e in plan} == asked and len(plan) == len(asked)
+            planned = [(e.id, e.task, e.seed) for e in plan]
+            done = {r["id"] for r in read_results(directory)}
+            todo = [p for p in planned if p[0] not in done]
+            log = ResultsLog(directory)
+            for (episode, task, seed), what in zip(todo, outcomes, strict=False):
+                if what in ("success", "failure"):
+                    log.append(EpisodeResult(episode, "miniwob", task, seed, "occam", "m", success=what == "success"))
+                elif what == "lost":
+                    with (directory / "failures.jsonl").open("a") as f:
+                        f.write(json.dumps({"id": episode, "error_kind": "browser", "error": "it crashed"}) + "\n")
+            if killed:  # the run died while running: its summary says running, its process is gone
+                gone = subprocess.Popen([sys.executable, "-c", "pass"])
+                gone.wait()
+                summarize(directory, planned, "running", pid=gone.pid)
+            else:
+                summarize(directory, planned, "ended")
+            page = write_report(directory).read_text()
+            summary = json.loads((directory / "summary.json").read_text())
+            counts = tally(directory, planned)
+            finished = len({r["id"] for r in read_results(directory)} & {p[0] for p in planned})
+            assert summary["episodes"] == counts["episodes"] == len(asked)
+            assert summary["finished"] == counts["finished"] == finished <= len(asked)
+            assert summary["finished"] + len(summary["lost"]) + summary["pending"] == len(asked)
+            assert summary["pending"] == 0  # no run is running now (a killed one is said stopped)
+            assert f"{finished} of {len(asked)} episodes planned" in page
+            assert f"Episodes lost ({len(summary['lost'])} of {len(asked)} planned" in page
+            assert set(summary["per_task"]) == {t for t, _ in asked}
+            assert sum(summary["failures"].values()) == finished - summary["successes"]
+            # While a run runs (this process), what has not begun is pending, never lost.
+            running = summarize(directory, planned, "running")
+            assert all(e["kind"] != "not run" for e in running["lost"])
+            assert running["finished"] + len(running["lost"]) + running["pending"] == len(asked)
+            if running["pending"]:
+                assert f"{running['pending']} pending" in write_report(directory).read_text()
+            summarize(directory, planned, "ended")
+
+    check()

@@ -136,12 +136,13 @@ def _study_run(args: argparse.Namespace) -> int:
     console.print(f"report (written as the study goes): {Path(args.dir) / 'report.html'}", markup=False)
     columns = (TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeRemainingColumn())
     with Progress(*columns, console=console, disable=not console.is_terminal) as bar:
-        total = len(settings.episodes())
-        task = bar.add_task("episodes", total=total)
+        task = bar.add_task("episodes", total=len(settings.episodes()))
 
         def on_result(result: EpisodeResult, state: dict[str, Any]) -> None:
+            total = state["total"]  # the study's plan: every command's episodes, this one's with them
             bar.update(
                 task,
+                total=total,
                 completed=state["done"],
                 description=(
                     f"running {state['running']} | success {state['successes']}/{state['done']} | ${state['spent']:.4f}"

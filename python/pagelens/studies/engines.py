@@ -28,7 +28,7 @@ from pagelens.studies.benchmarks import Benchmark, EpisodeSetupError, EpisodeTas
 from pagelens.studies.episodes import INFRASTRUCTURE, Worker
 from pagelens.studies.report import write_report
 from pagelens.studies.settings import EpisodeSpec, RunOptions, StudySettings, check_study
-from pagelens.studies.store import EpisodeResult, ResultsLog, read_results, summarize
+from pagelens.studies.store import EpisodeResult, ResultsLog, read_results, summarize, valid_result
 
 
 class StudyStopped(PagelensError, RuntimeError):
@@ -223,11 +223,18 @@ def run_study(
         raise ArgumentError(f"{len(unknown)} of the study's tasks cannot be run: {shown}")
     directory = Path(directory)
     directory.mkdir(parents=True, exist_ok=True)
-    check_study(directory, settings)
+    # The study's plan: the union of the pairs every command asked for (this one's added). A
+    # run runs every unfinished episode of it, and every count is of it (store.tally).
+    plan = check_study(directory, settings)
+    for name in dict.fromkeys(s.task for s in plan):
+        if name not in resolved:  # a task an earlier command asked for
+            try:
+                resolved[name] = benchmark.resolve(name, benchmark_options)
+            except EpisodeSetupError as e:
+                raise ArgumentError(
+                    f"the study's task {name!r} (planned by an earlier run) cannot be run: {e}"
+                ) from None
     sites = _Sites(benchmark, benchmark_options, resolved)
-    # This command's plan: a study extended by another command (more seeds, more tasks) has
-    # more, which this run neither runs nor counts.
-    plan = settings.episodes()
     planned = [(s.id, s.task, s.seed) for s in plan]
     in_plan = {s.id for s in plan}
     finished = {r["id"]: r for r in read_results(directory) if r["id"] in in_plan}
@@ -264,6 +271,7 @@ def run_study(
         nonlocal infra_streak, stopped
         infra_streak += 1
         _append_failure(directory, result)
+        summarize(directory, planned, "running", results=list(finished.values()))  # whole, as each ends
         report()
         if infra_streak >= options.max_infra_failures and stopped is None:
             stopped = (
@@ -276,6 +284,8 @@ def run_study(
         nonlocal infra_streak
         infra_streak = 0
         log.append(result)
+        finished[result.id] = valid_result(result.to_json()) or {}
+        summarize(directory, planned, "running", results=list(finished.values()))  # whole, as each ends
         report()
         state["done"] += 1
         state["done_here"] += 1

@@ -15,7 +15,8 @@ from typing import Any
 
 from pagelens._io import read_json, write_atomically
 from pagelens.rates import Rate, rate_of, rates_by
-from pagelens.studies.store import episode_id, lost_episodes, read_results, study_folder
+from pagelens.studies.settings import plan_of
+from pagelens.studies.store import episode_id, read_results, study_folder, summarize, tally
 
 
 def _rate_rows(groups: dict[str, list[dict[str, Any]]], link: bool, lost: Counter[str] | None = None) -> str:
@@ -138,14 +139,25 @@ def _lost_rows(lost: list[dict[str, Any]]) -> str:
     return rows or "<tr><td colspan='4'>none</td></tr>"
 
 
-def _status(summary: dict[str, Any], finished: int, planned: int) -> str:
+_KILLED = "its run was killed or interrupted"
+
+
+def _running(summary: dict[str, Any]) -> bool:
+    """Whether the study's last run is still running (its process alive)."""
+    pid = summary.get("pid")
+    return summary.get("status") == "running" and isinstance(pid, int) and _alive(pid)
+
+
+def _status(summary: dict[str, Any], finished: int, planned: int, pending: int = 0) -> str:
     """How far the study's last run got: running (its process alive), or how it ended."""
     status = summary.get("status")
     if status == "running":
         pid = summary.get("pid")
         if isinstance(pid, int) and _alive(pid):
-            return f"running (process {pid}): {finished} of {planned} episodes finished so far"
-        return "stopped: its run was killed or interrupted (rerun the same command to continue)"
+            return f"running (process {pid}): {finished} of {planned} episodes finished so far, {pending} pending"
+        return f"stopped: {_KILLED} (rerun the same command to continue)"
+    if summary.get("stopped") == _KILLED:
+        return f"stopped: {_KILLED} (rerun the same command to continue)"
     if status == "stopped" or summary.get("stopped"):
         return f"stopped: {summary.get('stopped')}"
     if finished >= planned:
@@ -171,22 +183,24 @@ def write_report(directory: str | os.PathLike[str]) -> Path:
     linked to its step viewer, failures of the infrastructure and of the episodes by kind,
     and the journal of the runs (versions, commits, settings hash)."""
     directory = study_folder(directory)
-    results = read_results(directory)
     study = read_json(directory / "study.json", "study settings file")
     study = study if isinstance(study, dict) else {}
     summary_path = directory / "summary.json"
     summary = read_json(summary_path, "study summary") if summary_path.is_file() else {}
     summary = summary if isinstance(summary, dict) else {}
-    tasks, seeds = study.get("tasks") or [], study.get("seeds") or []
     planned_ids = [
-        (episode_id(str(study.get("benchmark")), str(t), s, str(study.get("agent"))), str(t), s)
-        for t in tasks
-        for s in seeds
+        (episode_id(str(study.get("benchmark")), task, seed, str(study.get("agent"))), task, seed)
+        for task, seed in plan_of(study)
     ]
-    planned = len(planned_ids)
-    results = [r for r in results if r["id"] in {p[0] for p in planned_ids}] if planned_ids else results
-    lost = lost_episodes(directory, planned_ids, {r["id"] for r in results})
-    status = _status(summary, len(results), planned)
+    running = _running(summary)
+    counts = tally(directory, planned_ids, running=running)
+    if not running and summary.get("status") == "running":
+        # Its run was killed: summary.json said running since; made again from the results.
+        summary = summarize(directory, planned_ids, "stopped", _KILLED)
+    planned = counts["episodes"]
+    results = counts["results"]
+    lost = counts["lost"]
+    status = _status(summary, len(results), planned, counts["pending"])
     by_task: dict[str, list[dict[str, Any]]] = defaultdict(list)
     by_site: dict[str, list[dict[str, Any]]] = defaultdict(list)
     for r in results:
@@ -197,9 +211,7 @@ def write_report(directory: str | os.PathLike[str]) -> Path:
     lo, hi = overall.interval()
     # Every failed episode by its kind — an error's, else how it ended (a wrong answer, the step
     # limit): the kinds add up to the failures.
-    errors = Counter(
-        r.get("error_kind") or f"no error: {r.get('reason') or 'ended'}" for r in results if not r["success"]
-    )
+    errors = Counter(counts["failures"])
     reasons = Counter(r.get("reason", "") for r in results)
     failures = (
         "".join(f"<tr><td>{html.escape(k)}</td><td>{n}</td></tr>" for k, n in errors.most_common())
@@ -232,7 +244,9 @@ td,th{{border:1px solid #ccc;padding:3px 8px;text-align:left}}a.ok,.ok{{color:#0
     }</table>
 <h2>Episodes</h2><table id="episodes"><tr><th>task</th><th>seed</th><th>reward</th><th>steps</th><th>ended</th>
 <th>error</th></tr>{_episode_rows(results)}</table>
-<h2>Episodes lost ({len(lost)} of {planned} planned; a rerun runs them)</h2>
+<h2>Episodes lost ({len(lost)} of {planned} planned; a rerun runs them{
+        f"; {counts['pending']} pending, not begun yet" if counts["pending"] else ""
+    })</h2>
 <table id="lost"><tr><th>task</th><th>seed</th><th>lost to</th><th>cause (the last attempt's)</th></tr>
 {_lost_rows(lost)}</table>
 <h2>Infrastructure failures by kind (episodes, each counted once)</h2>

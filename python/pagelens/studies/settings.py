@@ -163,11 +163,14 @@ def parse_seeds(text: str) -> tuple[int, ...]:
     return tuple(dict.fromkeys(seeds))
 
 
-def check_study(directory: str | os.PathLike[str], settings: StudySettings) -> None:
+def check_study(directory: str | os.PathLike[str], settings: StudySettings) -> list[EpisodeSpec]:
     """Writes ``study.json`` on the first run; on a rerun, refuses other settings, naming them.
-    Either way the run is added to the study's journal (see :func:`journal_entry`)."""
+    Either way the run is added to the study's journal (see :func:`journal_entry`), and the
+    study's plan — the union of the (task, seed) pairs every command asked for, never their
+    cross product — grows by this command's; returns that plan, every count's base."""
     path = Path(directory) / "study.json"
     journal: list[Any] = []
+    before_plan: list[tuple[str, int]] = []
     if not path.exists():
         planned = settings
     else:
@@ -180,6 +183,7 @@ def check_study(directory: str | os.PathLike[str], settings: StudySettings) -> N
             raise StudyMismatch(f"{path} cannot be read ({e}): remove it to start the study over") from None
         earlier = data.get("journal")
         journal = earlier if isinstance(earlier, list) else []
+        before_plan = plan_of(data)
         old, new = _meaning(before), _meaning(settings)
         diff = [
             f"{k}: {before.to_json()[k]!r} in study.json, {settings.to_json()[k]!r} now"
@@ -195,8 +199,26 @@ def check_study(directory: str | os.PathLike[str], settings: StudySettings) -> N
         tasks = tuple(dict.fromkeys((*before.tasks, *settings.tasks)))
         seeds = tuple(sorted({*before.seeds, *settings.seeds}))
         planned = dataclasses.replace(before, tasks=tasks, seeds=seeds)
-    record = {**planned.to_json(), "journal": [*journal, journal_entry(planned)]}
+    pairs = list(dict.fromkeys([*before_plan, *((e.task, e.seed) for e in settings.episodes())]))
+    record = {**planned.to_json(), "plan": [list(p) for p in pairs], "journal": [*journal, journal_entry(planned)]}
     write_atomically(path, json.dumps(record, indent=1))
+    return [EpisodeSpec(planned.benchmark, task, seed, planned.agent) for task, seed in pairs]
+
+
+def plan_of(study: dict[str, Any]) -> list[tuple[str, int]]:
+    """The (task, seed) pairs a ``study.json`` plans: its ``plan``; a study written before
+    pagelens kept one planned its tasks' and seeds' cross product (one command made it)."""
+    kept = study.get("plan")
+    if isinstance(kept, list):
+        return [
+            (str(p[0]), int(p[1]))
+            for p in kept
+            if isinstance(p, list) and len(p) == 2 and isinstance(p[1], int) and not isinstance(p[1], bool)
+        ]
+    tasks, seeds = study.get("tasks") or [], study.get("seeds") or []
+    if not isinstance(tasks, list) or not isinstance(seeds, list):
+        return []
+    return [(str(t), int(s)) for t in tasks for s in seeds if isinstance(s, int) and not isinstance(s, bool)]
 
 
 def settings_hash(settings: StudySettings) -> str:

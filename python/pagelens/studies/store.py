@@ -148,20 +148,73 @@ def last_failures(directory: str | os.PathLike[str]) -> dict[str, dict[str, Any]
 
 
 def lost_episodes(
-    directory: str | os.PathLike[str], planned: list[tuple[str, str, int]], finished: set[str]
-) -> list[dict[str, Any]]:
-    """The planned episodes (id, task, seed) with no result: task, seed, what lost it and why
-    (``not run`` for one the study stopped before)."""
+    directory: str | os.PathLike[str], planned: list[tuple[str, str, int]], finished: set[str], running: bool = False
+) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+    """The planned episodes (id, task, seed) with no result, as (lost, pending): lost — task,
+    seed, what lost it and why (``not run`` for one a study that no longer runs never began);
+    pending — those not begun while the study ``running`` (never called lost)."""
     failures = last_failures(directory)
-    lost = []
+    lost, pending = [], []
     for episode_id, task, seed in planned:
         if episode_id in finished:
             continue
         failure = failures.get(episode_id) or {}
         kind = failure.get("error_kind") if isinstance(failure.get("error_kind"), str) else None
+        if kind is None and running:
+            pending.append({"id": episode_id, "task": task, "seed": seed})
+            continue
         cause = " ".join(str(failure.get("error") or "").split())[:300] if kind else "the study stopped before it began"
         lost.append({"id": episode_id, "task": task, "seed": seed, "kind": kind or "not run", "cause": cause})
-    return lost
+    return lost, pending
+
+
+def tally(
+    directory: str | os.PathLike[str],
+    planned: list[tuple[str, str, int]],
+    running: bool = False,
+    results: list[dict[str, Any]] | None = None,
+) -> dict[str, Any]:
+    """Every count of a study, from its plan (``planned``: id, task and seed of each episode
+    its commands asked for, see ``check_study``) and ``results.jsonl`` — the one place counts
+    are made (the run's output, ``summary.json``, the report and ``compare`` read them here):
+    finished of planned (never more), successes, spend, failed episodes by kind (an error's,
+    else how it ended: they add up to the failures), the episodes lost and, while the study
+    ``running``, those pending; per task (every planned task) and per site. ``results``: the
+    file's records when the caller holds them (a running study: not read again per episode)."""
+    ids = {p[0] for p in planned}
+    results = [r for r in (read_results(directory) if results is None else results) if r["id"] in ids]
+    lost, pending = lost_episodes(directory, planned, {r["id"] for r in results}, running)
+    per_task: dict[str, list[dict[str, Any]]] = {task: [] for _, task, _ in planned}
+    per_site: dict[str, list[dict[str, Any]]] = {}
+    failures: dict[str, int] = {}
+    for r in results:
+        per_task.setdefault(r["task"], []).append(r)
+        per_site.setdefault(r.get("site") or r["benchmark"], []).append(r)
+        if not r["success"]:
+            kind = r.get("error_kind") or f"no error: {r.get('reason') or 'ended'}"
+            failures[kind] = failures.get(kind, 0) + 1
+    lost_by_task: dict[str, int] = {}
+    for e in lost:
+        lost_by_task[e["task"]] = lost_by_task.get(e["task"], 0) + 1
+
+    def rate(rows: list[dict[str, Any]]) -> dict[str, Any]:
+        counted = rate_of("", (bool(r["success"]) for r in rows))
+        return {"episodes": counted.runs, "successes": counted.successes, "success_rate": counted.rate or 0.0}
+
+    return {
+        "episodes": len(planned),
+        "finished": len(results),
+        **{k: v for k, v in rate(results).items() if k != "episodes"},
+        "cost_usd": sum(r.get("cost", 0.0) for r in results),
+        "tokens": sum(r.get("prompt_tokens", 0) + r.get("completion_tokens", 0) for r in results),
+        "failures": dict(sorted(failures.items(), key=lambda kv: (-kv[1], kv[0]))),
+        "lost": lost,
+        "pending": len(pending),
+        "tasks": sorted(per_task),
+        "per_task": {t: {**rate(rows), "lost": lost_by_task.get(t, 0)} for t, rows in sorted(per_task.items())},
+        "per_site": {site: rate(rows) for site, rows in sorted(per_site.items())},
+        "results": results,
+    }
 
 
 def summarize(
@@ -169,42 +222,20 @@ def summarize(
     planned: list[tuple[str, str, int]],
     status: str,
     stopped: str | None = None,
+    pid: int | None = None,
+    results: list[dict[str, Any]] | None = None,
 ) -> dict[str, Any]:
-    """``DIR/summary.json`` for one run's plan (``planned``: id, task, seed of each episode the
-    command asked for; a study extended by another command has more): finished of planned,
-    success overall, per task and per site, spend, error kinds (one per episode), the episodes
-    lost (task, seed, kind, cause), and the run's status: ``running`` (with its process id),
-    ``ended`` (every planned episode finished), ``incomplete`` or ``stopped``."""
-    ids = {p[0] for p in planned}
-    results = [r for r in read_results(directory) if r["id"] in ids]
-    per_task: dict[str, list[dict[str, Any]]] = {}
-    per_site: dict[str, list[dict[str, Any]]] = {}
-    errors: dict[str, int] = {}
-    for r in results:
-        per_task.setdefault(r["task"], []).append(r)
-        per_site.setdefault(r.get("site") or r["benchmark"], []).append(r)
-        if r.get("error_kind"):
-            errors[r["error_kind"]] = errors.get(r["error_kind"], 0) + 1
-
-    def rate(rows: list[dict[str, Any]]) -> dict[str, Any]:
-        counted = rate_of("", (bool(r["success"]) for r in rows))
-        return {"episodes": counted.runs, "successes": counted.successes, "success_rate": counted.rate or 0.0}
-
-    lost = lost_episodes(directory, planned, {r["id"] for r in results})
+    """``DIR/summary.json``, whole and atomically: the study's :func:`tally` and the status of
+    its last run — ``running`` (with its process id: this one's unless ``pid`` says),
+    ``ended`` (every planned episode finished), ``incomplete`` or ``stopped`` (why)."""
+    counts = tally(directory, planned, running=status == "running", results=results)
+    counts.pop("results")
     summary = {
-        "episodes": len(planned),
-        "finished": len(results),
-        **{k: v for k, v in rate(results).items() if k != "episodes"},
-        "cost_usd": sum(r.get("cost", 0.0) for r in results),
-        "tokens": sum(r.get("prompt_tokens", 0) + r.get("completion_tokens", 0) for r in results),
-        "errors": errors,
+        **counts,
+        "errors": counts["failures"],  # (the name earlier summaries used)
         "status": status,
-        "pid": os.getpid() if status == "running" else None,
+        "pid": (pid or os.getpid()) if status == "running" else None,
         "stopped": stopped,
-        "lost": lost,
-        "tasks": sorted({p[1] for p in planned}),
-        "per_task": {t: rate(rows) for t, rows in sorted(per_task.items())},
-        "per_site": {s: rate(rows) for s, rows in sorted(per_site.items())},
     }
     write_atomically(Path(directory) / "summary.json", json.dumps(summary, indent=1))
     return summary
