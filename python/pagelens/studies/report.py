@@ -191,7 +191,7 @@ def write_report(directory: str | os.PathLike[str]) -> Path:
     planned_ids = [
         (episode_id(str(study.get("benchmark")), task, seed, str(study.get("agent"))), task, seed)
         for task, seed in plan_of(study)
-    ]
+    ] or [(r["id"], r["task"], r["seed"]) for r in read_results(directory)]  # no plan kept: its results'
     running = _running(summary)
     counts = tally(directory, planned_ids, running=running)
     if not running and summary.get("status") == "running":
