@@ -106,8 +106,6 @@ def _schema_hint(hint: Any, name: str = "") -> Any:
     return _ref_hint(hint) if name in REF_ARGUMENTS else hint
 
 
-_WAIT_CAP_S = 30.0  # browser_wait_for's `time` is capped as Playwright MCP caps it
-
 log = logging.getLogger("pagelens.mcp")
 
 
@@ -119,9 +117,8 @@ async def _client_roots(ctx: Any) -> tuple[Path, ...] | None:
         if not session.check_client_capability(mcp_types.ClientCapabilities(roots=mcp_types.RootsCapability())):
             return None
         with warnings.catch_warnings():
-            warnings.simplefilter(
-                "ignore"
-            )  # roots are deprecated from the 2026-07-28 protocol on: clients still send them
+            # Roots are deprecated from the 2026-07-28 protocol on; clients still send them.
+            warnings.simplefilter("ignore")
             listed = await asyncio.wait_for(session.list_roots(), 10)
     except Exception:  # the client's answer, or none: the working directory then
         return None

@@ -206,8 +206,8 @@ class BrowserSession:
         self.pending: asyncio.Task[StepResult] | None = None
         self.choosers: list[Any] = []  # file choosers waiting for browser_file_upload
         self.console: deque[tuple[int, str, str]] = deque(maxlen=_LOG_LIMIT)  # (navigation, level, text)
-        # On a page over the budget: the line where the view is (see locate), and where it was
-        # when an answer last printed a window.
+        # On a page over the budget: where the view is (see locate), what the last window showed
+        # and the view the last answer spoke of.
         self._view: frozenset[int] = frozenset()  # the ids of the elements in the viewport
         self._answered: frozenset[int] = frozenset()  # the ids of the window last printed
         self._last_view: frozenset[int] = frozenset()  # the view at the last answer that said it
