@@ -31,12 +31,17 @@ BROWSERGYM := -r requirements/agentlab.txt
 	python3 -m venv .venv
 	$(PIP) install --quiet --upgrade pip
 
-# Debian's Chromium (for the live-browser parts), then the package with its test tools.
+# Debian's Chromium (for the live-browser parts) and HAProxy, then the package with its test tools.
 setup: $(if $(filter .venv/bin/python,$(PYTHON)),.venv/bin/python)
 	@command -v chromium >/dev/null 2>&1 || { \
 	  if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then \
 	    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null; \
 	  else echo "note: install Chromium (Debian package 'chromium') for the browser features"; fi; }
+	@# HAProxy: the proxy the tests put in front of several `pagelens mcp --http` (docs/mcp.md)
+	@command -v haproxy >/dev/null 2>&1 || test -x /usr/sbin/haproxy || { \
+	  if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then \
+	    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq haproxy >/dev/null; \
+	  else echo "note: install HAProxy (Debian package 'haproxy') for the replicas test"; fi; }
 	$(FAST) $(PIP) install --quiet -e ".[test]"
 	@# WebArena's task files ship in webarena-verified (data only: its pinned dependencies are not needed)
 	$(PIP) install --quiet --no-deps "webarena-verified>=1.2"
@@ -88,8 +93,10 @@ fuzz-check:
 test-rust:
 	cargo test --profile fast -p pagelens-core
 
+# Two workers (the machine's two cores; a test module stays on one worker, its fixtures with it):
+# most tests wait on a browser, a server or a subprocess, so two at once take ~0.6 of the time.
 test-python:
-	$(PYTHON) -m pytest tests -p no:cacheprovider
+	$(PYTHON) -m pytest tests -p no:cacheprovider -n 2 --dist loadfile
 
 # Types (mypy --strict, the extension's stub checked against the built module), style (ruff check
 # and format, rustfmt), clippy (pedantic, see Cargo.toml) with warnings as errors, and cargo doc.

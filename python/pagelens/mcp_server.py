@@ -25,10 +25,12 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import dataclasses
 import functools
 import hmac
 import inspect
 import ipaddress
+import json
 import logging
 import re
 import sys
@@ -43,7 +45,9 @@ from typing import Annotated, Any, get_type_hints
 from urllib.parse import unquote, urlsplit
 
 from pagelens import __version__
+from pagelens.browser.launch import LaunchOptions
 from pagelens.browser.operations import OPERATIONS, Picture
+from pagelens.browser.pool import BrowserPool
 from pagelens.browser.session import (
     BrowserSession,
     SessionOptions,
@@ -58,8 +62,26 @@ mcp_types: Any = require("mcp_types", "`pagelens mcp`")
 ToolError = mcp_exceptions.ToolError
 Context = mcp_server.Context
 
-# Browsers (sessions) served at once over HTTP.
-MAX_SESSIONS = 8
+# What a session costs the server, measured (benches/report_sessions.py: PSS over the idle server
+# per session, 32 sessions each on a 200-paragraph page, contexts in shared browsers), with room
+# for heavier pages: --max-sessions' default is the memory available at start over this.
+SESSION_COST_MB = 120
+# However much memory there is: the driver and the server's loop serve every session.
+MOST_SESSIONS = 256
+
+
+def default_max_sessions() -> int:
+    """Sessions served at once by default: the memory available now (``MemAvailable``) over
+    :data:`SESSION_COST_MB`, between 1 and :data:`MOST_SESSIONS`; 8 where it cannot be read."""
+    try:
+        with open("/proc/meminfo", encoding="ascii") as f:
+            for line in f:
+                if line.startswith("MemAvailable:"):
+                    available_mb = int(line.split()[1]) // 1024
+                    return max(1, min(MOST_SESSIONS, available_mb // SESSION_COST_MB))
+    except (OSError, ValueError, IndexError):
+        pass
+    return 8
 
 
 _LOOPBACK = ("127.0.0.1", "localhost", "::1")
@@ -143,11 +165,45 @@ class Sessions:
     """The server's browser sessions, one per MCP session (per client connection over HTTP;
     the one client over stdio), closed when it ends or idles out."""
 
-    def __init__(self, options: SessionOptions, max_sessions: int = MAX_SESSIONS) -> None:
+    def __init__(
+        self, options: SessionOptions, max_sessions: int | None = None, pool: BrowserPool | None = None
+    ) -> None:
         self.options = options
-        self.max_sessions = max_sessions
+        self.max_sessions = max_sessions if max_sessions is not None else default_max_sessions()
+        # The browsers the sessions' contexts live in (HTTP: shared, many contexts each); None:
+        # each session a browser of its own (stdio's one client).
+        self.pool = pool
         self._by_key: dict[str, BrowserSession] = {}
         self._reaper: asyncio.Task[None] | None = None
+        self.opening = 0  # sessions being initialised (admitted, their id not known yet)
+        self._opened = 0  # sessions served so far (each client's folder is named by its number)
+
+    def refusal(self) -> str | None:
+        """Why a new session cannot be served now; None when it can."""
+        if len(self._by_key) + self.opening >= self.max_sessions:
+            return (
+                f"the server already serves {self.max_sessions} sessions (--max-sessions): close one or wait for "
+                "one to idle out, then try again"
+            )
+        return None
+
+    def holds(self, key: str) -> bool:
+        return key in self._by_key
+
+    def admit(self, key: str) -> BrowserSession:
+        """The session ``key`` (new, or the one it has), counted from now on."""
+        found = self._by_key.get(key)
+        if found is None:
+            options = self.options
+            if key:  # one client of many: its downloads and files in a folder of its own
+                self._opened += 1
+                folder = options.output_dir / f"session-{self._opened}"
+                options = dataclasses.replace(options, output_dir=folder)
+            found = BrowserSession(options, self.pool)
+            self._by_key[key] = found
+            if self._reaper is None or self._reaper.done():
+                self._reaper = asyncio.ensure_future(self._reap())
+        return found
 
     def of(self, ctx: Any) -> BrowserSession:
         # An HTTP client's session id (the SDK's header), a legacy SSE connection's own key;
@@ -156,12 +212,10 @@ class Sessions:
         key = headers.get("mcp-session-id") or _sse_key(ctx)
         found = self._by_key.get(key)
         if found is None:
-            if len(self._by_key) >= self.max_sessions:
-                raise ToolError(f"the server already serves {self.max_sessions} sessions: close one and try again")
-            found = BrowserSession(self.options)
-            self._by_key[key] = found
-        if self._reaper is None or self._reaper.done():
-            self._reaper = asyncio.ensure_future(self._reap())
+            refused = self.refusal()
+            if refused is not None:
+                raise ToolError(refused)
+            found = self.admit(key)
         found.last_used = time.monotonic()
         return found
 
@@ -187,6 +241,8 @@ class Sessions:
         sessions, self._by_key = list(self._by_key.values()), {}
         for session in sessions:
             await session.close()
+        if self.pool is not None:
+            await self.pool.close()
 
     @property
     def count(self) -> int:
@@ -260,6 +316,8 @@ def build_server(options: SessionOptions, sessions: Sessions | None = None) -> A
 
     @asynccontextmanager
     async def lifespan(_: Any) -> AsyncIterator[None]:
+        if sessions.pool is not None:
+            sessions.pool.warm()  # the first session waits for no browser to start
         try:
             yield None
         finally:
@@ -297,9 +355,13 @@ def build_server(options: SessionOptions, sessions: Sessions | None = None) -> A
                         return answer
                     except ToolError:
                         raise
-                    except (PagelensError, ValueError) as e:
-                        raise ToolError(str(e)) from None
-                    except Exception as e:  # the browser went away, or a bug: said in one line
+                    except Exception as e:
+                        lost = await session.lost_browser()  # its browser died: said so, once
+                        if lost is not None:
+                            raise ToolError(str(lost)) from None
+                        if isinstance(e, (PagelensError, ValueError)):
+                            raise ToolError(str(e)) from None
+                        # a bug, or what the browser's death looked like: said in one line
                         print(f"pagelens mcp: {fn.__name__}: {one_line(e)}", file=sys.stderr, flush=True)
                         raise ToolError(f"{fn.__name__} failed: {one_line(e)}") from None
                     finally:
@@ -352,6 +414,65 @@ class SessionEnds:
                 await self.sessions.end(key)
 
 
+async def _say(send: Any, status: int, line: str, *headers: tuple[bytes, bytes]) -> None:
+    """An HTTP answer saying ``line``: a JSON-RPC error (the MCP clients show its message as
+    the call's error; its ``id`` is null, the request not read)."""
+    body = json.dumps({"jsonrpc": "2.0", "id": None, "error": {"code": -32600, "message": line}}).encode()
+    start = {"type": "http.response.start", "status": status}
+    await send({**start, "headers": [(b"content-type", b"application/json"), *headers]})
+    await send({"type": "http.response.body", "body": body})
+
+
+class SessionLimit:
+    """ASGI middleware at ``/mcp``: a request that would start a session (no ``Mcp-Session-Id``)
+    when the server serves ``--max-sessions`` already is answered 503 with one line saying why
+    (and ``Retry-After``); a session the server starts is counted from its first answer, which
+    names it; a request naming a session this server does not hold (ended, idled out, or held by
+    a server that stopped, behind a proxy) is answered 404 with one line saying so."""
+
+    def __init__(self, app: Any, sessions: Sessions) -> None:
+        self.app, self.sessions = app, sessions
+
+    async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
+        if scope["type"] != "http" or not str(scope.get("path", "")).startswith("/mcp"):
+            await self.app(scope, receive, send)
+            return
+        named_key = dict(scope.get("headers") or []).get(b"mcp-session-id")
+        if named_key is not None:
+            key = named_key.decode("latin-1")
+            if not self.sessions.holds(key) and scope.get("method") != "DELETE":
+                await _say(send, 404, f"this server holds no session {key[:64]}: start a new one")
+                return
+            await self.app(scope, receive, send)
+            return
+        if scope.get("method") != "POST":
+            await self.app(scope, receive, send)
+            return
+        refused = self.sessions.refusal()
+        if refused is not None:
+            log.info("refused a new session: %s", refused)
+            await _say(send, 503, refused, (b"retry-after", b"30"))
+            return
+        self.sessions.opening += 1
+        counted = False
+
+        async def named(message: Any) -> None:
+            nonlocal counted
+            if message.get("type") == "http.response.start" and not counted:
+                counted = True
+                self.sessions.opening -= 1
+                key = dict(message.get("headers") or []).get(b"mcp-session-id")
+                if key:
+                    self.sessions.admit(key.decode("latin-1"))
+            await send(message)
+
+        try:
+            await self.app(scope, receive, named)
+        finally:
+            if not counted:
+                self.sessions.opening -= 1
+
+
 class BearerToken:
     """ASGI middleware: every request carries ``Authorization: Bearer <token>`` (compared in
     constant time), else 401."""
@@ -381,6 +502,7 @@ class HttpOptions:
     allow_remote: bool = False
     token: str | None = None
     allowed_hosts: tuple[str, ...] = ()  # Host names clients reach the server by ("*": any)
+    max_sessions: int | None = None  # sessions served at once (None: default_max_sessions())
 
 
 def http_app(server: Any, sessions: Sessions, http: HttpOptions, idle_timeout_s: float) -> Any:
@@ -409,7 +531,7 @@ def http_app(server: Any, sessions: Sessions, http: HttpOptions, idle_timeout_s:
         )
     app = server.streamable_http_app(transport_security=security, host=http.host, session_idle_timeout=idle_timeout_s)
     app.router.routes.extend(_sse_routes(server, sessions, security))
-    app = SessionEnds(app, sessions)
+    app = SessionLimit(SessionEnds(app, sessions), sessions)
     return BearerToken(app, http.token) if http.token else app
 
 
@@ -463,7 +585,11 @@ def serve(options: SessionOptions, http: HttpOptions | None = None) -> None:
     options.output_dir.mkdir(parents=True, exist_ok=True)
     for name in ("mcp", "uvicorn", "uvicorn.error", "uvicorn.access", "httpx"):
         logging.getLogger(name).setLevel(logging.CRITICAL)  # one line per failure, ours
-    sessions = Sessions(options)
+    if http is None:
+        sessions = Sessions(options, max_sessions=1)
+    else:  # every session a context in shared browsers (see pagelens.browser.pool)
+        pool = BrowserPool(LaunchOptions(headless=not options.headed))
+        sessions = Sessions(options, max_sessions=http.max_sessions, pool=pool)
     server = build_server(options, sessions)
     if http is None:
         server.run("stdio")

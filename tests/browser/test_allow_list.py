@@ -11,7 +11,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from pagelens.browser import BrowserEnv, HostAllowList
-from pagelens.browser.guard import Refusal, RequestGuard
+from pagelens.browser.guard import Policy, Refusal, verdict
 from pagelens.errors import ArgumentError
 from pagelens.hosts import web_address
 
@@ -109,21 +109,32 @@ def test_an_unsealed_run_loads_sub_resources_from_anywhere_but_documents_only_fr
 
 
 def test_the_guards_verdicts():
-    guard = RequestGuard(lambda _: None)
-    assert guard.decide("http://anywhere.example/", "Document") == "continue"  # no run yet
-    guard.allow = HostAllowList(["shop.test"])
-    assert guard.decide("http://shop.test:7770/a", "Document") == "continue"
-    assert guard.decide("http://evil.test/", "Document") == "refuse"
-    assert guard.decide("http://evil.test/x.png", "Image") == "continue"
-    guard.sealed = True
-    assert guard.decide("http://evil.test/x.png", "Image") == "fail"
-    assert guard.decide("data:text/html,hi", "Document") == "continue"
-    message = Refusal("http://evil.test/p", "http://shop.test/r").message(guard.allow)
+    policy = Policy(lambda _: None)
+    assert verdict([policy], "http://anywhere.example/", "Document") == "continue"  # no run yet
+    policy.allow = HostAllowList(["shop.test"])
+    assert verdict([policy], "http://shop.test:7770/a", "Document") == "continue"
+    assert verdict([policy], "http://evil.test/", "Document") == "refuse"
+    assert verdict([policy], "http://evil.test/x.png", "Image") == "continue"
+    policy.sealed = True
+    assert verdict([policy], "http://evil.test/x.png", "Image") == "fail"
+    assert verdict([policy], "data:text/html,hi", "Document") == "continue"
+    message = Refusal("http://evil.test/p", "http://shop.test/r").message(policy.allow)
     assert message.startswith("navigation to http://evil.test/p (a redirect from http://shop.test/r) was refused")
     assert "its host evil.test" in message and "allowed: shop.test" in message
     # The URL is the page's: in what the model reads it cannot pass for an id.
-    forged = Refusal("http://evil.test/button%20*[4]", None).message(guard.allow)
+    forged = Refusal("http://evil.test/button%20*[4]", None).message(policy.allow)
     assert "*\\[4]" in forged and "*[4]" not in forged
+
+
+def test_a_request_no_context_owns_is_held_to_every_list_of_the_browser():
+    # A shared browser's request whose frame is not (yet) attributed loads only what every
+    # context's list allows: sharing never widens a list.
+    shop = Policy(lambda _: None, HostAllowList(["shop.test"]), sealed=False)
+    wiki = Policy(lambda _: None, HostAllowList(["wiki.test"]), sealed=True)
+    assert verdict([shop, wiki], "http://shop.test/", "Document") == "refuse"
+    assert verdict([shop, wiki], "http://shop.test/a.png", "Image") == "fail"  # off wiki's sealed list
+    assert verdict([shop, Policy(lambda _: None)], "http://shop.test/", "Document") == "continue"
+    assert verdict([shop], "http://wiki.test/a.png", "Image") == "continue"  # shop's run is not sealed
 
 
 @pytest.mark.parametrize(

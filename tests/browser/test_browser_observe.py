@@ -188,7 +188,7 @@ def test_playwright_only_path_gives_the_same_observation(site):
             launch=LaunchOptions(devtools_socket=socket), allowed_hosts=("127.0.0.1", "localhost"), settle_ms=100
         ) as env:
             obs = env.reset(url)
-            assert (env.aenv._devtools is not None) == socket
+            assert env.aenv._shared is not None and (env.aenv._shared.devtools is not None) == socket
             texts.append(without_ids(obs.text))
             assert env.step(f"click [{next(i for i in obs.ids if obs.tree.node(i).name == 'Cross button')}]").ok
     assert texts[0] == texts[1]

@@ -33,18 +33,30 @@ TASKS = [
 def test_a_policy_reading_only_pagelens_text_solves_miniwob_inside_browsergym(browsergym, task, seed):
     """BrowserGym's loop with its default action set: its env observes and acts; the policy
     reads only the goal and `occam_text(obs)` and answers pagelens actions, turned into
-    BrowserGym's by `to_action` in the environment's own action set."""
+    BrowserGym's by `to_action` in the environment's own action set.
+
+    BrowserGym's actions give Playwright a fixed 500 ms (its action functions' own timeout): on
+    a busy machine a click can outlast it though nothing was wrong with the action, so an
+    episode that met that timeout is run once more from the same seed; any other error fails."""
     env = browsergym.make(f"browsergym/miniwob.{task}")
     try:
-        obs, _ = env.reset(seed=seed)
-        action_set = env.unwrapped.action_mapping  # the environment's own set (BrowserGym's default)
-        for _ in range(14):
-            text = occam_text(obs)
-            assert "[" in text, text
-            answer = next_action(obs["goal"], text, focused=obs["focused_element_bid"])
-            obs, reward, terminated, truncated, _ = env.step(to_action(answer, obs, action_set=action_set))
-            assert not obs["last_action_error"], obs["last_action_error"]
-            if terminated or truncated:
+        for attempt in (0, 1):
+            obs, _ = env.reset(seed=seed)
+            action_set = env.unwrapped.action_mapping  # the environment's own set (BrowserGym's default)
+            timed_out = False
+            for _ in range(14):
+                text = occam_text(obs)
+                assert "[" in text, text
+                answer = next_action(obs["goal"], text, focused=obs["focused_element_bid"])
+                obs, reward, terminated, truncated, _ = env.step(to_action(answer, obs, action_set=action_set))
+                error = obs["last_action_error"]
+                timed_out = attempt == 0 and error.startswith("TimeoutError:") and "Timeout 500ms exceeded" in error
+                if timed_out:
+                    break
+                assert not error, error
+                if terminated or truncated:
+                    break
+            if not timed_out:
                 break
         assert terminated and reward == 1.0, (reward, occam_text(obs))
     finally:

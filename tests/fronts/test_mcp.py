@@ -9,6 +9,7 @@ import contextlib
 import json
 import os
 import re
+import shutil
 import socket
 import subprocess
 import sys
@@ -315,8 +316,8 @@ def http_server(*args: str, env: dict | None = None):
         server.wait(30)
 
 
-def browsers_of(pid: int) -> int:
-    """Chromium browser processes (not their renderers) below process ``pid``."""
+def chromium_of(pid: int) -> tuple[int, int]:
+    """Chromium's browser processes and its renderers below process ``pid``."""
     children: dict[int, list[tuple[int, str]]] = {}
     for entry in Path("/proc").iterdir():
         if entry.name.isdigit():
@@ -327,12 +328,40 @@ def browsers_of(pid: int) -> int:
                 continue
             parent = int(stat.rsplit(")", 1)[1].split()[1])
             children.setdefault(parent, []).append((int(entry.name), args))
-    found, stack = 0, [pid]
+    browsers = renderers = 0
+    stack = [pid]
     while stack:
         for child, args in children.get(stack.pop(), []):
-            found += "chrom" in args and "--type=" not in args
+            browsers += "chrom" in args and "--type=" not in args
+            renderers += "chrom" in args and "--type=renderer" in args
             stack.append(child)
-    return found
+    return browsers, renderers
+
+
+def browsers_of(pid: int) -> int:
+    return chromium_of(pid)[0]
+
+
+def renderers_of(pid: int) -> int:
+    return chromium_of(pid)[1]
+
+
+def all_chromiums() -> int:
+    """Every Chromium process on the machine (a server must leave none behind)."""
+    count = 0
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            with contextlib.suppress(OSError):
+                count += b"chrom" in (entry / "cmdline").read_bytes().split(b"\0")[0]
+    return count
+
+
+async def until(check, what: str, timeout: float = 60) -> None:
+    """Waits for ``check()`` (a state the server reaches by itself, e.g. processes gone)."""
+    deadline = time.monotonic() + timeout
+    while not check():
+        assert time.monotonic() < deadline, what
+        await asyncio.sleep(0.1)
 
 
 @asynccontextmanager
@@ -348,7 +377,39 @@ async def http_session(url: str, headers: dict | None = None):
         yield s
 
 
-def test_the_tools_over_streamable_http_a_browser_per_session(site):
+# What one session leaves in its context, in every store a page can write: read back by the other
+# session on the same site, where none of it may be found.
+_LEAVE = """async () => {
+  document.cookie = 'who=one';
+  localStorage.setItem('who', 'one');
+  await new Promise((done, failed) => {
+    const open = indexedDB.open('who-db', 1);
+    open.onupgradeneeded = () => open.result.createObjectStore('who');
+    open.onsuccess = () => { const tx = open.result.transaction('who', 'readwrite');
+      tx.objectStore('who').put('one', 'who'); tx.oncomplete = done; tx.onerror = failed; };
+    open.onerror = failed;
+  });
+  await (await caches.open('who-cache')).put('/who', new Response('one'));
+  for (let i = 0; i < 2; i++) await (await fetch('/cached?k=isolation')).text();
+  return 'left';
+}"""
+_FIND = """async () => JSON.stringify({
+  cookie: document.cookie,
+  local: localStorage.getItem('who'),
+  idb: (await indexedDB.databases()).map(d => d.name),
+  caches: await caches.keys(),
+  cached: await (await fetch('/cached?k=isolation')).text(),
+})"""
+
+
+def test_each_http_session_is_a_context_of_its_own_in_a_shared_browser(site):
+    """Two MCP sessions over HTTP share one browser and nothing else: cookies, localStorage,
+    IndexedDB, the Cache API and the HTTP cache, downloads, dialogs and tabs are each session's;
+    when both end their pages go, and when the server stops no Chromium is left."""
+
+    def cached_requests() -> int:
+        return sum(1 for r in site.requests if r[2].startswith("/cached?k=isolation"))
+
     async def session_run(url: str, pid: int):
         async with http_session(url) as one, http_session(url) as two:
             assert {t.name for t in (await one.list_tools()).tools} == TOOLS | {"browser_evaluate"}
@@ -356,34 +417,222 @@ def test_the_tools_over_streamable_http_a_browser_per_session(site):
             assert not error and "Page Title: Action test page" in page
             error, typed = await call(one, "browser_type", ref=find_id(page, "textbox", "Notes"), text="over HTTP")
             assert not error and "notes: over HTTP" in typed
-            assert not (await call(one, "browser_evaluate", function="() => { document.cookie = 'who=one'; }"))[0]
-            # The second client has a browser of its own: no page yet, then none of the first's
-            # cookies on the same site.
+            before = cached_requests()
+            error, left = await call(one, "browser_evaluate", function=_LEAVE)
+            assert not error and "left" in left, left
+            assert cached_requests() == before + 1  # one's second fetch came from its cache
+            # The second client: no page yet, then none of what the first left, on the same site.
             error, text = await call(two, "browser_snapshot")
             assert error and "browser_navigate" in text
             error, page2 = await call(two, "browser_navigate", url=site.url("site/form.html"))
             assert not error and "notes: over HTTP" not in page2
-            error, cookies = await call(two, "browser_evaluate", function="() => document.cookie")
-            assert not error and "who=one" not in cookies
-            error, cookies = await call(one, "browser_evaluate", function="() => document.cookie")
-            assert not error and "who=one" in cookies
-            # The first session's page is where it left it.
-            error, again = await call(one, "browser_snapshot")
-            assert not error and "notes: over HTTP" in again
-            assert browsers_of(pid) == 2
+            error, found = await call(two, "browser_evaluate", function=_FIND)
+            assert not error, found
+            seen = json.loads(json.loads(found[found.index('"{') : found.rindex('}"') + 2]))
+            assert seen["cookie"] == "" and seen["local"] is None, seen
+            assert "who-db" not in seen["idb"] and seen["caches"] == [], seen
+            assert cached_requests() == before + 2  # not from one's HTTP cache
+            error, mine = await call(one, "browser_evaluate", function=_FIND)
+            assert not error and "who=one" in mine and "who-db" in mine and "who-cache" in mine, mine
+            # Downloads: each session's own folder, whatever names the pages give.
+            paths = []
+            for s in (one, two):
+                error, files = await call(s, "browser_navigate", url=site.url("site/downloads.html"))
+                assert not error
+                error, saved = await call(s, "browser_click", ref=find_id(files, "link", "Report"))
+                assert not error and "Downloaded file report.csv" in saved, saved
+                paths.append(Path(re.search(r'Downloaded file report\.csv to "([^"]+)"', saved).group(1)))
+            assert paths[0].parent != paths[1].parent and all(p.is_file() for p in paths)
+            # A dialog in one is one's alone; a tab one opens is not two's.
+            error, asked = await call(
+                one, "browser_evaluate", function="() => { setTimeout(() => alert('only one'), 0); }"
+            )
+            error, text = await call(one, "browser_snapshot")
+            assert "only one" in asked + text
+            error, text = await call(two, "browser_snapshot")
+            assert not error and "only one" not in text and "Modal state" not in text
+            error, opened = await call(one, "browser_tabs", action="new", url=site.url("site/second.html"))
+            error, tabs = await call(two, "browser_tabs", action="list")
+            assert not error and "second.html" not in tabs, tabs
+            assert browsers_of(pid) == 1  # one browser holds both sessions
+        # Both sessions ended (the client's DELETE): their contexts, and their renderers, are gone.
+        await until(lambda: renderers_of(pid) == 0, "the sessions' renderers outlived their sessions")
 
+    chromiums = all_chromiums()
     with http_server("--caps", "evaluate") as (url, pid):
         asyncio.run(session_run(url, pid))
-        # Both sessions ended (the client's DELETE): their browsers are gone.
-        deadline = time.monotonic() + 60
-        while browsers_of(pid) and time.monotonic() < deadline:
-            time.sleep(0.1)
-        assert browsers_of(pid) == 0
+    assert all_chromiums() == chromiums  # the server took every browser it started with it
 
 
-def test_playwright_mcps_legacy_sse_endpoint_serves_a_browser_per_connection(site):
+def _browser_pids(pid: int) -> list[int]:
+    """The Chromium browser processes below ``pid``."""
+    found, stack = [], [pid]
+    while stack:
+        parent = stack.pop()
+        for entry in Path("/proc").iterdir():
+            if entry.name.isdigit():
+                with contextlib.suppress(OSError):
+                    if int((entry / "stat").read_text().rsplit(")", 1)[1].split()[1]) == parent:
+                        args = (entry / "cmdline").read_bytes()
+                        if b"chrom" in args and b"--type=" not in args:
+                            found.append(int(entry.name))
+                        stack.append(int(entry.name))
+    return found
+
+
+def test_one_sessions_crash_touches_no_other_and_a_dead_browser_is_replaced(site):
+    """Sessions sharing a browser: one's renderer crashing, its endless script, its window
+    closing leave the other's page and calls as they were; the browser killed, every session
+    is told once and its next navigation works in a new browser."""
+
+    async def session_run(url: str, pid: int):
+        async with http_session(url) as one, http_session(url) as two:
+            error, page2 = await call(two, "browser_navigate", url=site.url("site/form.html"))
+            assert not error
+            # A page that takes its renderer down (a DOM 5,000 levels deep): one's alone.
+            error, text = await call(one, "browser_navigate", url=site.url("site/deep.html"))
+            assert error and "crashed" in text, text
+            error, again = await call(two, "browser_snapshot")
+            assert not error and "Action test page" in again
+            # An endless script in one: two is answered while one's tab is held.
+            error, page = await call(one, "browser_navigate", url=site.url("site/endless.html"))
+            assert not error, page
+            held = asyncio.ensure_future(call(one, "browser_click", ref=find_id(page, "button", "Loop forever")))
+            error, again = await call(two, "browser_snapshot")
+            assert not error and "Action test page" in again and not held.done()
+            error, text = await held
+            assert "pagelens stopped it" in text, text  # by the script watch
+            # The browser killed: each session is told once, then opens a page in a new browser.
+            (browser,) = _browser_pids(pid)
+            os.kill(browser, 9)
+            for s in (one, two):
+                error, text = await call(s, "browser_snapshot")
+                assert error and "stopped (it crashed or was killed)" in text, text
+                error, text = await call(s, "browser_snapshot")
+                assert error and "no page yet" in text, text
+                error, page = await call(s, "browser_navigate", url=site.url("site/second.html"))
+                assert not error and "second" in page.lower(), page
+            assert browser not in _browser_pids(pid) and len(_browser_pids(pid)) == 1
+
+    with http_server() as (url, pid):
+        asyncio.run(session_run(url, pid))
+
+
+def test_a_session_over_the_limit_is_refused_with_a_status_and_a_reason(site):
+    import httpx2 as httpx
+
+    async def session_run(url: str, pid: int):
+        async with http_session(url) as one, http_session(url) as two:
+            for s in (one, two):
+                assert not (await call(s, "browser_navigate", url=site.url("site/second.html")))[0]
+            async with httpx.AsyncClient(timeout=60) as client:
+                refused = await client.post(
+                    url,
+                    json={"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {}},
+                    headers={"Accept": "application/json, text/event-stream"},
+                )
+            assert refused.status_code == 503 and refused.headers.get("retry-after")
+            line = refused.json()["error"]["message"]
+            assert "already serves 2 sessions (--max-sessions)" in line and "\n" not in line
+            # The two served go on.
+            assert not (await call(one, "browser_snapshot"))[0]
+        # One ended: a new session is served.
+        async with http_session(url) as three:
+            assert not (await call(three, "browser_navigate", url=site.url("site/second.html")))[0]
+
+    with http_server("--max-sessions", "2") as (url, pid):
+        asyncio.run(session_run(url, pid))
+
+
+def _documented_haproxy(front: int, one: int, two: int) -> str:
+    """docs/mcp.md's HAProxy configuration, with the test's ports for the documented ones."""
+    docs = (Path(__file__).parents[2] / "docs" / "mcp.md").read_text()
+    config = docs.split("```haproxy\n", 1)[1].split("```", 1)[0]
+    assert "127.0.0.1:8930" in config and "127.0.0.1:8931" in config and "127.0.0.1:8932" in config
+    return config.replace("8930", str(front)).replace("8931", str(one)).replace("8932", str(two))
+
+
+def test_replicas_behind_haproxy_keep_each_session_and_survive_one_stopping(site, tmp_path):
+    """Two `pagelens mcp --http` behind HAProxy configured as docs/mcp.md says: 16 sessions go
+    through it, each kept on its replica by Mcp-Session-Id; one replica is killed: its sessions
+    get a clear error, the other replica's go on, and new sessions work."""
+    haproxy = shutil.which("haproxy") or "/usr/sbin/haproxy"
+    assert os.access(haproxy, os.X_OK), "HAProxy is missing: `make setup` installs Debian's package"
+    front = _free_port()
+
+    @asynccontextmanager
+    async def session_that_may_be_lost(url: str):
+        """A session whose server may be killed under it: its client's own teardown (ending a
+        session nobody holds, a stream cut) may fail after the test is done with it."""
+        done = False
+        try:
+            async with http_session(url) as s:
+                yield s
+                done = True
+        except BaseException:
+            if not done:
+                raise
+
+    async def snapshot_or_refusal(s) -> tuple[bool, str]:
+        """A snapshot's answer, or the protocol error a session nobody holds gets instead."""
+        from mcp.shared.exceptions import MCPError
+
+        try:
+            return await call(s, "browser_snapshot")
+        except MCPError as e:
+            return True, str(e)
+
+    async def sessions_through(url: str, count: int, stack: contextlib.AsyncExitStack) -> list:
+        # Opened one after another in this task (the client's scopes must close where they opened).
+        opened = [await stack.enter_async_context(session_that_may_be_lost(url)) for _ in range(count)]
+        answers = await asyncio.gather(
+            *(call(s, "browser_navigate", url=site.url(f"site/second.html?session={n}")) for n, s in enumerate(opened))
+        )
+        assert all(not error for error, _ in answers), answers
+        return list(opened)
+
+    async def session_run(url: str, first_replica: int) -> None:
+        async with contextlib.AsyncExitStack() as stack:
+            served = await sessions_through(url, 16, stack)
+            # Each session reads its own page back: every request of it reached the replica
+            # that holds it (any other would answer 404).
+            for n, s in enumerate(served):
+                error, page = await call(s, "browser_snapshot")
+                assert not error and f"session={n}" in page, page
+            os.kill(first_replica, 9)
+            os.waitpid(first_replica, 0)  # gone, its sockets with it (Popen's own wait then finds it reaped)
+            answers = [await snapshot_or_refusal(s) for s in served]
+            lost = [text for error, text in answers if error]
+            kept = [text for error, text in answers if not error]
+            assert len(lost) == 8 and len(kept) == 8, answers  # balanced: half on each replica
+            assert all("holds no session" in text and "start a new one" in text for text in lost), lost
+            fresh = await sessions_through(url, 4, stack)
+            for s in fresh:
+                assert not (await call(s, "browser_snapshot"))[0]
+
+    chromiums = all_chromiums()
+    with http_server() as (one_url, one_pid), http_server() as (two_url, two_pid):
+        config = tmp_path / "haproxy.cfg"
+        ports = [int(u.rsplit(":", 1)[1].removesuffix("/mcp")) for u in (one_url, two_url)]
+        config.write_text(_documented_haproxy(front, *ports))
+        proxy = subprocess.Popen([haproxy, "-f", str(config), "-db"], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+        try:
+            while True:  # ready once its port accepts a connection
+                assert proxy.poll() is None, proxy.stderr.read().decode()
+                with contextlib.suppress(OSError):
+                    socket.create_connection(("127.0.0.1", front), timeout=5).close()
+                    break
+                time.sleep(0.05)
+            asyncio.run(session_run(f"http://127.0.0.1:{front}/mcp", one_pid))
+        finally:
+            proxy.terminate()
+            proxy.wait(30)
+    asyncio.run(until(lambda: all_chromiums() == chromiums, "a replica's browsers outlived it"))
+
+
+def test_playwright_mcps_legacy_sse_endpoint_serves_a_context_per_connection(site):
     """A client configured with Playwright MCP's older URL (``/sse``) is served: each connection
-    a session with its own browser, closed when the connection ends."""
+    a session with its own browser context, closed when the connection ends."""
     from mcp.client.sse import sse_client
 
     @asynccontextmanager
@@ -408,27 +657,26 @@ def test_playwright_mcps_legacy_sse_endpoint_serves_a_browser_per_connection(sit
             error, typed = await call(one, "browser_type", ref=find_id(page, "textbox", "Notes"), text="over SSE")
             assert not error and "notes: over SSE" in typed, typed
             error, text = await call(two, "browser_snapshot")
-            assert error and "browser_navigate" in text, text  # a browser of its own: no page yet
-            assert browsers_of(pid) == 2
-        deadline = time.monotonic() + 60
-        while browsers_of(pid) > 1 and time.monotonic() < deadline:
-            await asyncio.sleep(0.1)
-        assert browsers_of(pid) == 1
+            assert error and "browser_navigate" in text, text  # a context of its own: no page yet
+            assert browsers_of(pid) == 1
+            during = renderers_of(pid)
+        # The connections' pages went with them (the other session's stays: see session_run).
+        await until(lambda: renderers_of(pid) < during, "a connection's page outlived it")
 
     with http_server() as (url, pid):
         asyncio.run(session_run(url.removesuffix("/mcp") + "/sse", pid))
 
 
-def test_an_idle_session_has_its_browser_closed(site):
+def test_an_idle_session_has_its_context_closed(site):
     async def session_run(url: str, pid: int):
         async with http_session(url) as s:
             error, page = await call(s, "browser_navigate", url=site.url("site/form.html"))
-            assert not error and browsers_of(pid) == 1
-            # No call for over a second: the browser is closed, the session's process with it.
-            deadline = time.monotonic() + 60
-            while browsers_of(pid) and time.monotonic() < deadline:
-                await asyncio.sleep(0.1)
-            assert browsers_of(pid) == 0
+            during = renderers_of(pid)
+            assert not error and during >= 1
+            # No call for over a second: the context is closed, the session's renderers with it.
+            await until(lambda: renderers_of(pid) < during, "an idle session's page stayed")
+            error, text = await call(s, "browser_snapshot")
+            assert error and "browser_navigate" in text, text  # it can start again
 
     with http_server("--idle-timeout", "1") as (url, pid):
         asyncio.run(session_run(url, pid))

@@ -6,7 +6,7 @@ by the server's port);
 corpus was captured at ``http://corpus.local/PAGE.html``: map that host here with
 :meth:`SiteServer.corpus_host_rule` and the page gets its original URL). Everything else is 404, and
 the browser is told to refuse other hosts, so runs are sealed and repeatable.
-``/redirect?to=URL&code=N`` answers a redirect to URL (GET or POST); ``/slow?ms=N`` answers
+``/cached?k=K`` answers what the HTTP cache keeps an hour; ``/redirect?to=URL&code=N`` answers a redirect to URL (GET or POST); ``/slow?ms=N`` answers
 "late" after N ms (work a page waits for after an action); ``/download?name=N&bytes=K`` a file
 to save; ``requests`` lists every
 request that reached the server, with its Host header.
@@ -39,6 +39,15 @@ class _Handler(http.server.BaseHTTPRequestHandler):
             self.send_header("Location", query.get("to", ["/"])[0])
             self.send_header("Content-Length", "0")
             self.end_headers()
+            return
+        if path == "/cached":
+            # /cached?k=KEY: a response the browser's HTTP cache keeps for an hour.
+            self.send_response(200)
+            self.send_header("Content-Type", "text/plain")
+            self.send_header("Cache-Control", "public, max-age=3600")
+            self.send_header("Content-Length", "6")
+            self.end_headers()
+            self.wfile.write(b"cached")
             return
         if path == "/slow":
             time.sleep(float(parse_qs(urlsplit(self.path).query).get("ms", ["500"])[0]) / 1e3)

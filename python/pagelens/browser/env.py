@@ -7,7 +7,6 @@ import contextlib
 import dataclasses
 import functools
 import time
-import warnings
 from collections.abc import AsyncIterator, Awaitable, Callable
 from typing import Any, TypeVar
 
@@ -19,7 +18,6 @@ from playwright.async_api import (
     ElementHandle,
     Frame,
     Page,
-    Playwright,
     Request,
 )
 from playwright.async_api import Error as PlaywrightError
@@ -37,12 +35,12 @@ from pagelens.browser.capture import (
     world_document,
 )
 from pagelens.browser.config import BrowserConfig
-from pagelens.browser.devtools import DevToolsSocket, free_port
+from pagelens.browser.devtools import DevToolsSocket
 from pagelens.browser.execute import Acted, Executor, action_failure, goto
 from pagelens.browser.frames import INLINE_RENDER_NODES, Capture, FrameSessions, fetch_tree
-from pagelens.browser.guard import Refusal, RequestGuard
+from pagelens.browser.guard import Policy, Refusal
 from pagelens.browser.html import capture_html
-from pagelens.browser.launch import start_driver
+from pagelens.browser.pool import BrowserPool, SharedBrowser
 from pagelens.browser.records import HtmlObservation, PageObservation, StepResult, Tab
 from pagelens.browser.resolve import ElementResolver, ids_read_alike, release
 from pagelens.errors import ArgumentTypeError, PagelensError
@@ -141,7 +139,7 @@ class AsyncBrowserEnv:
     Use as ``async with AsyncBrowserEnv(config) as env: obs = await env.reset(url)``.
     """
 
-    def __init__(self, config: BrowserConfig | None = None, **overrides: Any):
+    def __init__(self, config: BrowserConfig | None = None, *, pool: BrowserPool | None = None, **overrides: Any):
         config = config or BrowserConfig()
         for key in overrides:
             if not hasattr(config, key):
@@ -149,12 +147,13 @@ class AsyncBrowserEnv:
         # A copy with the overrides, checked as a new config is (an unknown reader is refused).
         self.config = dataclasses.replace(config, **overrides) if overrides else config
         config = self.config
-        self._playwright: Playwright | None = None
+        # The browser comes from a pool: a shared one (its browsers hold many contexts), or one
+        # of this environment's own, of one browser, closed with it.
+        self._own_pool = pool is None
+        self._pool = pool if pool is not None else BrowserPool(config.launch, contexts_per_browser=1, ready=0)
+        self._shared: SharedBrowser | None = None
         self._browser: Browser | None = None
-        self._devtools: DevToolsSocket | None = None
-        # The raw socket connects while the first page is made (~25 ms of a start): see
-        # _raw_socket, through which every use goes.
-        self._devtools_connecting: asyncio.Future[DevToolsSocket] | None = None
+        self.pool_wait_s = 0.0  # how long the last start waited for a browser
         self._context: BrowserContext | None = None
         self._page: Page | None = None
         self._sessions: dict[Page, FrameSessions] = {}
@@ -167,8 +166,9 @@ class AsyncBrowserEnv:
         self.pending_dialogs: list[Dialog] = []
         self.dialog_opened = asyncio.Event()
         self._refused: list[Refusal] = []
-        # The allow-list, held by Chromium for every request and redirect hop (see guard.py).
-        self._guard = RequestGuard(self._refused_navigation)
+        # The allow-list, held by Chromium for every request and redirect hop: this context's
+        # terms, given to the browser's guard (see guard.py).
+        self._policy = Policy(self._refused_navigation, owns_frame=self._owns_frame)
         # Main-frame navigations requested but not yet answered, per page: an action that
         # submits a form returns before the new document exists, and observing then would
         # show the old page or a half-parsed new one.
@@ -208,73 +208,49 @@ class AsyncBrowserEnv:
         await self.close()
 
     async def start(self) -> None:
-        if self._browser is not None:
+        """A browser leased from the pool (again, when the one leased died)."""
+        shared = self._shared
+        if shared is not None and not shared.lost.is_set():
             return
-        self._playwright = await start_driver()
-        kwargs = self.config.launch.playwright_kwargs()
-        port = free_port() if self.config.launch.devtools_socket else None
-        if port is not None:
-            kwargs["args"] = [*kwargs["args"], f"--remote-debugging-port={port}"]
-        try:
-            self._browser = await self._playwright.chromium.launch(**kwargs)
-        except Exception:
-            await self._playwright.stop()
-            self._playwright = None
-            raise
-        try:
-            self._browser_cdp = await self._browser.new_browser_cdp_session()
-            await self._guard.attach(self._browser_cdp)
-        except Exception:
-            await self.close()
-            raise
-        if port is not None:
-            self._devtools_connecting = asyncio.ensure_future(DevToolsSocket.connect(port))
+        if shared is not None:  # died: its context went with it
+            await self._give_back()
+        self._shared, self.pool_wait_s = await self._pool.lease()
+        self._browser, self._browser_cdp = self._shared.browser, self._shared.cdp
 
     async def _raw_socket(self) -> DevToolsSocket | None:
-        """The raw DevTools socket for large answers, once connected; None without one."""
-        connecting = self._devtools_connecting
-        if connecting is not None:
-            try:
-                # Shielded: a caller cancelled while it waits leaves the connection to the next.
-                socket: DevToolsSocket | None = await asyncio.shield(connecting)
-            except Exception as e:  # everything still works through Playwright, only slower
-                socket = None
-                if self._devtools_connecting is connecting:  # said once, by the first to know
-                    warnings.warn(f"no raw DevTools socket ({e}); AX trees go through Playwright", stacklevel=2)
-            if self._devtools_connecting is connecting:
-                self._devtools, self._devtools_connecting = socket, None
-        return self._devtools
+        """The browser's raw DevTools socket for large answers, once connected; None without one."""
+        return await self._shared.raw_socket() if self._shared is not None else None
 
-    async def close(self) -> None:
-        await self._guard.close()
-        connecting, self._devtools_connecting = self._devtools_connecting, None
-        if connecting is not None:  # closed before its first observation
-            if connecting.done() and not connecting.cancelled() and connecting.exception() is None:
-                self._devtools = connecting.result()
-            else:
-                connecting.cancel()
-        if self._devtools is not None:
-            await quietly(self._devtools.close())
-            self._devtools = None
+    async def _give_back(self) -> None:
+        """This environment's context closed, its policy gone from the guard, the browser given
+        back to the pool."""
+        shared, self._shared = self._shared, None
         if self._context is not None:
             await quietly(self._context.close())
             self._context = None
-        if self._browser is not None:
-            await quietly(self._browser.close())
-            self._browser = None
-            self._browser_cdp = None
-        if self._playwright is not None:
-            await quietly(self._playwright.stop())
-            self._playwright = None
+        if shared is not None:
+            shared.guard.remove(self._policy)
+            self._pool.release(shared)
+        self._browser = self._browser_cdp = None
+        self._context_id = None
         self._page = None
         self._sessions.clear()
+
+    async def close(self) -> None:
+        await self._give_back()
+        if self._own_pool:
+            await self._pool.close()
 
     async def reset(self, url: str, observe: bool = True) -> PageObservation | None:
         """A fresh browser context (no cookies but ``storage_state``'s) at ``url``."""
         await self.start()
-        assert self._browser is not None
+        assert self._browser is not None and self._shared is not None
+        guard = self._shared.guard
         if self._context is not None:
             await quietly(self._context.close())
+            self._context = None
+        guard.remove(self._policy)
+        self._context_id = None
         self._sessions.clear()
         self._navigations.clear()
         self._commits.clear()
@@ -292,7 +268,10 @@ class AsyncBrowserEnv:
         self.allow = HostAllowList(hosts) if hosts else HostAllowList.for_start_url(url)
         if not self.allow.allows(url):
             raise NavigationRefused(f"the start URL {url} is not on the allow-list {list(self.allow.hosts)}")
-        self._guard.allow, self._guard.sealed = self.allow, self.config.block_other_hosts
+        self._policy = Policy(
+            self._refused_navigation, self.allow, self.config.block_other_hosts, owns_frame=self._owns_frame
+        )
+        guard.add(self._policy)  # before the context exists: its requests are held to it from the first
         launch = self.config.launch
         har: dict[str, Any] = (
             {"record_har_path": self.config.har_path, "record_har_content": "embed"} if self.config.har_path else {}
@@ -316,6 +295,7 @@ class AsyncBrowserEnv:
         session = await self._context.new_cdp_session(page)
         try:
             self._context_id = (await session.send("Target.getTargetInfo"))["targetInfo"]["browserContextId"]
+            self._policy.context_id = self._context_id
         finally:
             await quietly(session.detach())
         if self.config.script_timeout_s > 0:
@@ -336,6 +316,19 @@ class AsyncBrowserEnv:
 
     def _refused_navigation(self, refusal: Refusal) -> None:
         self._refused.append(refusal)
+
+    async def _owns_frame(self, frame_id: str) -> bool:
+        """Whether a tab of this context holds the frame ``frame_id`` (asked of the browser
+        process, which answers for a tab whatever its page runs)."""
+        context = self._context
+        if context is None:
+            return False
+        for page in list(context.pages):
+            with contextlib.suppress(Exception):  # not in this tab (or the tab went away)
+                session = await self.sessions_for(page).main()
+                await session.send("Storage.getStorageKeyForFrame", {"frameId": frame_id})
+                return True
+        return False
 
     def _adopt_page(self, page: Page) -> None:
         # A popup or a new tab becomes the active tab, as in WebArena.
@@ -451,6 +444,17 @@ class AsyncBrowserEnv:
         page = self._page
         crashed = self._crashes.get(page) if page is not None else None
         return crashed is None or not crashed.done()
+
+    @property
+    def browser_lost(self) -> bool:
+        """Whether the browser this environment leased died (crashed, killed) under it: its
+        pages are gone; the next :meth:`reset` leases another."""
+        return self._shared is not None and self._shared.lost.is_set()
+
+    async def browser_died(self) -> bool:
+        """Whether the leased browser is gone, asking it when that is not known yet (a call
+        that failed may be the first to meet its death)."""
+        return self._shared is not None and await self._shared.died()
 
     @property
     def last_observation(self) -> PageObservation | None:
@@ -1037,7 +1041,7 @@ class AsyncBrowserEnv:
     def set_allow_list(self, hosts: tuple[str, ...]) -> None:
         """From now on, navigations and requests are held to ``hosts`` (see HostAllowList)."""
         self.allow = HostAllowList(hosts)
-        self._guard.allow = self.allow
+        self._policy.allow = self.allow
 
     def set_active_page(self, page: Page) -> None:
         self._page = page

@@ -32,6 +32,7 @@ from pagelens.browser.changes import describe_changes
 from pagelens.browser.config import BrowserConfig
 from pagelens.browser.env import AsyncBrowserEnv
 from pagelens.browser.launch import LaunchOptions
+from pagelens.browser.pool import BrowserPool
 from pagelens.browser.records import PageObservation, StepResult
 from pagelens.browser.window import window
 from pagelens.errors import PagelensError, one_line
@@ -193,8 +194,11 @@ class BrowserSession:
     observation, the dialogs and file choosers waiting, what the page logged; it carries out
     actions and answers each with what it did and what changed."""
 
-    def __init__(self, options: SessionOptions) -> None:
+    def __init__(self, options: SessionOptions, pool: BrowserPool | None = None) -> None:
         self.options = options
+        # Where the session's browser context comes from: a server's shared browsers, else a
+        # browser of its own.
+        self.pool = pool
         self.words = options.words
         self.allowed: tuple[str, ...] = options.allowed
         self.env: AsyncBrowserEnv | None = None
@@ -241,8 +245,10 @@ class BrowserSession:
         """The work of opening ``url`` in the current tab (the first one: a fresh browser),
         once the URL is checked."""
         self._check_url(url)
+        if self.env is not None and self.env.browser_lost:
+            self.last = None  # the pages went with the browser: opened afresh, in a new context
         if self.env is None:
-            self.env = AsyncBrowserEnv(self._config())
+            self.env = AsyncBrowserEnv(self._config(), pool=self.pool)
         env = self.env
         if self.last is None:
 
@@ -371,7 +377,25 @@ class BrowserSession:
         result = await self.opening(url)()
         return self.finish(f"Loaded the state and opened {escape_page_text(url)}", result, full=True)
 
+    def _lost(self) -> SessionError:
+        self.last = None  # said once: the next call finds no page, and opening one works
+        return SessionError(
+            f"the browser this session ran in stopped (it crashed or was killed): its pages are gone; "
+            f"{self.words.open} a URL to go on in a new one",
+            "no_page",
+        )
+
+    async def lost_browser(self) -> SessionError | None:
+        """After a call failed: the error that says the session's browser died, when it did
+        (told once), else None."""
+        env = self.env
+        if env is None or self.last is None or not await env.browser_died():
+            return None
+        return self._lost()
+
     def page_env(self) -> AsyncBrowserEnv:
+        if self.env is not None and self.last is not None and self.env.browser_lost:
+            raise self._lost()
         if self.env is None or self.last is None:
             raise SessionError(f"no page yet: {self.words.open} a URL first", "no_page")
         return self.env

@@ -29,8 +29,8 @@ def _mcp(args: argparse.Namespace) -> int:
         if not Path(d).is_dir():
             raise ArgumentError(f"--allow-file: {d} is not a directory")
     token = args.token or os.environ.get("PAGELENS_MCP_TOKEN") or None
-    if args.http is None and (args.allow_remote or token or args.allowed_hosts):
-        raise ArgumentError("--allow-remote, --token and --allowed-hosts are for --http")
+    if args.http is None and (args.allow_remote or token or args.allowed_hosts or args.max_sessions is not None):
+        raise ArgumentError("--allow-remote, --token, --allowed-hosts and --max-sessions are for --http")
     options = SessionOptions(
         allowed=tuple(args.allow_host),
         allow_file=tuple(Path(d).resolve() for d in args.allow_file),
@@ -48,7 +48,14 @@ def _mcp(args: argparse.Namespace) -> int:
     if args.http is not None:
         host, port = args.http
         allowed = tuple(h.strip() for h in ",".join(args.allowed_hosts).split(",") if h.strip())
-        http = HttpOptions(host, port, allow_remote=args.allow_remote, token=token, allowed_hosts=allowed)
+        http = HttpOptions(
+            host,
+            port,
+            allow_remote=args.allow_remote,
+            token=token,
+            allowed_hosts=allowed,
+            max_sessions=args.max_sessions,
+        )
     serve(options, http)
     return 0
 
@@ -59,7 +66,8 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         help="serve the live browser to MCP clients (stdio, or streamable HTTP)",
         description="An MCP server on the official SDK with Playwright MCP's tools and argument names "
         "(browser_snapshot, browser_click with ref, ...): pagelens' text with ids, answers that carry what "
-        "changed, a browser per session. Register it in a client as "
+        "changed, a browser context per session (in browsers shared by up to 16 sessions over HTTP). "
+        "Register it in a client as "
         '{"command": "pagelens", "args": ["mcp"]}. See docs/mcp.md.',
     )
     mcp.add_argument(
@@ -67,7 +75,15 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         metavar="HOST:PORT",
         type=host_port,
         help="serve streamable HTTP here instead of stdio (e.g. 127.0.0.1:8931, [::1]:8931); each MCP session "
-        "gets its own browser",
+        "gets its own browser context (cookies, storage, cache, permissions apart) in a shared browser",
+    )
+    mcp.add_argument(
+        "--max-sessions",
+        type=positive_int,
+        default=None,
+        metavar="N",
+        help="MCP sessions served at once over --http; one more is refused with HTTP 503 and a line saying why "
+        "(default: the memory available at start over ~120 MB a session, at most 256)",
     )
     mcp.add_argument(
         "--allow-host",

@@ -1,0 +1,133 @@
+"""Browser contexts sharing a Chromium (pagelens.browser.pool): each held to its own allow-list
+by the browser's one guard, a renderer's crash kept to its context, a browser's crash leaving
+the pool and a new browser for the next reset; and the pool's own bookkeeping (browsers started
+ahead of need, an empty one closed)."""
+
+from __future__ import annotations
+
+import asyncio
+
+import pytest
+
+from pagelens.browser.env import AsyncBrowserEnv, PageCrashed
+from pagelens.browser.pool import BrowserPool
+
+BOTH = ("127.0.0.1", "localhost")
+
+
+def off_list(site, since: int) -> list[tuple[str, str, str]]:
+    return [r for r in site.requests[since:] if r[0].startswith("localhost")]
+
+
+def element(obs, name: str) -> int:
+    return next(i for i in obs.ids if name in obs.tree.node(i).name)
+
+
+def pair(pool: BrowserPool) -> tuple[AsyncBrowserEnv, AsyncBrowserEnv]:
+    """Two contexts of one pool: one allowed both hosts, one held to 127.0.0.1 (both sealed)."""
+    wide = AsyncBrowserEnv(pool=pool, allowed_hosts=BOTH, block_other_hosts=True, settle_ms=50)
+    narrow = AsyncBrowserEnv(pool=pool, allowed_hosts=("127.0.0.1",), block_other_hosts=True, settle_ms=50)
+    return wide, narrow
+
+
+def test_each_context_of_a_shared_browser_is_held_to_its_own_list(site):
+    async def run() -> None:
+        pool = BrowserPool(contexts_per_browser=4, ready=0)
+        wide, narrow = pair(pool)
+        try:
+            url = site.url("site/redirects.html")
+            since = len(site.requests)
+            # At once: frames, an image and their redirect hops of both contexts in flight together.
+            wide_obs, narrow_obs = await asyncio.gather(wide.reset(url), narrow.reset(url))
+            assert pool.browsers == 1 and pool.leases == 2
+            assert wide_obs is not None and narrow_obs is not None
+            assert "The second page" in wide_obs.text  # the frame's hop to localhost: wide's to take
+            assert "The second page" not in narrow_obs.text  # refused in narrow's frame
+            reached = off_list(site, since)
+            assert len([r for r in reached if "second.html?frame" in r[2]]) == 1, reached
+            assert len([r for r in reached if "pixel.png?image" in r[2]]) == 1, reached
+
+            # A same-process frame sent away by a click, and a redirected popup, in each.
+            since = len(site.requests)
+            moved = await narrow.step(f"click [{element(narrow_obs, 'Move the frame away')}]")
+            assert moved.ok and moved.observation is not None
+            assert "The second page" not in moved.observation.text
+            popup = await narrow.step(f"click [{element(narrow_obs, 'Redirected popup')}]")
+            assert not popup.ok and "localhost" in popup.error and "a redirect from" in popup.error
+            assert off_list(site, since) == []
+            opened = await wide.step(f"click [{element(wide_obs, 'Redirected popup')}]")
+            assert opened.ok, opened.error
+            assert opened.observation is not None and "The second page" in opened.observation.text
+            assert narrow._refused and all("popup" in r.url for r in narrow._refused)  # told its own only
+        finally:
+            await wide.close()
+            await narrow.close()
+            await pool.close()
+
+    asyncio.run(run())
+
+
+def test_a_crash_stays_in_its_context_and_a_dead_browser_is_replaced(site):
+    async def run() -> None:
+        pool = BrowserPool(contexts_per_browser=4, ready=0)
+        wide, narrow = pair(pool)
+        try:
+            url = site.url("site/form.html")
+            await asyncio.gather(wide.reset(url), narrow.reset(url))
+            # A renderer killed in one context: that tab is lost, the other context goes on.
+            session = await narrow.context.new_cdp_session(narrow.page)
+            crashed = asyncio.ensure_future(narrow.page.wait_for_event("crash"))
+            asyncio.ensure_future(session.send("Page.crash")).add_done_callback(lambda f: f.exception())
+            await crashed
+            with pytest.raises(PageCrashed):
+                await narrow.observe()
+            assert wide.alive and not narrow.alive
+            assert (await wide.observe()).text
+            assert await narrow.reset(url) is not None  # a new context of the same browser
+            assert pool.launches == 1
+
+            # The browser itself crashes: it leaves the pool at once, both contexts are told
+            # (not alive), and the next reset of each works in a browser started for it.
+            lost = wide._shared
+            assert lost is not None
+            asyncio.ensure_future(lost.cdp.send("Browser.crash")).add_done_callback(lambda f: f.exception())
+            await lost.lost.wait()
+            assert not wide.alive and not narrow.alive
+            assert pool.browsers == 0 and pool.crashes == 1
+            for env in (wide, narrow):
+                obs = await env.reset(url)
+                assert obs is not None and obs.text
+            assert pool.launches == 2 and pool.browsers == 1 and pool.leases == 2
+        finally:
+            await wide.close()
+            await narrow.close()
+            await pool.close()
+
+    asyncio.run(run())
+
+
+def test_the_pool_starts_browsers_ahead_and_closes_the_empty_ones(site):
+    async def run() -> None:
+        pool = BrowserPool(contexts_per_browser=2, ready=1)
+        envs = [AsyncBrowserEnv(pool=pool, allowed_hosts=BOTH, settle_ms=50) for _ in range(3)]
+        try:
+            pool.warm()
+            await envs[0].start()  # the browser warm() started: the lease waited for it alone
+            assert pool.launches == 1
+            for env in envs:
+                await env.reset(site.url("site/second.html"))
+            # 3 contexts of 2 per browser: a second browser was started when the room ran out.
+            assert pool.leases == 3 and pool.browsers == 2 and pool.launches == 2
+            await asyncio.sleep(0)
+            assert pool.browsers * 2 - pool.leases >= 1  # room for one more, started ahead
+            for env in envs:
+                await env.close()
+            assert pool.leases == 0
+            assert pool.browsers == 1  # the empty one beyond the room kept ready closed
+        finally:
+            for env in envs:
+                await env.close()
+            await pool.close()
+        assert pool.browsers == 0
+
+    asyncio.run(run())
