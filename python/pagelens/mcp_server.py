@@ -10,7 +10,7 @@ text prints it (``"12"`` for ``[12]``; Playwright MCP's newer ``target`` is read
 
 An action is answered with what it did and, by default, only what changed on the page
 (``--snapshot-mode incremental``; ``full`` answers the whole text, ``none`` no page text), one
-text item per answer. Each MCP session has its own browser (pages, cookies and storage
+text item per answer. Each MCP session has its own browser context (pages, cookies and storage
 apart), closed when the session ends or idles out. Errors an agent can act on come back as
 tool errors saying why; nothing but one line per failure reaches stderr.
 
@@ -41,7 +41,7 @@ from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Annotated, Any, get_type_hints
+from typing import Annotated, Any, TextIO, get_type_hints
 from urllib.parse import unquote, urlsplit
 
 from pagelens import __version__
@@ -177,6 +177,19 @@ class Sessions:
         self._reaper: asyncio.Task[None] | None = None
         self.opening = 0  # sessions being initialised (admitted, their id not known yet)
         self._opened = 0  # sessions served so far (each client's folder is named by its number)
+        self._numbers: dict[int, int] = {}  # id(session) -> its number, for the timings
+        # --timings: a JSON line per call (its session, the tool, and the seconds it waited for the
+        # session's previous call, for a browser from the pool, and worked), written as it ends.
+        self.timings: TextIO | None = None
+
+    def timed(self, session: BrowserSession, tool: str, queued: float, pool: float, total: float) -> None:
+        if self.timings is None:
+            return
+        number = self._numbers.get(id(session), 0)
+        line = {"session": number, "tool": tool, "queued_s": round(queued, 4), "pool_s": round(pool, 4)}
+        line["worked_s"] = round(total - pool, 4)
+        self.timings.write(json.dumps(line) + "\n")
+        self.timings.flush()
 
     def refusal(self) -> str | None:
         """Why a new session cannot be served now; None when it can."""
@@ -201,6 +214,7 @@ class Sessions:
                 options = dataclasses.replace(options, output_dir=folder)
             found = BrowserSession(options, self.pool)
             self._by_key[key] = found
+            self._numbers[id(found)] = self._opened
             if self._reaper is None or self._reaper.done():
                 self._reaper = asyncio.ensure_future(self._reap())
         return found
@@ -223,6 +237,7 @@ class Sessions:
         """The client ended its session: its browser goes with it."""
         session = self._by_key.pop(key, None)
         if session is not None:
+            self._numbers.pop(id(session), None)
             async with session.lock:
                 await session.close()
 
@@ -243,6 +258,9 @@ class Sessions:
             await session.close()
         if self.pool is not None:
             await self.pool.close()
+        if self.timings is not None:
+            self.timings.close()
+            self.timings = None
 
     @property
     def count(self) -> int:
@@ -310,7 +328,7 @@ class _OneLineErrors(mcp_server.MCPServer):  # type: ignore[misc]  # the SDK's c
 
 
 def build_server(options: SessionOptions, sessions: Sessions | None = None) -> Any:
-    """The MCP server; each MCP session gets its own browser from ``sessions``."""
+    """The MCP server; each MCP session gets its own browser context from ``sessions``."""
     if sessions is None:
         sessions = Sessions(options)
 
@@ -345,7 +363,10 @@ def build_server(options: SessionOptions, sessions: Sessions | None = None) -> A
             async def run(*args: Any, **kwargs: Any) -> Any:
                 ctx = kwargs.pop("ctx")
                 session = sessions.of(ctx)
+                asked = time.perf_counter()
                 async with session.lock:
+                    began = time.perf_counter()
+                    pool_before = session.env.pool_wait_s if session.env is not None else 0.0
                     try:
                         if getattr(fn, "reads_files", False):
                             session.file_roots = await _client_roots(ctx)
@@ -366,6 +387,8 @@ def build_server(options: SessionOptions, sessions: Sessions | None = None) -> A
                         raise ToolError(f"{fn.__name__} failed: {one_line(e)}") from None
                     finally:
                         session.last_used = time.monotonic()
+                        pool = (session.env.pool_wait_s if session.env is not None else 0.0) - pool_before
+                        sessions.timed(session, fn.__name__, began - asked, pool, time.perf_counter() - began)
 
             # The session argument is the server's, not the client's: the schema shows the rest,
             # and the SDK passes the request's context, which names the session.
@@ -503,6 +526,7 @@ class HttpOptions:
     token: str | None = None
     allowed_hosts: tuple[str, ...] = ()  # Host names clients reach the server by ("*": any)
     max_sessions: int | None = None  # sessions served at once (None: default_max_sessions())
+    timings: Path | None = None  # where each call's timings go (a JSON line each)
 
 
 def http_app(server: Any, sessions: Sessions, http: HttpOptions, idle_timeout_s: float) -> Any:
@@ -590,6 +614,8 @@ def serve(options: SessionOptions, http: HttpOptions | None = None) -> None:
     else:  # every session a context in shared browsers (see pagelens.browser.pool)
         pool = BrowserPool(LaunchOptions(headless=not options.headed))
         sessions = Sessions(options, max_sessions=http.max_sessions, pool=pool)
+        if http.timings is not None:
+            sessions.timings = http.timings.open("a", encoding="utf-8")
     server = build_server(options, sessions)
     if http is None:
         server.run("stdio")

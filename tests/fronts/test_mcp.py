@@ -518,7 +518,7 @@ def test_one_sessions_crash_touches_no_other_and_a_dead_browser_is_replaced(site
         asyncio.run(session_run(url, pid))
 
 
-def test_a_session_over_the_limit_is_refused_with_a_status_and_a_reason(site):
+def test_a_session_over_the_limit_is_refused_with_a_status_and_a_reason(site, tmp_path):
     import httpx2 as httpx
 
     async def session_run(url: str, pid: int):
@@ -540,8 +540,18 @@ def test_a_session_over_the_limit_is_refused_with_a_status_and_a_reason(site):
         async with http_session(url) as three:
             assert not (await call(three, "browser_navigate", url=site.url("site/second.html")))[0]
 
-    with http_server("--max-sessions", "2") as (url, pid):
+    timings = tmp_path / "timings.jsonl"
+    with http_server("--max-sessions", "2", "--timings", str(timings)) as (url, pid):
         asyncio.run(session_run(url, pid))
+    # A line per call: its session, the tool, the time it waited and worked.
+    lines = [json.loads(line) for line in timings.read_text().splitlines()]
+    assert [(t["session"], t["tool"]) for t in lines] == [
+        (1, "browser_navigate"),
+        (2, "browser_navigate"),
+        (1, "browser_snapshot"),
+        (3, "browser_navigate"),
+    ]
+    assert all(t["queued_s"] >= 0 and t["pool_s"] >= 0 and t["worked_s"] > 0 for t in lines), lines
 
 
 def _documented_haproxy(front: int, one: int, two: int) -> str:

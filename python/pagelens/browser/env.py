@@ -153,7 +153,7 @@ class AsyncBrowserEnv:
         self._pool = pool if pool is not None else BrowserPool(config.launch, contexts_per_browser=1, ready=0)
         self._shared: SharedBrowser | None = None
         self._browser: Browser | None = None
-        self.pool_wait_s = 0.0  # how long the last start waited for a browser
+        self.pool_wait_s = 0.0  # how long its starts waited for a browser, in all
         self._context: BrowserContext | None = None
         self._page: Page | None = None
         self._sessions: dict[Page, FrameSessions] = {}
@@ -214,7 +214,8 @@ class AsyncBrowserEnv:
             return
         if shared is not None:  # died: its context went with it
             await self._give_back()
-        self._shared, self.pool_wait_s = await self._pool.lease()
+        self._shared, waited = await self._pool.lease()
+        self.pool_wait_s += waited
         self._browser, self._browser_cdp = self._shared.browser, self._shared.cdp
 
     async def _raw_socket(self) -> DevToolsSocket | None:

@@ -29,8 +29,9 @@ def _mcp(args: argparse.Namespace) -> int:
         if not Path(d).is_dir():
             raise ArgumentError(f"--allow-file: {d} is not a directory")
     token = args.token or os.environ.get("PAGELENS_MCP_TOKEN") or None
-    if args.http is None and (args.allow_remote or token or args.allowed_hosts or args.max_sessions is not None):
-        raise ArgumentError("--allow-remote, --token, --allowed-hosts and --max-sessions are for --http")
+    http_only = (args.allow_remote, token, args.allowed_hosts, args.max_sessions is not None, args.timings)
+    if args.http is None and any(http_only):
+        raise ArgumentError("--allow-remote, --token, --allowed-hosts, --max-sessions and --timings are for --http")
     options = SessionOptions(
         allowed=tuple(args.allow_host),
         allow_file=tuple(Path(d).resolve() for d in args.allow_file),
@@ -55,6 +56,7 @@ def _mcp(args: argparse.Namespace) -> int:
             token=token,
             allowed_hosts=allowed,
             max_sessions=args.max_sessions,
+            timings=Path(args.timings) if args.timings else None,
         )
     serve(options, http)
     return 0
@@ -84,6 +86,12 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         metavar="N",
         help="MCP sessions served at once over --http; one more is refused with HTTP 503 and a line saying why "
         "(default: the memory available at start over ~120 MB a session, at most 256)",
+    )
+    mcp.add_argument(
+        "--timings",
+        metavar="FILE",
+        help="with --http: append a JSON line per call to FILE: its session's number, the tool, and the seconds "
+        "it waited for the session's previous call (queued_s), for a browser from the pool (pool_s), and worked",
     )
     mcp.add_argument(
         "--allow-host",

@@ -1,0 +1,266 @@
+"""Many agents on one server: `pagelens mcp --http` serving N MCP sessions at once, each a browser
+context in shared browsers, measured from outside with the SDK's streamable-HTTP client.
+
+Each session, all at once: navigates to a page of 200 paragraphs with a text field and a link,
+reads it, types into the field and clicks the link by the refs it read, with 3 s between calls (a
+model's time). Measured per session count (8, 32, 64 by default, each on a fresh server):
+errors; the first call's latency (p50/p95: it makes the session's context); later calls' (p50/p95);
+the server's memory (PSS of the server and every process below it: driver, browsers, renderers)
+idle (ready, no session), with every session on its page, and after the sessions ended (given
+back); the time calls waited for a browser from the pool (the server's --timings).
+
+    python benches/report_sessions.py [--sessions 8,32,64] > /tmp/sessions.md
+
+Prints Markdown for benches/README.md (and writes benches/sessions.svg, the plot).
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import os
+import platform
+import re
+import socket
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT / "tests"))
+
+import httpx2 as httpx  # noqa: E402
+from mcp.client.session import ClientSession  # noqa: E402
+from mcp.client.streamable_http import streamable_http_client  # noqa: E402
+
+from support.site_server import SiteServer  # noqa: E402
+
+PAUSE_S = 3.0
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+def tree(pid: int) -> list[int]:
+    children: dict[int, list[int]] = {}
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            try:
+                parent = int((entry / "stat").read_text().rsplit(")", 1)[1].split()[1])
+            except (OSError, ValueError):
+                continue
+            children.setdefault(parent, []).append(int(entry.name))
+    found, stack = [pid], [pid]
+    while stack:
+        for child in children.get(stack.pop(), []):
+            found.append(child)
+            stack.append(child)
+    return found
+
+
+def pss_mb(pid: int) -> float:
+    """The PSS of ``pid`` and every process below it, in MB."""
+    total = 0
+    for p in tree(pid):
+        try:
+            for line in Path(f"/proc/{p}/smaps_rollup").read_text().splitlines():
+                if line.startswith("Pss:"):
+                    total += int(line.split()[1])
+        except OSError:
+            continue
+    return total / 1024
+
+
+def renderers(pid: int) -> int:
+    count = 0
+    for p in tree(pid):
+        try:
+            count += b"--type=renderer" in Path(f"/proc/{p}/cmdline").read_bytes()
+        except OSError:
+            continue
+    return count
+
+
+def pct(values: list[float], q: float) -> float:
+    if not values:
+        return float("nan")
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, round(q * (len(ordered) - 1)))]
+
+
+async def one_session(url: str, page: str, started: asyncio.Event, out: dict) -> None:
+    async with (
+        httpx.AsyncClient(timeout=300) as client,
+        streamable_http_client(url, http_client=client) as streams,
+        ClientSession(*streams[:2]) as s,
+    ):
+        await s.initialize()
+        await started.wait()
+
+        async def timed(tool: str, **arguments) -> str:
+            t0 = time.perf_counter()
+            result = await s.call_tool(tool, arguments)
+            out.setdefault("latencies", []).append((tool, time.perf_counter() - t0))
+            text = "\n".join(getattr(c, "text", "") for c in result.content)
+            if result.is_error:
+                out["errors"] = out.get("errors", 0) + 1
+            return text
+
+        text = await timed("browser_navigate", url=page)
+        await asyncio.sleep(PAUSE_S)
+        text = await timed("browser_snapshot")
+        await asyncio.sleep(PAUSE_S)
+        field = re.search(r"textbox \*?\[(\d+)\]", text)
+        link = re.search(r"link \*?\[(\d+)\] 'Next page'", text)
+        if field is None or link is None:
+            out["errors"] = out.get("errors", 0) + 1
+            return
+        await timed("browser_type", ref=field.group(1), text="many sessions")
+        await asyncio.sleep(PAUSE_S)
+        await timed("browser_click", ref=link.group(1))
+        out["done"] = time.perf_counter()
+        await out["hold"].wait()  # every session on its page while the memory is read
+
+
+async def run(count: int, site: SiteServer, timings: Path, pid: int, url: str) -> dict:
+    page = site.url("site/paragraphs.html")
+    started, hold = asyncio.Event(), asyncio.Event()
+    outs = [{"hold": hold} for _ in range(count)]
+    tasks = [asyncio.ensure_future(one_session(url, page, started, o)) for o in outs]
+    while sum(1 for o in outs if "latencies" in o) < 0:  # (sessions initialise as they connect)
+        await asyncio.sleep(0)
+    await asyncio.sleep(1.0)  # every client initialised (they connect at once)
+    started.set()
+    while not all("done" in o or o.get("errors") for o in outs) and not any(t.done() for t in tasks):
+        await asyncio.sleep(0.2)
+    loaded = pss_mb(pid)
+    hold.set()
+    results = await asyncio.gather(*tasks, return_exceptions=True)
+    failures = [r for r in results if isinstance(r, BaseException)]
+    first = [o["latencies"][0][1] for o in outs if o.get("latencies")]
+    later = [lat for o in outs for _, lat in o.get("latencies", [])[1:]]
+    lines = [json.loads(line) for line in timings.read_text().splitlines()] if timings.exists() else []
+    return {
+        "errors": sum(o.get("errors", 0) for o in outs) + len(failures),
+        "first_p50": pct(first, 0.5),
+        "first_p95": pct(first, 0.95),
+        "later_p50": pct(later, 0.5),
+        "later_p95": pct(later, 0.95),
+        "loaded": loaded,
+        "pool_wait_max": max((t["pool_s"] for t in lines), default=0.0),
+        "pool_wait_mean": statistics.fmean([t["pool_s"] for t in lines if t["tool"] == "browser_navigate"] or [0]),
+    }
+
+
+def measure(count: int, site: SiteServer) -> dict:
+    port = free_port()
+    with tempfile.TemporaryDirectory() as tmp:
+        timings = Path(tmp) / "timings.jsonl"
+        server = subprocess.Popen(
+            [
+                sys.executable,
+                "-m",
+                "pagelens",
+                "mcp",
+                "--http",
+                f"127.0.0.1:{port}",
+                "--max-sessions",
+                str(count + 8),
+                "--timings",
+                str(timings),
+                "--output-dir",
+                tmp,
+            ],
+            stderr=subprocess.DEVNULL,
+        )
+        try:
+            while True:
+                try:
+                    socket.create_connection(("127.0.0.1", port), timeout=5).close()
+                    break
+                except OSError:
+                    time.sleep(0.05)
+            time.sleep(5)  # the browser started ahead of need is up
+            idle = pss_mb(server.pid)
+            result = asyncio.run(run(count, site, timings, server.pid, f"http://127.0.0.1:{port}/mcp"))
+            deadline = time.monotonic() + 60
+            while renderers(server.pid) and time.monotonic() < deadline:
+                time.sleep(0.2)
+            time.sleep(2)
+            result["after"] = pss_mb(server.pid)
+            result["idle"] = idle
+        finally:
+            server.terminate()
+            server.wait(60)
+    result["per_session"] = (result["loaded"] - result["idle"]) / count
+    return result
+
+
+def svg(rows: list[tuple[int, dict]]) -> str:
+    """Memory per session and later calls' p95 against the session count, as a small SVG plot."""
+    w, h, pad = 520, 260, 50
+    counts = [c for c, _ in rows]
+    top_mb = max(r["per_session"] for _, r in rows) * 1.3 or 1
+    top_s = max(r["later_p95"] for _, r in rows) * 1.3 or 1
+
+    def x(c: int) -> float:
+        return pad + (w - 2 * pad) * (counts.index(c) / max(1, len(counts) - 1))
+
+    def line(key: str, top: float, colour: str) -> str:
+        points = " ".join(f"{x(c):.0f},{h - pad - (h - 2 * pad) * r[key] / top:.0f}" for c, r in rows)
+        return f'<polyline fill="none" stroke="{colour}" stroke-width="2" points="{points}"/>'
+
+    labels = "".join(f'<text x="{x(c):.0f}" y="{h - pad + 18}" text-anchor="middle">{c}</text>' for c in counts)
+    return (
+        f'<svg xmlns="http://www.w3.org/2000/svg" width="{w}" height="{h}" font-family="sans-serif" font-size="12">'
+        f'<rect width="{w}" height="{h}" fill="white"/>'
+        f'<line x1="{pad}" y1="{h - pad}" x2="{w - pad}" y2="{h - pad}" stroke="black"/>'
+        f"{labels}"
+        f'<text x="{w / 2}" y="{h - 10}" text-anchor="middle">sessions at once</text>'
+        f"{line('per_session', top_mb, '#1f77b4')}{line('later_p95', top_s, '#d62728')}"
+        f'<text x="{pad}" y="20" fill="#1f77b4">PSS per session (MB, top {top_mb:.0f})</text>'
+        f'<text x="{w - pad}" y="20" fill="#d62728" text-anchor="end">later calls p95 (s, top {top_s:.1f})</text>'
+        "</svg>"
+    )
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--sessions", default="8,32,64")
+    args = parser.parse_args()
+    counts = [int(c) for c in args.sessions.split(",")]
+    site = SiteServer()
+    rows = []
+    try:
+        for count in counts:
+            rows.append((count, measure(count, site)))
+            print(f"measured {count}", file=sys.stderr)
+    finally:
+        site.close()
+    (ROOT / "benches" / "sessions.svg").write_text(svg(rows))
+    print(
+        f"`python benches/report_sessions.py --sessions {args.sessions}` on {platform.node() and 'this machine'}"
+        f" ({os.cpu_count()} cores), one fresh server per row.\n"
+    )
+    print(
+        "| sessions | errors | first call p50 / p95 | later calls p50 / p95 | PSS idle → loaded → after (MB) "
+        "| PSS per session | pool wait (mean / max) |"
+    )
+    print("|---:|---:|---:|---:|---:|---:|---:|")
+    for count, r in rows:
+        print(
+            f"| {count} | {r['errors']} | {r['first_p50']:.2f} / {r['first_p95']:.2f} s | "
+            f"{r['later_p50']:.2f} / {r['later_p95']:.2f} s | {r['idle']:.0f} → {r['loaded']:.0f} → {r['after']:.0f} | "
+            f"{r['per_session']:.0f} MB | {r['pool_wait_mean']:.2f} / {r['pool_wait_max']:.2f} s |"
+        )
+
+
+if __name__ == "__main__":
+    main()
