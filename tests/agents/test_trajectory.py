@@ -169,3 +169,100 @@ def test_a_report_embeds_only_screenshots_in_the_runs_folder(tmp_path):
     assert base64.b64encode(png(10)).decode() in html
     assert base64.b64encode(png(200)).decode() not in html
     assert html.count("is outside the run's folder") == 3
+
+
+def test_the_step_viewer_as_a_person_reads_it(tmp_path):
+    """The viewer opened in a headless Chromium and read as a person reads it: steps counted
+    from 1 everywhere (headings, the step bar, the index, the anchors); a run that stopped with
+    an answer scored a failure does not read as a green "done"; a step with no element to
+    outline shows the page's content, not the whole viewport around it (its picture
+    screenshotted from the viewer: mostly the page's red content)."""
+    import asyncio
+    import io
+
+    from PIL import Image
+    from playwright.async_api import async_playwright
+
+    from pagelens.agents.report import write_report
+    from pagelens.browser.launch import LaunchOptions
+
+    def png(size: tuple[int, int], content: tuple[int, int, int, int] | None) -> bytes:
+        picture = Image.new("RGB", size, (200, 200, 200))
+        if content is not None:
+            x, y, w, h = content
+            picture.paste((220, 0, 0), (x, y, x + w, y + h))
+        out = io.BytesIO()
+        picture.save(out, "PNG")
+        return out.getvalue()
+
+    run_dir = tmp_path / "run"
+    run_dir.mkdir()
+    # Step 1: a click, pictured cut to its element and the content (340x240 of the viewport).
+    (run_dir / "step-000.png").write_bytes(png((340, 240), (20, 20, 300, 200)))
+    # Step 2: the agent stopped: the picture is the whole 800x600 viewport the model read.
+    (run_dir / "step-001.png").write_bytes(png((800, 600), (100, 50, 300, 200)))
+    step = {"type": "step", "url": "http://a.test/", "observation": "x", "result": {"ok": True, "error": None}}
+    records = [
+        {"type": "run", "task": "find the report", "url": "http://a.test/", "agent": "occam"},
+        {
+            **step,
+            "step": 0,
+            "action": "click [3]",
+            "screenshot": "step-000.png",
+            "target_box": [120, 60, 80, 30],
+            "screenshot_box": [80, 30, 340, 240],
+        },
+        {
+            **step,
+            "step": 1,
+            "action": "stop [N/A]",
+            "answer": "N/A",
+            "screenshot": "step-001.png",
+            "content_box": [90, 40, 320, 220],
+        },
+        {"type": "end", "reason": "stop", "answer": "N/A", "steps": 2},
+    ]
+    trajectory = run_dir / "trajectory.jsonl"
+    trajectory.write_text("".join(json.dumps(r) + "\n" for r in records))
+    report = write_report(trajectory, run_dir / "report.html", {"reward": 0.0, "success": False})
+
+    async def look() -> dict:
+        async with async_playwright() as p:
+            chromium = await p.chromium.launch(**LaunchOptions().playwright_kwargs())
+            page = await chromium.new_page(viewport={"width": 1300, "height": 900})
+            await page.goto(report.as_uri())
+            seen = {
+                "headings": await page.locator("section.step h2").all_inner_texts(),
+                "bars": await page.locator(".stepnav").all_inner_texts(),
+                "index": await page.locator("#index a").all_inner_texts(),
+                "anchors": await page.locator("section.step").evaluate_all("s => s.map(e => e.id)"),
+                "stop_colour": await page.locator("section.step")
+                .nth(1)
+                .locator("h2 span")
+                .nth(1)
+                .evaluate("e => getComputedStyle(e).color"),
+                "stop_width": await page.locator("section.step")
+                .nth(1)
+                .locator("svg.shot")
+                .evaluate("e => e.getBoundingClientRect().width"),
+            }
+            await page.keyboard.press("ArrowRight")
+            await page.wait_for_function("location.hash === '#step-1'")
+            picture = await page.locator("section.step").nth(1).locator("svg.shot").screenshot()
+            await page.screenshot(path=str(tmp_path / "viewer.png"))
+            await chromium.close()
+            return {**seen, "picture": picture}
+
+    seen = asyncio.run(look())
+    assert [h.split(":")[0] for h in seen["headings"]] == ["Step 1", "Step 2"]
+    assert (
+        "step 1 of 2" in seen["bars"][0] and "step 2 of 2" in seen["bars"][1] and "step 0" not in " ".join(seen["bars"])
+    )
+    assert seen["index"] == ["1", "2"] and seen["anchors"] == ["step-1", "step-2"]
+    assert "done" not in seen["headings"][1] and "scored a failure" in seen["headings"][1]
+    assert seen["stop_colour"] == "rgb(179, 38, 30)"  # the failure's red, not the success's green
+    assert 640 <= seen["stop_width"] <= 642  # the 320-pixel content shown twice its size (and a 1-pixel border)
+    shot = Image.open(io.BytesIO(seen["picture"])).convert("RGB")
+    red = sum(1 for r, g, b in shot.getdata() if r > 180 and g < 60 and b < 60)
+    assert red / (shot.width * shot.height) > 0.6  # the content fills it (the whole viewport: 12%)
+    assert (tmp_path / "viewer.png").stat().st_size > 10_000

@@ -516,9 +516,9 @@ def test_an_episode_s_step_viewer_in_headless_chromium(local_study, tmp_path):
                 "reward": await page.locator("#reward").inner_text(),
             }
             await page.keyboard.press("ArrowRight")
-            await page.wait_for_function("location.hash === '#step-0'")
+            await page.wait_for_function("location.hash === '#step-1'")  # steps count from 1
             await page.keyboard.press("ArrowRight")
-            await page.wait_for_function("location.hash === '#step-1'")
+            await page.wait_for_function("location.hash === '#step-2'")
             seen["hash"] = await page.evaluate("location.hash")
             await page.screenshot(path=str(shot), full_page=False)
             await chromium.close()
@@ -527,7 +527,7 @@ def test_an_episode_s_step_viewer_in_headless_chromium(local_study, tmp_path):
     seen = asyncio.run(look())
     assert seen["steps"] >= 2 and seen["shots"] == seen["steps"] == seen["replies"]
     assert seen["outlines"] >= 1  # the click and the typing went to elements
-    assert seen["reward"].startswith("1") and "success" in seen["reward"] and seen["hash"] == "#step-1"
+    assert seen["reward"].startswith("1") and "success" in seen["reward"] and seen["hash"] == "#step-2"
     assert shot.stat().st_size > 10_000
 
 

@@ -18,7 +18,7 @@ from pagelens.agents.trajectory import RunHeader, StepRecord, load_trajectory
 _STYLE = """
 body { font: 14px/1.45 system-ui, sans-serif; margin: 2em auto; max-width: 1200px; color: #222; }
 h1 { font-size: 1.4em; } h2 { font-size: 1.1em; margin: .4em 0; }
-.ok { color: #176f2c; } .failed { color: #b3261e; }
+.ok { color: #176f2c; } .failed { color: #b3261e; } .ended { color: #5a4a00; }
 pre { background: #f6f6f6; padding: .8em; overflow-x: auto; white-space: pre-wrap; font-size: 12px; }
 dt { font-weight: 600; margin-top: .4em; } dd { margin-left: 1.2em; white-space: pre-wrap; }
 .action { font-family: monospace; background: #eef3ff; padding: .1em .4em; border-radius: 3px; }
@@ -67,10 +67,12 @@ def _box(value: object) -> tuple[float, float, float, float] | None:
     return None
 
 
-def _screenshot(path: Path, box: object, region: object, step: int) -> str:
+def _screenshot(path: Path, box: object, region: object, step: int, content: object = None) -> str:
     """The step's picture as inline SVG at 1× (2× when small), with the acted element's box
     (viewport coordinates) outlined where it is on the picture (``region``: the part of the
-    viewport the picture shows; None: all of it)."""
+    viewport the picture shows; None: all of it). ``content``: the page's content in the
+    viewport, for a picture that shows more (a step with no element to outline): only that part
+    is shown, as a step's picture cut to its element and the content is."""
     data = path.read_bytes()
     size = _png_size(data)
     if size is None:
@@ -89,9 +91,16 @@ def _screenshot(path: Path, box: object, region: object, step: int) -> str:
             f"<rect class='target' x='{x:.1f}' y='{y:.1f}' width='{w:.1f}' height='{h:.1f}' "
             "fill='none' stroke='#e0218a' stroke-width='3'/>"
         )
-    shown = origin[2] * (2 if origin[2] < _ENLARGE_BELOW else 1)
+    view = (0.0, 0.0, float(width), float(height))
+    shown_width = origin[2]
+    within = _box(content)
+    if target is None and within is not None and within[2] > 0 and within[3] > 0:
+        view = ((within[0] - origin[0]) * scale, (within[1] - origin[1]) * scale, within[2] * scale, within[3] * scale)
+        shown_width = within[2]
+    shown = shown_width * (2 if shown_width < _ENLARGE_BELOW else 1)
+    box_text = " ".join(f"{v:.1f}".rstrip("0").rstrip(".") for v in view)
     return (
-        f"<svg class='shot' role='img' aria-label='the page at step {step}' viewBox='0 0 {width} {height}' "
+        f"<svg class='shot' role='img' aria-label='the page at step {step}' viewBox='{box_text}' "
         f"width='{shown:.0f}' xmlns='http://www.w3.org/2000/svg'>"
         f"<image href='{href}' width='{width}' height='{height}'/>{outline}</svg>"
     )
@@ -109,23 +118,39 @@ def _inside(folder: Path, name: str) -> Path | None:
     return path if path.is_relative_to(base) and path != base else None
 
 
-def _step(s: StepRecord, index: int, count: int, folder: Path) -> str:
-    cls = "ok" if s.ok else "failed"
-    outcome = "done" if s.ok else f"failed: {s.failure}"
-    prev = f"<a href='#step-{index - 1}'>&larr; step {index - 1}</a>" if index > 0 else "<span></span>"
-    nxt = f"<a href='#step-{index + 1}'>step {index + 1} &rarr;</a>" if index + 1 < count else "<span></span>"
+def _outcome(s: StepRecord, success: bool | None) -> tuple[str, str]:
+    """(class, words) of what came of a step: an action done or failed; the step that ended the
+    run says it ended, and how the run was scored when it was (a stop is no success by itself)."""
+    if not s.ok:
+        return "failed", f"failed: {s.failure}"
+    if s.answer is not None:
+        words = f"ended the run, answering {s.answer!r}"
+        if success is None:
+            return "ended", words
+        return ("ok", words + ": scored a success") if success else ("failed", words + ": scored a failure")
+    return "ok", "done"
+
+
+def _step(s: StepRecord, index: int, count: int, folder: Path, success: bool | None = None) -> str:
+    """Step ``index + 1`` of ``count``: every number a person reads counts from 1 (the anchors
+    too: ``#step-1`` is the first step)."""
+    number = index + 1
+    cls, outcome = _outcome(s, success)
+    prev = f"<a href='#step-{number - 1}'>&larr; step {number - 1}</a>" if number > 1 else "<span></span>"
+    nxt = f"<a href='#step-{number + 1}'>step {number + 1} &rarr;</a>" if number < count else "<span></span>"
     parts = [
-        f"<section class='step' id='step-{index}'>",
-        f"<div class='stepnav'>{prev}<span>step {index + 1} of {count}</span>{nxt}</div>",
-        f"<h2>Step {s.step}: <span class='action'>{_e(s.action)}</span> <span class='{cls}'>{_e(outcome)}</span></h2>",
+        f"<section class='step' id='step-{number}'>",
+        f"<div class='stepnav'>{prev}<span>step {number} of {count}</span>{nxt}</div>",
+        f"<h2>Step {number}: <span class='action'>{_e(s.action)}</span> <span class='{cls}'>{_e(outcome)}</span></h2>",
         f"<div>{_e(s.title)} &lt;{_e(s.url)}&gt;</div>",
         "<div class='cols'>",
     ]
     shot = _inside(folder, s.screenshot) if s.screenshot else None
     if shot is not None and shot.is_file():
-        parts.append(f"<div class='picture'>{_screenshot(shot, s.target_box, s.screenshot_box, s.step)}</div>")
+        picture = _screenshot(shot, s.target_box, s.screenshot_box, number, s.content_box)
+        parts.append(f"<div class='picture'>{picture}</div>")
     elif s.screenshot and shot is None:
-        parts.append(f"<p>(step {s.step}: the screenshot path {_e(str(s.screenshot))} is outside the run's folder)</p>")
+        parts.append(f"<p>(step {number}: the screenshot path {_e(str(s.screenshot))} is outside the run's folder)</p>")
     parts.append("<div class='text'><dl>")
     for name, text in s.sections.items():
         parts.append(f"<dt>{_e(name.replace('_', ' ').capitalize())}</dt><dd>{_e(text)}</dd>")
@@ -181,7 +206,7 @@ def write_report(trajectory: str | Path, out: str | Path, outcome: dict[str, Any
     tokens = sum(s.token_count() for s in steps)
     parts.append(f"<tr><th>tokens</th><td>{tokens:,}</td></tr></table>")
     if steps:
-        links = "".join(f"<a href='#step-{k}'>{s.step}</a>" for k, s in enumerate(steps))
+        links = "".join(f"<a href='#step-{k}'>{k}</a>" for k in range(1, len(steps) + 1))
         parts.append(f"<p id='index'>Steps: {links}</p>")
     state = steps[-1].state if steps else {}
     if isinstance(state, dict) and "plans" in state:
@@ -190,7 +215,9 @@ def write_report(trajectory: str | Path, out: str | Path, outcome: dict[str, Any
         parts.append(
             "<h2>Policy stack at the end</h2><pre>" + _e(" > ".join(f["policy"] for f in state["stack"])) + "</pre>"
         )
-    parts.extend(_step(s, k, len(steps), trajectory.parent) for k, s in enumerate(steps))
+    success = outcome.get("success") if outcome is not None else None
+    scored = bool(success) if success is not None else None
+    parts.extend(_step(s, k, len(steps), trajectory.parent, scored) for k, s in enumerate(steps))
     parts.append(f"<script>{_KEYS}</script>")
     parts.append("</body></html>")
     write_atomically(out, "\n".join(parts))

@@ -196,6 +196,9 @@ async def run_agent(
             state=agent.state(),
             target_box=list(box) if box is not None else None,
             screenshot_box=list(region) if region is not None else None,
+            # The picture is the page the model read (no action pictured its moment): the
+            # viewer shows its content, as it shows an action's picture cut to its content.
+            content_box=list(before.content_box) if region is None and before.content_box is not None else None,
         )
         model_s += t_model
         step_s += record.seconds("total_s")

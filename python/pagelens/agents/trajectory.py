@@ -136,6 +136,9 @@ class StepRecord(_Typed):
     # The viewport region the screenshot shows (x, y, width, height; None: the whole viewport,
     # from the top left): the picture is cut to the page's content and the acted element.
     screenshot_box: list[float] | None = None
+    # The page's content in the viewport when the picture shows more than it (a step with no
+    # element acted on: the picture of the page the model read); the viewer shows that part.
+    content_box: list[float] | None = None
 
     @property
     def ok(self) -> bool:

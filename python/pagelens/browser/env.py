@@ -36,7 +36,7 @@ from pagelens.browser.capture import (
 )
 from pagelens.browser.config import BrowserConfig
 from pagelens.browser.devtools import DevToolsSocket
-from pagelens.browser.execute import Acted, Executor, action_failure, goto
+from pagelens.browser.execute import Acted, Executor, action_failure, goto, picture_region
 from pagelens.browser.frames import INLINE_RENDER_NODES, Capture, FrameSessions, fetch_tree
 from pagelens.browser.guard import Policy, Refusal
 from pagelens.browser.html import capture_html
@@ -666,6 +666,12 @@ class AsyncBrowserEnv:
             reused_rows=capture.reused_rows,
         )
         self._resolver.observed(obs, frames, document)
+        if screenshot is not None:  # what of the picture is the page's content (the registry's boxes)
+            size = page.viewport_size
+            if size:
+                obs.content_box = picture_region(
+                    await self._resolver.content_box(), None, (float(size["width"]), float(size["height"]))
+                )
         return obs
 
     async def _main_frame(self, page: Page) -> tuple[CDPSession, str]:

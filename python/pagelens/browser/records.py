@@ -50,6 +50,9 @@ class PageObservation:
     # changed under them (an incremental capture; 0: read whole).
     reused_rows: int = 0
     screenshot: bytes | None = None
+    # With a screenshot: the part of the viewport holding the page's content (x, y, width,
+    # height; None: all of it, or not known), what a step viewer shows of the picture.
+    content_box: tuple[float, float, float, float] | None = None
     # Which document was read (its performance.timeOrigin; None when unknown): two
     # observations of one document can be compared line by line, those of two cannot.
     document: float | None = None
@@ -99,6 +102,7 @@ class HtmlObservation:
     timings_ms: dict[str, float] = field(default_factory=dict)
     ax_text: str | None = None  # the accessibility tree's text too, when asked for (a planner reads it)
     screenshot: bytes | None = None
+    content_box: tuple[float, float, float, float] | None = None  # as PageObservation's
 
     @property
     def text(self) -> str:
