@@ -6,7 +6,8 @@ use std::sync::Arc;
 
 use rustc_hash::{FxHashMap, FxHashSet};
 
-use super::parse::{parse_payload, CaptureNotes, IdRef, RawNode, Scalar};
+use super::parse::parse_payload;
+use super::records::{CaptureNotes, IdRef, RawNode, Scalar};
 use super::roles::RoleClass;
 use super::tree::{
     AxTree, CdpId, Clickables, FrameInput, Node, ParseOptions, Prop, Sep, Value, NONE,

@@ -2,6 +2,7 @@
 
 mod build;
 pub mod parse;
+pub mod records;
 pub mod roles;
 pub mod rows;
 mod tree;

@@ -11,7 +11,7 @@
 
 use std::borrow::Cow;
 
-use super::parse::{
+use super::records::{
     AxValue, ClickableEntry, IdRef, NameValue, ParsedPayload, RawNode, RawProp, Scalar,
 };
 use crate::error::AxError;
@@ -254,7 +254,7 @@ pub fn read_rows<'a>(
     Ok(ParsedPayload {
         nodes,
         clickable,
-        notes: super::parse::CaptureNotes::default(),
+        notes: super::records::CaptureNotes::default(),
     })
 }
 

@@ -13,7 +13,7 @@ use std::sync::Arc;
 
 use rustc_hash::FxHashMap;
 
-use super::parse::{ClickableEntry, IdRef, Scalar};
+use super::records::{ClickableEntry, IdRef, Scalar};
 use super::roles::RoleClass;
 
 /// "No node" in parent and index fields.
@@ -256,7 +256,7 @@ pub struct AxTree {
     /// DOM hints of clickable nodes, by arena index.
     pub(super) hints: FxHashMap<u32, Box<str>>,
     /// What pagelens' own capture could not read, over all its payloads.
-    pub capture_notes: super::parse::CaptureNotes,
+    pub capture_notes: super::records::CaptureNotes,
 }
 
 impl AxTree {
