@@ -10,16 +10,11 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from pagelens.browser.window import WINDOW_SHARE, contents, display_lines, line_cost, parts_of, window
+from support.strategies import observation_lines
 
 _ID = re.compile(r"\[(\d+)\]")
 
-_line = st.builds(
-    lambda depth, role, ident, name: "\t" * depth + role + (f" [{ident}]" if ident is not None else "") + f" '{name}'",
-    st.integers(0, 4),
-    st.sampled_from(["text", "button", "link", "heading", "textbox"]),
-    st.one_of(st.none(), st.integers(1, 10_000)),
-    st.text("abcdefgh xyz", max_size=120),
-)
+_line = observation_lines(10_000, st.text("abcdefgh xyz", max_size=120))
 
 
 @st.composite

@@ -11,15 +11,9 @@ from hypothesis import strategies as st
 
 from pagelens._core import escape_page_text, line_changes
 from pagelens.browser.changes import describe_changes
+from support.strategies import observation_lines
 
-# Lines as observations print them: tabs for depth, a role, maybe an id, a name.
-_line = st.builds(
-    lambda depth, role, ident, name: "\t" * depth + role + (f" [{ident}]" if ident is not None else "") + f" '{name}'",
-    st.integers(0, 4),
-    st.sampled_from(["text", "button", "link", "textbox", "heading"]),
-    st.one_of(st.none(), st.integers(1, 40)),
-    st.text("abcxyz ", max_size=6),
-)
+_line = observation_lines(40, st.text("abcxyz ", max_size=6))
 _texts = st.lists(_line, max_size=40).map("\n".join)
 
 

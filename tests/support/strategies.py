@@ -232,3 +232,17 @@ def dom_fragments(draw, depth: int = 0) -> str:
     if kind == "labelled":
         return f'<span id="l-{depth}">{word}</span><button aria-labelledby="l-{depth}"{hide}>x</button>'
     return f'<div class="host"{hide}><template shadowrootmode="open">{inner()}<slot></slot></template>{word}</div>'
+
+
+def observation_lines(max_id: int, name: st.SearchStrategy[str]) -> st.SearchStrategy[str]:
+    """Lines as observations print them: tabs for depth, a role, maybe an id (1..``max_id``), a
+    name drawn from ``name``."""
+    return st.builds(
+        lambda depth, role, ident, text: (
+            "\t" * depth + role + (f" [{ident}]" if ident is not None else "") + f" '{text}'"
+        ),
+        st.integers(0, 4),
+        st.sampled_from(["text", "button", "link", "textbox", "heading"]),
+        st.one_of(st.none(), st.integers(1, max_id)),
+        name,
+    )
