@@ -196,12 +196,18 @@ class Action:
     ``target`` is the element id (click, hover, type), the plan id (branch, prune) or the tab
     index (tab_focus). ``text`` is the typed text, answer, note, intent, reason, URL, key
     combination or scroll direction. ``press_enter`` is ``type``'s press_enter_after flag.
+    A click's ``button``, ``clicks`` (2: a double click) and ``modifiers`` (keys held) are
+    those of a front that offers them (Playwright MCP's browser_click); an agent's click is a
+    plain one, as its text says.
     """
 
     kind: str
     target: int | None = None
     text: str | None = None
     press_enter: bool = False
+    button: Literal["left", "right", "middle"] = "left"
+    clicks: int = 1
+    modifiers: tuple[str, ...] = ()
 
     def __str__(self) -> str:
         sig = ACTIONS[self.kind].args
@@ -214,6 +220,11 @@ class Action:
             else:
                 parts.append(f"[{self.text}]")
         return " ".join(parts)
+
+    @property
+    def plain_click(self) -> bool:
+        """A click with the left button, once, no key held (what an agent's ``click`` is)."""
+        return self.kind == "click" and self.button == "left" and self.clicks == 1 and not self.modifiers
 
     @property
     def acts_on_element(self) -> bool:

@@ -121,3 +121,25 @@ def test_a_covered_element_is_not_clicked_nor_what_covers_it(browser, pointer):
     assert not result.ok and "intercepts pointer events" in result.error
     log = logged(result.observation)
     assert "covered-clicked" not in log and "overlay-clicked" not in log
+
+
+@pytest.mark.parametrize(
+    ("clicks", "button", "modifiers", "name", "reads"),
+    [
+        (2, "left", (), "Click me twice", "double-clicked"),
+        (1, "right", (), "Click me twice", "right-clicked"),
+        (1, "left", ("Shift",), "Shift-click me", "clicked with shift"),
+        (1, "left", (), "Shift-click me", "clicked without shift"),
+    ],
+)
+def test_every_kind_of_click_is_an_action_of_the_one_path(browser, site, clicks, button, modifiers, name, reads):
+    """A double click, a right click, a click with keys held (Playwright MCP's browser_click
+    offers them) are Actions the executor carries out like any other: through env.step, with
+    the select handling, the settle and the observation that every action has."""
+    from pagelens.actions import Action
+
+    obs = browser.reset(site.url("site/tools.html"))
+    target = find(obs, "button", name)
+    result = browser.step(Action("click", target=target, clicks=clicks, button=button, modifiers=modifiers))
+    assert result.ok, result.error
+    assert result.observation is not None and reads in result.observation.text

@@ -308,7 +308,7 @@ class Executor:
             raise ActionError(f"`{action.kind}` changes the agent, not the page: the browser does not carry it out")
         acted = Acted()
         try:
-            if action.kind in ("click", "hover") and not self.config.screenshots:
+            if (action.plain_click or action.kind == "hover") and not self.config.screenshots:
                 acted.box = await self._pointer(action.target, press=action.kind == "click")
                 if acted.box is not None:
                     return acted
@@ -406,7 +406,13 @@ class Executor:
         # sends once the element is visible and stable again. Both scroll the element into
         # view themselves (a scroll of our own first only cost another wait for stability).
         await element.hover(timeout=self.timeout)
-        await element.click(timeout=self.timeout)
+        if action.plain_click:
+            await element.click(timeout=self.timeout)
+        else:  # a front's double or right click, keys held (Playwright MCP's browser_click)
+            modifiers: Any = list(action.modifiers)
+            await element.click(
+                timeout=self.timeout, button=action.button, click_count=action.clicks, modifiers=modifiers
+            )
 
     async def _hover(self, element: ElementHandle, action: Action) -> None:
         await element.scroll_into_view_if_needed(timeout=self.timeout)

@@ -247,20 +247,11 @@ async def browser_click(
     chosen this way too)"""
     env = s.page_env()
     element_id = one_ref(ref, target)
-    what = f"Clicked {described(element, element_id)}"
-    if not doubleClick and button == "left" and not modifiers:
-        return await s.run(what, lambda: env.step(Action("click", target=element_id)))
-
-    async def click() -> None:
-        async with env.element(element_id) as handle:
-            await handle.scroll_into_view_if_needed()
-            kwargs: dict[str, Any] = {"button": button, "modifiers": list(modifiers or [])}
-            if doubleClick:
-                await handle.dblclick(**kwargs)
-            else:
-                await handle.click(**kwargs)
-
-    return await s.run(what, lambda: env.perform(f"click [{element_id}]", click))
+    what = f"{'Double-clicked' if doubleClick else 'Clicked'} {described(element, element_id)}"
+    action = Action(
+        "click", target=element_id, button=button, clicks=2 if doubleClick else 1, modifiers=tuple(modifiers or ())
+    )
+    return await s.run(what, lambda: env.step(action))
 
 
 async def browser_type(
