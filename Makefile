@@ -96,7 +96,7 @@ test-rust:
 # Two workers (the machine's two cores; a test module stays on one worker, its fixtures with it):
 # most tests wait on a browser, a server or a subprocess, so two at once take ~0.6 of the time.
 test-python:
-	$(PYTHON) -m pytest tests -p no:cacheprovider -n 2 --dist loadfile
+	$(PYTHON) -m pytest tests -p no:cacheprovider -n 4 --dist worksteal
 
 # Types (mypy --strict, the extension's stub checked against the built module), style (ruff check
 # and format, rustfmt), clippy (pedantic, see Cargo.toml) with warnings as errors, and cargo doc.

@@ -24,6 +24,7 @@ mcp = pytest.importorskip("mcp", reason="the mcp extra is not installed")
 from mcp.client.session import ClientSession  # noqa: E402
 from mcp.client.stdio import StdioServerParameters, stdio_client  # noqa: E402
 from mcp.client.streamable_http import streamable_http_client  # noqa: E402
+from mcp.shared.exceptions import MCPError  # noqa: E402
 
 from pagelens.actions import parse_action  # noqa: E402
 from support.miniwob_policy import next_action  # noqa: E402
@@ -585,8 +586,6 @@ def test_replicas_behind_haproxy_keep_each_session_and_survive_one_stopping(site
 
     async def snapshot_or_refusal(s) -> tuple[bool, str]:
         """A snapshot's answer, or the protocol error a session nobody holds gets instead."""
-        from mcp.shared.exceptions import MCPError
-
         try:
             return await call(s, "browser_snapshot")
         except MCPError as e:
@@ -683,10 +682,13 @@ def test_an_idle_session_has_its_context_closed(site):
             error, page = await call(s, "browser_navigate", url=site.url("site/form.html"))
             during = renderers_of(pid)
             assert not error and during >= 1
-            # No call for over a second: the context is closed, the session's renderers with it.
+            # No call for over a second: the context is closed, the session's renderers with it,
+            # and the session ended: a call says so in one line (a client starts a new session).
             await until(lambda: renderers_of(pid) < during, "an idle session's page stayed")
-            error, text = await call(s, "browser_snapshot")
-            assert error and "browser_navigate" in text, text  # it can start again
+            with pytest.raises(MCPError, match="holds no session .*: start a new one"):
+                await call(s, "browser_snapshot")
+        async with http_session(url) as again:
+            assert not (await call(again, "browser_navigate", url=site.url("site/form.html")))[0]
 
     with http_server("--idle-timeout", "1") as (url, pid):
         asyncio.run(session_run(url, pid))

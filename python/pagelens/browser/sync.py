@@ -42,6 +42,13 @@ class BrowserEnv:
         return self.aenv.alive
 
     @property
+    def browser_lost(self) -> bool:
+        return self.aenv.browser_lost
+
+    def browser_died(self) -> bool:
+        return self._run(self.aenv.browser_died())
+
+    @property
     def last_observation(self) -> PageObservation | None:
         return self.aenv.last_observation
 
