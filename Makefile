@@ -85,7 +85,7 @@ pins: smoke
 
 # The fuzz targets cannot rot: built on nightly and each run briefly (FUZZ_CHECK_SECONDS,
 # two at a time); `make fuzz` runs the campaigns.
-FUZZ_CHECK_SECONDS ?= 20
+FUZZ_CHECK_SECONDS ?= 10
 fuzz-check:
 	@command -v cargo-fuzz >/dev/null 2>&1 || cargo install --quiet --locked cargo-fuzz
 	$(MAKE) --no-print-directory fuzz FUZZ_SECONDS=$(FUZZ_CHECK_SECONDS)
@@ -96,7 +96,7 @@ test-rust:
 # Two workers (the machine's two cores; a test module stays on one worker, its fixtures with it):
 # most tests wait on a browser, a server or a subprocess, so two at once take ~0.6 of the time.
 test-python:
-	$(PYTHON) -m pytest tests -p no:cacheprovider -n 4 --dist worksteal
+	$(PYTHON) -m pytest tests -p no:cacheprovider -n 2 --dist loadfile
 
 # Types (mypy --strict, the extension's stub checked against the built module), style (ruff check
 # and format, rustfmt), clippy (pedantic, see Cargo.toml) with warnings as errors, and cargo doc.
