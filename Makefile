@@ -94,7 +94,8 @@ test-rust:
 	cargo test --profile fast -p pagelens-core
 
 # Two workers (the machine's two cores; a test module stays on one worker, its fixtures with it):
-# most tests wait on a browser, a server or a subprocess, so two at once take ~0.6 of the time.
+# many tests wait on a browser, a server or a subprocess; measured here 38 -> 27 minutes. Four
+# workers (or tests spread one by one) took no less: the rest is the browsers' CPU.
 test-python:
 	$(PYTHON) -m pytest tests -p no:cacheprovider -n 2 --dist loadfile
 
