@@ -347,14 +347,34 @@ def renderers_of(pid: int) -> int:
     return chromium_of(pid)[1]
 
 
-def all_chromiums() -> int:
-    """Every Chromium process on the machine (a server must leave none behind)."""
-    count = 0
+def chromium_pids(pid: int) -> set[int]:
+    """The Chromium processes (browsers, renderers, helpers) below process ``pid``."""
+    found, stack = set(), [pid]
+    children: dict[int, list[int]] = {}
     for entry in Path("/proc").iterdir():
         if entry.name.isdigit():
+            with contextlib.suppress(OSError, ValueError):
+                children.setdefault(int((entry / "stat").read_text().rsplit(")", 1)[1].split()[1]), []).append(
+                    int(entry.name)
+                )
+    while stack:
+        for child in children.get(stack.pop(), []):
             with contextlib.suppress(OSError):
-                count += b"chrom" in (entry / "cmdline").read_bytes().split(b"\0")[0]
-    return count
+                if b"chrom" in (Path(f"/proc/{child}") / "cmdline").read_bytes().split(b"\0")[0]:
+                    found.add(child)
+            stack.append(child)
+    return found
+
+
+def still_running(pids: set[int]) -> set[int]:
+    """Those of ``pids`` that are still Chromium processes (other tests' run beside: only a
+    server's own are counted, never the machine's)."""
+    alive = set()
+    for p in pids:
+        with contextlib.suppress(OSError):
+            if b"chrom" in Path(f"/proc/{p}/cmdline").read_bytes().split(b"\0")[0]:
+                alive.add(p)
+    return alive
 
 
 async def until(check, what: str, timeout: float = 60) -> None:
@@ -458,11 +478,12 @@ def test_each_http_session_is_a_context_of_its_own_in_a_shared_browser(site):
             assert browsers_of(pid) == 1  # one browser holds both sessions
         # Both sessions ended (the client's DELETE): their contexts, and their renderers, are gone.
         await until(lambda: renderers_of(pid) == 0, "the sessions' renderers outlived their sessions")
+        started.update(chromium_pids(pid))
 
-    chromiums = all_chromiums()
+    started: set[int] = set()
     with http_server("--caps", "evaluate") as (url, pid):
         asyncio.run(session_run(url, pid))
-    assert all_chromiums() == chromiums  # the server took every browser it started with it
+    assert started and not still_running(started)  # the server took every browser it started with it
 
 
 def _browser_pids(pid: int) -> list[int]:
@@ -600,7 +621,7 @@ def test_replicas_behind_haproxy_keep_each_session_and_survive_one_stopping(site
         assert all(not error for error, _ in answers), answers
         return list(opened)
 
-    async def session_run(url: str, first_replica: int) -> None:
+    async def session_run(url: str, first_replica: int, second_replica: int) -> None:
         async with contextlib.AsyncExitStack() as stack:
             served = await sessions_through(url, 16, stack)
             # Each session reads its own page back: every request of it reached the replica
@@ -608,6 +629,7 @@ def test_replicas_behind_haproxy_keep_each_session_and_survive_one_stopping(site
             for n, s in enumerate(served):
                 error, page = await call(s, "browser_snapshot")
                 assert not error and f"session={n}" in page, page
+            started.update(chromium_pids(first_replica), chromium_pids(second_replica))
             os.kill(first_replica, 9)
             os.waitpid(first_replica, 0)  # gone, its sockets with it (Popen's own wait then finds it reaped)
             answers = [await snapshot_or_refusal(s) for s in served]
@@ -619,7 +641,7 @@ def test_replicas_behind_haproxy_keep_each_session_and_survive_one_stopping(site
             for s in fresh:
                 assert not (await call(s, "browser_snapshot"))[0]
 
-    chromiums = all_chromiums()
+    started: set[int] = set()
     with http_server() as (one_url, one_pid), http_server() as (two_url, two_pid):
         config = tmp_path / "haproxy.cfg"
         ports = [int(u.rsplit(":", 1)[1].removesuffix("/mcp")) for u in (one_url, two_url)]
@@ -632,11 +654,12 @@ def test_replicas_behind_haproxy_keep_each_session_and_survive_one_stopping(site
                     socket.create_connection(("127.0.0.1", front), timeout=5).close()
                     break
                 time.sleep(0.05)
-            asyncio.run(session_run(f"http://127.0.0.1:{front}/mcp", one_pid))
+            asyncio.run(session_run(f"http://127.0.0.1:{front}/mcp", one_pid, two_pid))
         finally:
             proxy.terminate()
             proxy.wait(30)
-    asyncio.run(until(lambda: all_chromiums() == chromiums, "a replica's browsers outlived it"))
+    assert started
+    asyncio.run(until(lambda: not still_running(started), "a replica's browsers outlived it"))
 
 
 def test_playwright_mcps_legacy_sse_endpoint_serves_a_context_per_connection(site):
