@@ -37,6 +37,7 @@ import httpx2 as httpx  # noqa: E402
 from mcp.client.session import ClientSession  # noqa: E402
 from mcp.client.streamable_http import streamable_http_client  # noqa: E402
 
+from support.processes import descendants  # noqa: E402
 from support.site_server import SiteServer  # noqa: E402
 
 PAUSE_S = 3.0
@@ -49,20 +50,7 @@ def free_port() -> int:
 
 
 def tree(pid: int) -> list[int]:
-    children: dict[int, list[int]] = {}
-    for entry in Path("/proc").iterdir():
-        if entry.name.isdigit():
-            try:
-                parent = int((entry / "stat").read_text().rsplit(")", 1)[1].split()[1])
-            except (OSError, ValueError):
-                continue
-            children.setdefault(parent, []).append(int(entry.name))
-    found, stack = [pid], [pid]
-    while stack:
-        for child in children.get(stack.pop(), []):
-            found.append(child)
-            stack.append(child)
-    return found
+    return [pid, *descendants(pid)]
 
 
 def pss_mb(pid: int) -> float:

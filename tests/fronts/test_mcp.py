@@ -28,6 +28,7 @@ from mcp.shared.exceptions import MCPError  # noqa: E402
 
 from pagelens.actions import parse_action  # noqa: E402
 from support.miniwob_policy import next_action  # noqa: E402
+from support.processes import descendants  # noqa: E402
 
 # Playwright MCP's core tools, by its names (microsoft/playwright, packages/playwright-core/src/
 # tools/backend/*.ts: defineTool/defineTabTool with capability core*), and pagelens' own.
@@ -317,25 +318,17 @@ def http_server(*args: str, env: dict | None = None):
         server.wait(30)
 
 
+def _argv(pid: int) -> bytes:
+    with contextlib.suppress(OSError):
+        return Path(f"/proc/{pid}/cmdline").read_bytes()
+    return b""
+
+
 def chromium_of(pid: int) -> tuple[int, int]:
     """Chromium's browser processes and its renderers below process ``pid``."""
-    children: dict[int, list[tuple[int, str]]] = {}
-    for entry in Path("/proc").iterdir():
-        if entry.name.isdigit():
-            try:
-                stat = (entry / "stat").read_text()
-                args = (entry / "cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace")
-            except OSError:
-                continue
-            parent = int(stat.rsplit(")", 1)[1].split()[1])
-            children.setdefault(parent, []).append((int(entry.name), args))
-    browsers = renderers = 0
-    stack = [pid]
-    while stack:
-        for child, args in children.get(stack.pop(), []):
-            browsers += "chrom" in args and "--type=" not in args
-            renderers += "chrom" in args and "--type=renderer" in args
-            stack.append(child)
+    argvs = [_argv(child) for child in descendants(pid)]
+    browsers = sum(1 for a in argvs if b"chrom" in a and b"--type=" not in a)
+    renderers = sum(1 for a in argvs if b"chrom" in a and b"--type=renderer" in a)
     return browsers, renderers
 
 
@@ -349,21 +342,7 @@ def renderers_of(pid: int) -> int:
 
 def chromium_pids(pid: int) -> set[int]:
     """The Chromium processes (browsers, renderers, helpers) below process ``pid``."""
-    found, stack = set(), [pid]
-    children: dict[int, list[int]] = {}
-    for entry in Path("/proc").iterdir():
-        if entry.name.isdigit():
-            with contextlib.suppress(OSError, ValueError):
-                children.setdefault(int((entry / "stat").read_text().rsplit(")", 1)[1].split()[1]), []).append(
-                    int(entry.name)
-                )
-    while stack:
-        for child in children.get(stack.pop(), []):
-            with contextlib.suppress(OSError):
-                if b"chrom" in (Path(f"/proc/{child}") / "cmdline").read_bytes().split(b"\0")[0]:
-                    found.add(child)
-            stack.append(child)
-    return found
+    return {child for child in descendants(pid) if b"chrom" in _argv(child).split(b"\0")[0]}
 
 
 def still_running(pids: set[int]) -> set[int]:
@@ -488,18 +467,7 @@ def test_each_http_session_is_a_context_of_its_own_in_a_shared_browser(site):
 
 def _browser_pids(pid: int) -> list[int]:
     """The Chromium browser processes below ``pid``."""
-    found, stack = [], [pid]
-    while stack:
-        parent = stack.pop()
-        for entry in Path("/proc").iterdir():
-            if entry.name.isdigit():
-                with contextlib.suppress(OSError):
-                    if int((entry / "stat").read_text().rsplit(")", 1)[1].split()[1]) == parent:
-                        args = (entry / "cmdline").read_bytes()
-                        if b"chrom" in args and b"--type=" not in args:
-                            found.append(int(entry.name))
-                        stack.append(int(entry.name))
-    return found
+    return [c for c in descendants(pid) if b"chrom" in _argv(c) and b"--type=" not in _argv(c)]
 
 
 def test_one_sessions_crash_touches_no_other_and_a_dead_browser_is_replaced(site):
