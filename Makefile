@@ -102,8 +102,8 @@ test-python:
 # Types (mypy --strict, the extension's stub checked against the built module), style (ruff check
 # and format, rustfmt), clippy (pedantic, see Cargo.toml) with warnings as errors, and cargo doc.
 lint: setup
-	$(PYTHON) -m ruff check python tests benches .ci
-	$(PYTHON) -m ruff format --check python tests benches .ci
+	$(PYTHON) -m ruff check python tests benches .ci scripts
+	$(PYTHON) -m ruff format --check python tests benches .ci scripts
 	$(PYTHON) -m mypy
 	$(PYTHON) -m mypy.stubtest pagelens._core
 	cargo fmt --all --check

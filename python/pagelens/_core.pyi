@@ -2,7 +2,7 @@
 
 import os
 from collections.abc import Iterable, Mapping, Sequence
-from typing import Any, Literal, final
+from typing import Any, Literal, TypeAlias, final
 
 __all__ = [
     "PagelensError",
@@ -33,6 +33,7 @@ __all__ = [
     "DEFAULT_MAX_DEPTH",
     "DEFAULT_TOKENIZER",
     "RENDER_MODES",
+    "RenderMode",
     "CLEAN_PROFILES",
     "TOKENIZERS",
     "CHUNK_KINDS",
@@ -44,6 +45,8 @@ DEFAULT_MAX_DEPTH: int
 DEFAULT_TOKENIZER: str  # "gpt2": the default of every `tokenizer` parameter below
 # The core's registries (the default first where there is one): the CLI's choices derive from them.
 RENDER_MODES: list[str]
+RenderMode: TypeAlias = Literal["occam", "webarena"]
+"""A mode's name: ``typing.Literal`` of RENDER_MODES (a test holds this list to it)."""
 CLEAN_PROFILES: list[str]
 TOKENIZERS: list[str]  # embedded encodings; a tokenizer.json path also works where a file is accepted
 CHUNK_KINDS: list[str]
@@ -83,7 +86,7 @@ class Observation:
     def ids(self) -> list[int]:
         """Element ids shown, in reading order (empty for a pivotal subtree)."""
     @property
-    def mode(self) -> Literal["occam", "webarena", "subtree"]: ...
+    def mode(self) -> RenderMode | Literal["subtree"]: ...
     @property
     def tokenizer(self) -> str: ...
     @property
@@ -166,7 +169,7 @@ class AXTree:
         an action target in the occam form."""
     def render(
         self,
-        mode: Literal["occam", "webarena"] = "occam",
+        mode: RenderMode = "occam",
         max_tokens: int | None = None,
         tokenizer: str = ...,
         show_urls: bool = False,

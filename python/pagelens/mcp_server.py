@@ -52,6 +52,7 @@ from pagelens.browser.session import (
     BrowserSession,
     SessionOptions,
 )
+from pagelens.browser.tools import TOOLS, Tool
 from pagelens.errors import PagelensError, one_line
 from pagelens.extras import require
 
@@ -354,7 +355,7 @@ def build_server(options: SessionOptions, sessions: Sessions | None = None) -> A
         log_level="WARNING",
     )
 
-    def tool(*, readonly: bool = False) -> Callable[[Any], Any]:
+    def tool(entry: Tool) -> Callable[[Any], Any]:
         """A tool run in the caller's session, one call at a time per session, whose errors are
         tool errors saying why (never a crash, one line on stderr for what is not the agent's)."""
 
@@ -368,7 +369,7 @@ def build_server(options: SessionOptions, sessions: Sessions | None = None) -> A
                     began = time.perf_counter()
                     pool_before = session.env.pool_wait_s if session.env is not None else 0.0
                     try:
-                        if getattr(fn, "reads_files", False):
+                        if entry.reads_files:
                             session.file_roots = await _client_roots(ctx)
                         answer = await fn(session, *args, **kwargs)
                         if isinstance(answer, Picture):
@@ -398,7 +399,7 @@ def build_server(options: SessionOptions, sessions: Sessions | None = None) -> A
             run.__signature__ = inspect.Signature([*params, ctx_param], return_annotation=Any)  # type: ignore[attr-defined]
             run.__annotations__ = {**{p.name: p.annotation for p in params}, "ctx": Context, "return": Any}
             del run.__wrapped__
-            annotations = mcp_types.ToolAnnotations(readOnlyHint=readonly) if readonly else None
+            annotations = mcp_types.ToolAnnotations(readOnlyHint=True) if entry.readonly else None
             server.tool(structured_output=False, annotations=annotations)(run)
             registered = server._tool_manager.get_tool(fn.__name__)
             registered.parameters = _inlined(registered.parameters)
@@ -406,10 +407,9 @@ def build_server(options: SessionOptions, sessions: Sessions | None = None) -> A
 
         return register
 
-    for operation in OPERATIONS:
-        cap = getattr(operation, "capability", None)
-        if cap is None or cap in options.caps:
-            tool(readonly=getattr(operation, "readonly", False))(operation)
+    for entry, operation in zip(TOOLS, OPERATIONS, strict=True):
+        if entry.capability is None or entry.capability in options.caps:
+            tool(entry)(operation)
 
     return server
 

@@ -428,6 +428,91 @@ def test_the_guide_and_help():
     assert "browser" in helped.stdout
 
 
+def test_the_commands_their_help_and_the_guide_come_from_the_tools_table():
+    """One table (`pagelens.browser.tools`) makes the MCP tools and the shell's commands: each
+    command's parser, its help and its line in the guide are the table's, and every argument
+    it passes is a parameter of the operation it calls."""
+    import inspect
+
+    from pagelens.browser.operations import OPERATIONS
+    from pagelens.browser.tools import TOOLS, commands
+    from pagelens.cli.shell import build_parser, guide
+
+    operation = {fn.__name__: fn for fn in OPERATIONS}
+    assert list(operation) == [t.name for t in TOOLS]
+    parser = build_parser()
+    sub = next(a for a in parser._actions if a.dest == "browser_command")
+    assert list(sub.choices) == [c.name for c in commands()]
+    text = guide()
+    for command in commands():
+        assert f"- `pagelens browser {command.usage()}`: {command.help}" in text
+        helped = " ".join(sub.choices[command.name].format_help().split())
+        assert command.help in helped
+        for arg in command.args:
+            shown = (
+                "{" + ",".join(arg.options["choices"]) + "}"
+                if "choices" in arg.options
+                else arg.options.get("metavar", arg.names[0])
+            )
+            assert shown in helped or arg.dest in helped, (command.name, arg.names)
+            if arg.help:
+                assert arg.help in helped, (command.name, arg.help)
+        for arg in command.args:
+            for tool in {arg.tool or next(t.name for t in TOOLS if t.command is command)} if arg.param else ():
+                assert arg.param in inspect.signature(operation[tool]).parameters, (command.name, arg.param, tool)
+    # The guide's prose names only commands there are.
+    named = set(re.findall(r"pagelens browser ([a-z]+)", text))
+    assert named <= {c.name for c in commands()}, named - {c.name for c in commands()}
+
+
+@st.composite
+def _command_lines(draw):
+    """A command line of a tool's command: its positionals and any of its flags, drawn from the
+    table as a user would write them."""
+    from pagelens.browser.tools import TOOLS
+
+    command = draw(st.sampled_from([t.command for t in TOOLS if t.command is not None and t.command.name != "tabs"]))
+    words = [command.name]
+    for arg in command.args:
+        choices = arg.options.get("choices")
+
+        def value(choices: tuple[str, ...] | None = choices) -> str:
+            return draw(st.sampled_from(choices)) if choices else str(draw(st.integers(1, 99)))
+
+        if not arg.flag:
+            nargs = arg.options.get("nargs")
+            count = {"?": draw(st.integers(0, 1)), "*": draw(st.integers(0, 2)), "+": draw(st.integers(1, 2))}.get(
+                nargs, 1
+            )
+            words += [value() for _ in range(count)]
+        elif draw(st.booleans()):
+            words += [arg.names[0]] if arg.is_switch else [arg.names[0], value()]
+    return command, words
+
+
+@given(_command_lines())
+def test_every_command_line_calls_one_operation_with_its_own_parameters(drawn):
+    """Whatever flags are given together, a command line becomes one tool's call whose
+    arguments its operation takes, or one line saying which options cannot go together."""
+    import inspect
+
+    from pagelens.browser.operations import OPERATIONS
+    from pagelens.cli.shell import ShellError, build_parser, tool_call
+
+    command, words = drawn
+    args = build_parser().parse_args(words)
+    try:
+        tool, arguments = tool_call(command, args)
+    except ShellError as e:
+        assert e.kind == "usage" and "cannot be given together" in str(e)
+        return
+    operation = next(fn for fn in OPERATIONS if fn.__name__ == tool)
+    inspect.signature(operation).bind(None, **arguments)
+    for arg in command.args:
+        if arg.param is not None and arg.is_switch and getattr(args, arg.dest) and arg.tool in (None, tool):
+            assert arguments[arg.param] == arg.value
+
+
 @st.composite
 def _answers(draw):
     """An answer whose snapshot is a tree (each line at most one tab deeper than the one

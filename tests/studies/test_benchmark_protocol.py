@@ -13,7 +13,7 @@ from pagelens.cli import main
 from pagelens.studies import benchmarks, read_results
 from pagelens.studies.protocol import EpisodeSetupError, EpisodeTask, Goal, Score
 from support.llm_server import LLMServer
-from support.scripted import answer
+from support.scripted import says_the_word
 from support.site_server import SiteServer
 
 RESOLVED: list[str] = []  # the dispatcher's resolutions, in this process
@@ -62,12 +62,7 @@ benchmarks.register(Echo())
 
 def test_a_fourth_benchmark_plugs_into_study_run(tmp_path, capsys):
     site = SiteServer()
-
-    def model(messages):
-        word = messages[-1]["content"].split("Say ", 1)[1].split()[0]
-        return answer(f"stop [{word}]")
-
-    llm = LLMServer(model)
+    llm = LLMServer(says_the_word)
     try:
         code = main(
             [

@@ -30,6 +30,12 @@ def answer(action: str, reason: str = "scripted", highlight: str = "") -> str:
     )
 
 
+def says_the_word(messages):
+    """A model for goals of the form "Say WORD": it stops with that word as its answer."""
+    word = messages[-1]["content"].split("Say ", 1)[1].split()[0]
+    return answer(f"stop [{word}]")
+
+
 def steps_done(prompt: str) -> list[str]:
     return re.findall(r"^STEP \d+: (.*?) -> ", section(prompt, "INTERACTION HISTORY"), flags=re.M)
 

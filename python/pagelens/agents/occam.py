@@ -12,7 +12,7 @@ import hashlib
 from dataclasses import asdict, dataclass
 from typing import Any
 
-from pagelens._core import DEFAULT_TOKENIZER, escape_page_text
+from pagelens._core import DEFAULT_TOKENIZER, RenderMode, escape_page_text
 from pagelens.actions import (
     ACTION_SPACES,
     PLANNING,
@@ -26,7 +26,7 @@ from pagelens.agents.base import Decision, ask_for_action, load_prompt
 from pagelens.agents.memory import Notes, StepMemory
 from pagelens.agents.planning import PlanError, PlanTree
 from pagelens.agents.sections import parse_ids, split_sections
-from pagelens.browser.records import PageObservation, RenderMode
+from pagelens.browser.records import PageObservation
 from pagelens.llm import LLMClient
 
 SECTIONS = ["Interaction history summary", "Observation description", "Reason", "Action", "Observation highlight"]

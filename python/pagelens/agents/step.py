@@ -27,7 +27,7 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
-from pagelens._core import escape_page_text
+from pagelens._core import RenderMode, escape_page_text
 from pagelens.actions import (
     ACTION_SPACES,
     PLANNING,
@@ -40,7 +40,7 @@ from pagelens.actions import (
 )
 from pagelens.agents.base import Decision, ask_for_action, load_prompt
 from pagelens.agents.sections import split_sections
-from pagelens.browser.records import PageObservation, RenderMode
+from pagelens.browser.records import PageObservation
 from pagelens.errors import PagelensError
 from pagelens.llm import LLMClient
 

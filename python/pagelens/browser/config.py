@@ -8,10 +8,9 @@ from dataclasses import dataclass, field
 from typing import Any, Literal, get_args
 
 from pagelens import settle
-from pagelens._core import DEFAULT_TOKENIZER
+from pagelens._core import DEFAULT_TOKENIZER, RenderMode
 from pagelens.browser.frames import MAX_FRAMES
 from pagelens.browser.launch import LaunchOptions
-from pagelens.browser.records import RenderMode
 from pagelens.errors import ArgumentError
 
 ObservationSource = Literal["dom", "ax"]

@@ -37,6 +37,7 @@ from pagelens._io import write_atomically
 from pagelens.browser.config import BrowserConfig
 from pagelens.browser.operations import OPERATIONS, Picture
 from pagelens.browser.session import BrowserSession, SessionError, SessionOptions, Words
+from pagelens.browser.tools import TOOL_NAMES
 from pagelens.errors import PagelensError, one_line
 from pagelens.serving import SessionFilesError, session_files, session_folder
 
@@ -171,7 +172,8 @@ class Daemon:
             await self._keep_state()
             return {"ok": True, "text": text, "note": note}
         fn = _OPS.get(op)
-        if fn is None or (getattr(fn, "capability", None) and fn.capability not in self.options.caps):  # type: ignore[attr-defined]
+        capability = TOOL_NAMES[op].capability if fn is not None else None
+        if fn is None or (capability is not None and capability not in self.options.caps):
             raise SessionError(f"no operation {op!r}", "usage")
         if self.restarted and any(args.get(k) is not None for k in _TAKES_REF):
             raise SessionError(

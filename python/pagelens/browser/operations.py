@@ -15,7 +15,7 @@ import math
 import re
 from collections.abc import Callable
 from pathlib import Path
-from typing import Annotated, Any, Literal, TypedDict, TypeVar, cast
+from typing import Annotated, Any, Literal, TypedDict, cast
 
 from playwright.async_api import TimeoutError as PlaywrightTimeout
 
@@ -25,10 +25,9 @@ from pagelens._io import write_atomically
 from pagelens.actions import Action, ActionError
 from pagelens.browser.execute import choose_options, fill_field, normalize_keys
 from pagelens.browser.session import BrowserSession, SessionError, SessionOptions, inside, one_ref, parse_ref
+from pagelens.browser.tools import TOOLS
 from pagelens.errors import one_line
 from pagelens.hosts import web_address
-
-F = TypeVar("F", bound=Callable[..., Any])
 
 _FIND_MOST = 200  # lines a find answers with
 _WAIT_CAP_S = 30.0  # browser_wait_for's `time` is capped as Playwright MCP caps it
@@ -48,29 +47,6 @@ def element_part(text: str, element_id: int) -> str | None:
                 end += 1
             return "\n".join(lines[i:end])
     return None
-
-
-def readonly(fn: F) -> F:
-    """Marks an operation that changes nothing on the page."""
-    fn.readonly = True  # type: ignore[attr-defined]
-    return fn
-
-
-def reads_files(fn: F) -> F:
-    """Marks an operation that reads files the caller names: a front that knows the client's
-    folders (an MCP client's roots) tells the session before it runs (``file_roots``)."""
-    fn.reads_files = True  # type: ignore[attr-defined]
-    return fn
-
-
-def capability(name: str) -> Callable[[F], F]:
-    """Marks an operation offered only when the capability is asked for (--caps)."""
-
-    def mark(fn: F) -> F:
-        fn.capability = name  # type: ignore[attr-defined]
-        return fn
-
-    return mark
 
 
 class Picture:
@@ -105,7 +81,6 @@ async def browser_navigate_forward(s: BrowserSession) -> str:
 # -- reading --------------------------------------------------------------------------
 
 
-@readonly
 async def browser_snapshot(
     s: BrowserSession,
     target: str | None = None,
@@ -145,7 +120,6 @@ async def browser_snapshot(
     return "\n".join(["### Snapshot", text])
 
 
-@readonly
 async def browser_observe(s: BrowserSession, max_tokens: int | None = None, subtree_of: int | None = None) -> str:
     """pagelens' own: the page as text with element ids within `max_tokens` (over it: written to a
     file, linked), or only the part of the page around element id `subtree_of`."""
@@ -163,7 +137,6 @@ async def browser_observe(s: BrowserSession, max_tokens: int | None = None, subt
     return s.snapshot_answer(obs, max_tokens)
 
 
-@readonly
 async def browser_find(s: BrowserSession, pattern: str, regex: bool = False) -> str:
     """pagelens' own: the lines of the page that contain `pattern` (or match it as a regular
     expression), each with the path of its ancestors, so that ids are found without reading it all."""
@@ -201,7 +174,6 @@ def matching_lines(text: str, hits: set[int], pattern: str, most: int = _FIND_MO
     return f"{matched} {pattern!r}{left}:\n" + "\n".join(found)
 
 
-@readonly
 async def browser_html(s: BrowserSession, chunk: int = 0, max_tokens: int = 4096) -> str:
     """pagelens' own: the page's HTML, cleaned as ScribeAgent reads it (ids as node="N"), one chunk
     of `max_tokens` at a time: `chunk` picks which (the answer says how many there are)."""
@@ -551,7 +523,6 @@ async def browser_handle_dialog(s: BrowserSession, accept: bool, promptText: str
     return s.finish(what, await env.perform("after the dialog", _nothing))
 
 
-@reads_files
 async def browser_file_upload(s: BrowserSession, paths: list[str] | None = None) -> str:
     """Upload one or multiple files to the file chooser a click opened (absolute paths, in the
     client's roots — else the server's working directory —, its output directory or an
@@ -580,7 +551,6 @@ async def browser_file_upload(s: BrowserSession, paths: list[str] | None = None)
 # -- the browser ------------------------------------------------------------------------
 
 
-@readonly
 async def browser_take_screenshot(
     s: BrowserSession,
     type: Literal["png", "jpeg"] = "png",  # noqa: A002 (Playwright MCP's argument name)
@@ -614,7 +584,6 @@ async def browser_take_screenshot(
     return Picture(data, type)
 
 
-@readonly
 async def browser_console_messages(
     s: BrowserSession,
     level: Literal["error", "warning", "info", "debug"] = "info",
@@ -635,7 +604,6 @@ async def browser_console_messages(
     return "\n".join([head, *(f"[{lvl.upper()}] {escape_page_text(text)}" for lvl, text in messages)])
 
 
-@readonly
 async def browser_network_requests(s: BrowserSession, static: bool = False, filter: str | None = None) -> str:  # noqa: A002
     """Returns the network requests since loading the page (`static`: successful images, fonts,
     scripts and styles too; `filter`: a regular expression their URL must match)"""
@@ -683,7 +651,6 @@ async def browser_close(s: BrowserSession) -> str:
     return "### Result\nClosed the browser; browser_navigate opens a new one."
 
 
-@capability("evaluate")
 async def browser_evaluate(
     s: BrowserSession,
     function: str,
@@ -720,6 +687,16 @@ def _output_path(options: SessionOptions, filename: str) -> Path:
     return path
 
 
-OPERATIONS: tuple[Callable[..., Any], ...] = tuple(
-    fn for name, fn in list(globals().items()) if name.startswith("browser_") and callable(fn)
-)
+def _operations() -> tuple[Callable[..., Any], ...]:
+    """The coroutine of every tool in the table, in its order: a tool without one, or one
+    without its tool, is a mistake that stops the import."""
+    here = {name: fn for name, fn in globals().items() if name.startswith("browser_") and callable(fn)}
+    missing = [t.name for t in TOOLS if t.name not in here]
+    untabled = sorted(set(here) - {t.name for t in TOOLS})
+    if missing or untabled:
+        raise ImportError(f"tools without an operation: {missing}; operations not in the tools' table: {untabled}")
+    return tuple(here[t.name] for t in TOOLS)
+
+
+OPERATIONS: tuple[Callable[..., Any], ...] = _operations()
+"""Every tool's coroutine, in the order of :data:`~pagelens.browser.tools.TOOLS`."""

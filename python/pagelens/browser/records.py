@@ -3,16 +3,12 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Literal
 
-from pagelens._core import AXTree, Dom, Observation, escape_page_text
+from pagelens._core import AXTree, Dom, Observation, RenderMode, escape_page_text
 from pagelens.actions import Action
 
 # A rectangle in the viewport: x, y, width, height in CSS pixels.
 Box = tuple[float, float, float, float]
-
-# How a page is shown to a model: the occam form, or WebArena's indented tree with ids everywhere.
-RenderMode = Literal["occam", "webarena"]
 
 
 @dataclass(frozen=True)

@@ -7,8 +7,7 @@ import re
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from pagelens._core import DEFAULT_TOKENIZER, AXTree, Observation, snapshot_clickables
-from pagelens.browser.records import RenderMode
+from pagelens._core import DEFAULT_TOKENIZER, AXTree, Observation, RenderMode, snapshot_clickables
 from pagelens.errors import ArgumentError, ArgumentTypeError
 
 # BrowserGym's bids: digits, with the letters of the frames they are in before them.

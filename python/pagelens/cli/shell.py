@@ -24,10 +24,10 @@ import time
 from pathlib import Path
 from typing import Any, NoReturn
 
-from pagelens.cli.types import host_entry, non_negative_float, positive_float, positive_int
+from pagelens.browser.tools import TOOLS, Command, commands
 from pagelens.errors import PagelensError, one_line
 from pagelens.serving import SessionFilesError, runtime_dir, session_files, storage_state_problem
-from pagelens.settle import AFTER_ACTION_MS, SETTLE_MS_HELP
+from pagelens.settle import AFTER_ACTION_MS
 
 ENV_SESSION = "PAGELENS_SESSION"
 EXIT_CODES = {
@@ -56,7 +56,7 @@ class ShellError(PagelensError):
         self.kind = kind
 
 
-GUIDE = """\
+_GUIDE_LOOP = """\
 # Driving a browser with `pagelens browser`
 
 A real Chromium stays open between your commands (one per session). The loop:
@@ -86,14 +86,19 @@ page that could not be opened, 7 an action that failed (the message says why), 8
 failed (the next command restarts it), 9 a dialog is open (`pagelens browser dialog accept` or
 `dismiss`).
 
-More: `wait TEXT` (or `--gone TEXT`, `--seconds S`), `tabs`, `tabs new URL`, `tabs select N`,
-`screenshot FILE --ids`, `upload FILE...` (after clicking a file input), `state save FILE` /
-`state load FILE` (cookies and storage), `--session NAME` for a second browser, `--json` for
-machine-readable output. A file the page downloads (and a snapshot over the budget) is saved in
-the session's own folder — its user's alone, removed by `close` — or in `open --output-dir DIR`,
-which stays; the answer says where (`### Events`). `### Notes` says what
-pagelens did that you did not ask (a page script that never returned, stopped).
+`--session NAME` works on a second browser, `--json` prints machine-readable output. A file
+the page downloads (and a snapshot over the budget) is saved in the session's own folder — its
+user's alone, removed by `close` — or in `open --output-dir DIR`, which stays; the answer says
+where (`### Events`). `### Notes` says what pagelens did that you did not ask (a page script that
+never returned, stopped).
+
+Every command (`pagelens browser COMMAND --help` says more):
 """
+
+
+def guide() -> str:
+    """The guide: the loop, then every command of the table as it is written and what it does."""
+    return _GUIDE_LOOP + "".join(f"- `pagelens browser {c.usage()}`: {c.help}\n" for c in commands())
 
 
 def _paths(name: str) -> tuple[Path, Path]:
@@ -290,75 +295,64 @@ def _interactive(text: str) -> str:
 # -- the commands ---------------------------------------------------------------------------
 
 
+def tool_call(command: Command, args: argparse.Namespace) -> tuple[str, dict[str, Any]]:
+    """The tool a command line calls and its arguments, as the table maps each argument (a
+    flag that names another tool calls that one: ``snapshot --find`` finds)."""
+    tool = TOOL_OF_COMMAND[command.name]
+    given = [a for a in command.args if a.param is not None and getattr(args, a.dest, None) not in (None, False)]
+    redirects = [a for a in given if a.tool is not None]
+    if redirects:
+        tool = redirects[0].tool or tool
+        apart = [a for a in given if a.tool != tool]
+        if apart:
+            first, other = redirects[0].names[0], apart[0].names[0]
+            raise ShellError(f"{command.name}: {first} and {other} cannot be given together", "usage")
+    arguments: dict[str, Any] = {}
+    said_by: dict[str, str] = {}
+    for a in given:
+        value = getattr(args, a.dest)
+        if a.value is not None:
+            value = a.value
+        elif a.values is not None:
+            value = a.values[value]
+        elif a.path:
+            value = [str(Path(p).resolve()) for p in value] if isinstance(value, list) else str(Path(value).resolve())
+        param = str(a.param)
+        if param in said_by:
+            raise ShellError(f"{command.name}: {said_by[param]} and {a.names[0]} cannot be given together", "usage")
+        arguments[param], said_by[param] = value, a.names[0]
+    return tool, arguments
+
+
 def _run(args: argparse.Namespace) -> int:
-    cmd = args.browser_command
-    if cmd == "guide":
-        print(GUIDE, end="")
-        return 0
-    if cmd == "sessions":
-        return _sessions(args)
-    if cmd == "close":
-        return _close(args)
-    if cmd == "open":
-        answer = _call(args, "browser_navigate", {"url": args.url}, starts=True)
-    elif cmd == "snapshot":
-        if args.find is not None:
-            answer = _call(args, "browser_find", {"pattern": args.find})
-        elif args.subtree is not None:
-            answer = _call(args, "browser_snapshot", {"ref": args.subtree})
-        elif args.max_tokens is not None or args.full:
-            whole = args.max_tokens is None  # --full
-            answer = _call(args, "browser_observe", {"max_tokens": 10**9 if whole else args.max_tokens})
-        else:
-            answer = _call(args, "browser_snapshot", {"part": args.part} if args.part is not None else {})
-        if args.interactive:
-            answer["text"] = _interactive(answer.get("text", ""))
-    elif cmd == "click":
-        extra: dict[str, Any] = {"doubleClick": True} if args.double else {}
-        if args.right:
-            extra["button"] = "right"
-        answer = _call(args, "browser_click", {"ref": args.id, **extra})
-    elif cmd == "type":
-        answer = _call(
-            args, "browser_type", {"ref": args.id, "text": args.text, "submit": args.submit, "slowly": args.slowly}
-        )
-    elif cmd == "select":
-        answer = _call(args, "browser_select_option", {"ref": args.id, "values": args.option})
-    elif cmd == "press":
-        answer = _call(args, "browser_press_key", {"key": args.keys})
-    elif cmd == "hover":
-        answer = _call(args, "browser_hover", {"ref": args.id})
-    elif cmd == "scroll":
-        answer = _call(args, "browser_scroll", {"direction": args.direction, **({"ref": args.id} if args.id else {})})
-    elif cmd == "back":
-        answer = _call(args, "browser_navigate_back", {})
-    elif cmd == "forward":
-        answer = _call(args, "browser_navigate_forward", {})
-    elif cmd == "tabs":
+    name = args.browser_command
+    own = _SESSION_OWN.get(name)
+    if own is not None:
+        return own(args)
+    command = COMMANDS[name]
+    if name == "tabs":
         answer = _tabs(args)
-    elif cmd == "wait":
-        if args.seconds is None and args.text is None and args.gone is None:
+    else:
+        tool, arguments = tool_call(command, args)
+        if name == "wait" and not {"time", "text", "textGone"} & arguments.keys():
             raise ShellError("wait for TEXT, --gone TEXT or --seconds S", "usage")
-        wait = {"time": args.seconds, "text": args.text, "textGone": args.gone, "timeout": args.timeout}
-        answer = _call(args, "browser_wait_for", {k: v for k, v in wait.items() if v is not None})
-    elif cmd == "dialog":
-        answer = _call(args, "browser_handle_dialog", {"accept": args.answer == "accept", "promptText": args.text})
-    elif cmd == "upload":
-        answer = _call(args, "browser_file_upload", {"paths": [str(Path(p).resolve()) for p in args.files]})
-    elif cmd == "screenshot":
-        answer = _call(args, "browser_take_screenshot", {"with_ids": args.ids, "fullPage": args.full_page})
-        path = Path(args.file)
+        answer = _call(args, tool, arguments, starts=command.starts)
+    if name == "snapshot" and args.interactive:
+        answer["text"] = _interactive(answer.get("text", ""))
+    if name == "screenshot":
         import base64
 
+        path = Path(args.file)
         _write("screenshot", path, base64.b64decode(answer.get("picture") or ""))
         answer["path"] = str(path)
         _print(args, answer, f"### Result\nScreenshot written to {path}")
         return 0
-    elif cmd == "state":
-        return _state(args)
-    else:  # argparse allows no other
-        raise ShellError(f"unknown command {cmd!r}", "usage")
     _print(args, answer)
+    return 0
+
+
+def _guide(args: argparse.Namespace) -> int:
+    print(guide(), end="")
     return 0
 
 
@@ -465,6 +459,11 @@ def _close(args: argparse.Namespace) -> int:
     return 0
 
 
+_SESSION_OWN = {"guide": _guide, "sessions": _sessions, "close": _close, "state": _state}
+COMMANDS = {c.name: c for c in commands()}
+TOOL_OF_COMMAND = {t.command.name: t.name for t in TOOLS if t.command is not None}
+
+
 class _OneLineParser(argparse.ArgumentParser):
     """A command line that cannot be parsed is one line on stderr and exit 2, as every other
     error of a shell command is (argparse's own prints the usage first)."""
@@ -495,84 +494,17 @@ def register_commands(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--json", action="store_true", help=argparse.SUPPRESS)
     sub = parser.add_subparsers(dest="browser_command", required=True, metavar="COMMAND", parser_class=_OneLineParser)
 
-    def command(name: str, help: str) -> argparse.ArgumentParser:  # noqa: A002
-        return sub.add_parser(name, help=help, description=help, parents=[common])
+    from pagelens.cli import types
 
-    p = command("open", "open a URL (starting the session's browser)")
-    p.add_argument("url")
-    p.add_argument(
-        "--allow-host", action="append", type=host_entry, default=[], help="a host pages may go to (repeatable)"
-    )
-    p.add_argument("--allow-file", action="append", default=[], metavar="DIR", help="a directory file: URLs may open")
-    p.add_argument("--headed", action="store_true", help="show the browser window")
-    p.add_argument(
-        "--idle-timeout",
-        type=positive_float,
-        default=1800,
-        metavar="SECONDS",
-        help="end the session after this long without a command (default 1800)",
-    )
-    p.add_argument("--output-dir", help="where snapshots over the budget and downloaded files are written")
-    p.add_argument(
-        "--settle-ms",
-        type=non_negative_float,
-        default=AFTER_ACTION_MS,
-        metavar="MS",
-        help=SETTLE_MS_HELP,
-    )
-    p = command("snapshot", "print the page (ids in brackets)")
-    p.add_argument("--interactive", "-i", action="store_true", help="only the lines with ids")
-    p.add_argument("--find", metavar="TEXT", help="the lines that contain TEXT, with their ancestors")
-    p.add_argument("--subtree", metavar="ID", help="only this element's part of the page")
-    p.add_argument("--max-tokens", type=positive_int, metavar="N", help="cut to N tokens")
-    p.add_argument("--full", action="store_true", help="the whole page, however long")
-    p.add_argument("--part", type=positive_int, metavar="N", help="a long page's Nth part (its answer says how many)")
-    p = command("click", "click an element")
-    p.add_argument("id")
-    p.add_argument("--double", action="store_true", help="a double click")
-    p.add_argument("--right", action="store_true", help="with the right button")
-    p = command("type", "replace a field's text")
-    p.add_argument("id")
-    p.add_argument("text")
-    p.add_argument("--submit", action="store_true", help="press Enter after")
-    p.add_argument("--slowly", action="store_true", help="one key at a time")
-    p = command("select", "choose options of a drop-down (by label or value)")
-    p.add_argument("id")
-    p.add_argument("option", nargs="+")
-    p = command("press", "press keys on the focused element (Enter, ArrowDown, Control+a)")
-    p.add_argument("keys")
-    p = command("hover", "move the mouse over an element")
-    p.add_argument("id")
-    p = command("scroll", "scroll the page (or a scrollable element) a screen")
-    p.add_argument("direction", choices=("up", "down"))
-    p.add_argument("id", nargs="?")
-    command("back", "go back in the tab's history")
-    command("forward", "go forward in the tab's history")
-    p = command("tabs", "list tabs; tabs new [URL]; tabs select N; tabs close [N]")
-    p.add_argument("action", nargs="?", choices=("list", "new", "select", "close"))
-    p.add_argument("rest", nargs="*")
-    p = command("wait", "wait for text to appear (or --gone, or --seconds)")
-    p.add_argument("text", nargs="?")
-    p.add_argument("--gone", metavar="TEXT", help="wait for this text to go")
-    p.add_argument("--seconds", type=non_negative_float, metavar="S", help="wait this long (at most 30)")
-    p.add_argument("--timeout", type=positive_float, metavar="S", help="wait for the text at most this long (30)")
-    p = command("dialog", "answer the dialog the page opened")
-    p.add_argument("answer", choices=("accept", "dismiss"))
-    p.add_argument("text", nargs="?", help="a prompt's answer")
-    p = command("upload", "give files to the file chooser a click opened")
-    p.add_argument("files", nargs="*")
-    p = command("screenshot", "save a picture of the page")
-    p.add_argument("file")
-    p.add_argument("--ids", action="store_true", help="outline the elements with ids and write the ids on them")
-    p.add_argument("--full-page", action="store_true", help="the whole page, not the viewport")
-    p = command("state", "state save FILE / state load FILE [URL]: cookies and storage")
-    p.add_argument("action", choices=("save", "load"))
-    p.add_argument("file")
-    p.add_argument("url", nargs="?", help="(load) the page to open with the state")
-    p = command("close", "close the session's browser")
-    p.add_argument("--all", action="store_true", help="every session")
-    command("sessions", "list the open sessions")
-    command("guide", "print a guide for an agent's system prompt")
+    for command in commands():
+        p = sub.add_parser(command.name, help=command.help, description=command.help, parents=[common])
+        for a in command.args:
+            options = dict(a.options)
+            if "type" in options:
+                options["type"] = getattr(types, options["type"])
+            if a.is_switch:
+                options["action"] = "store_true"
+            p.add_argument(*a.names, help=a.help, **options)
 
 
 def main(argv: list[str]) -> int:

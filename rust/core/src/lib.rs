@@ -40,10 +40,7 @@ pub fn render(
     occam: render::occam::OccamOptions,
     budget: Option<(Encoding, usize)>,
 ) -> Observation {
-    let rendered = match mode {
-        Mode::WebArena => render::webarena::render(tree, occam.ids.labels),
-        Mode::Occam => render::occam::render(tree, occam),
-    };
+    let rendered = mode.render(tree, occam);
     match budget {
         Some((enc, max)) => render::fit_to_budget(rendered, enc, max),
         None => Observation::whole(rendered),

@@ -52,7 +52,7 @@ fuzz_target!(|data: &[u8]| {
     let labels: FxHashMap<i64, String> = tree.nodes().iter().map(|n| (n.element_id, format!("L{}", n.element_id))).collect();
     let seen: FxHashSet<i64> = tree.nodes().iter().map(|n| n.element_id).filter(|id| id % 2 == 0).collect();
     let styled = OccamOptions { ids: IdStyle { labels: Some(&labels), seen: Some(&seen) }, ..occam };
-    for mode in [Mode::Occam, Mode::WebArena] {
+    for mode in Mode::ALL {
         let obs = render(&tree, mode, occam, None);
         let restyled = render(&tree, mode, styled, None);
         assert_eq!(obs.ids, restyled.ids);

@@ -64,6 +64,21 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("DEFAULT_TOKENIZER", DEFAULT_TOKENIZER)?;
     // The core's registries: the CLI's choices, the prompts and the docs derive from these.
     m.add("RENDER_MODES", Mode::NAMES.to_vec())?;
+    // The type of a mode's name, made from the same list (`Literal["occam"] | Literal[...]`, the
+    // union of literals type checkers read the stub's `Literal["occam", ...]` as): the Python
+    // side's annotations name it, so a new mode needs no Python edit but the stub's.
+    let typing = m.py().import("typing")?;
+    let literal = typing.getattr("Literal")?;
+    let each = Mode::NAMES
+        .iter()
+        .map(|name| literal.get_item(*name))
+        .collect::<PyResult<Vec<_>>>()?;
+    m.add(
+        "RenderMode",
+        typing
+            .getattr("Union")?
+            .get_item(pyo3::types::PyTuple::new(m.py(), each)?)?,
+    )?;
     m.add("CLEAN_PROFILES", CleanOptions::PROFILES.to_vec())?;
     m.add("TOKENIZERS", Encoding::NAMES.to_vec())?;
     m.add("CHUNK_KINDS", ChunkKind::NAMES.to_vec())?;

@@ -54,6 +54,16 @@ impl Mode {
             Mode::WebArena => "webarena",
         }
     }
+
+    /// The whole tree written in this mode (`occam`'s options apply to the occam form, its id
+    /// labels to every mode).
+    #[must_use]
+    pub fn render(self, tree: &crate::AxTree, occam: occam::OccamOptions) -> Rendered {
+        match self {
+            Mode::WebArena => webarena::render(tree, occam.ids.labels),
+            Mode::Occam => occam::render(tree, occam),
+        }
+    }
 }
 
 impl FromStr for Mode {
@@ -345,7 +355,7 @@ mod tests {
             "backendDOMNodeId": 2, "properties": [{"name": "focusabl]", "value": {"value": true}},
             {"name": "checked", "value": {"value": "true"}}]}]}"#;
         let tree = crate::AxTree::parse(payload).unwrap();
-        for mode in [crate::Mode::Occam, crate::Mode::WebArena] {
+        for mode in crate::Mode::ALL {
             let text = crate::render(&tree, mode, occam::OccamOptions::default(), None).text;
             assert!(!text.contains("focusabl"), "{text}");
             assert!(text.contains("[checked: "), "{text}");
