@@ -33,7 +33,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "tests"))
 
 from pagelens.browser import AsyncBrowserEnv  # noqa: E402
-from pagelens.browser.frames import cdp  # noqa: E402
+from pagelens.browser.devtools import cdp  # noqa: E402
 from pagelens.browser.html import fetch_html  # noqa: E402
 from support.site_server import SiteServer  # noqa: E402
 

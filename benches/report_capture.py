@@ -41,8 +41,9 @@ sys.path.insert(0, str(ROOT / "tests"))
 sys.path.insert(0, str(ROOT / "benches"))
 
 from pagelens.browser import AsyncBrowserEnv  # noqa: E402
+from pagelens.browser.devtools import cdp  # noqa: E402
 from pagelens.browser.frames import accessibility_off as turn_off_accessibility  # noqa: E402
-from pagelens.browser.frames import cdp, fetch_tree  # noqa: E402
+from pagelens.browser.frames import fetch_tree  # noqa: E402
 from report_browser import node_counts  # noqa: E402
 from support.reference import INTERACTIVE, is_bullet, normalize  # noqa: E402
 from support.site_server import SiteServer  # noqa: E402
@@ -87,10 +88,9 @@ async def registry_ids(env: AsyncBrowserEnv, backend_ids: list[int]) -> dict[int
 async def accessibility_off(env: AsyncBrowserEnv) -> None:
     """Chromium's accessibility off again in the tab, as before any reading of its tree: the
     reference reading goes through Playwright's session, the ax source through pagelens' socket."""
-    sessions = env.sessions_for(env.page)
-    session = await sessions.main()
+    main = await env.sessions_for(env.page).main_record(30)
     for devtools in (None, await env._raw_socket()):
-        await turn_off_accessibility(sessions, session, 30, devtools)
+        await turn_off_accessibility(main, 30, devtools)
 
 
 async def fidelity(env: AsyncBrowserEnv, page: str, log: list[str]) -> dict[str, float]:

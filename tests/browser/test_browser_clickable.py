@@ -105,9 +105,10 @@ def test_a_snapshot_that_matches_nothing_degrades_with_a_note(ax_source, site, m
     # The real snapshot is replaced by one naming elements that are not on the page (a page
     # that changed between the two calls); the tree and the browser are real.
     from pagelens.browser import frames
+    from pagelens.browser.devtools import cdp
 
-    async def stale(sessions, session, timeout, devtools):
-        main = await frames.cdp(session, "Page.getFrameTree", timeout=timeout)
+    async def stale(record, timeout, devtools):
+        main = await cdp(record.session, "Page.getFrameTree", timeout=timeout)
         return {main["frameTree"]["frame"]["id"]: {987654321: None}}
 
     monkeypatch.setattr(frames, "clickable_elements", stale)

@@ -12,7 +12,7 @@ from playwright.async_api import ElementHandle
 
 import pagelens
 from pagelens.browser.capture import registry_element
-from pagelens.browser.frames import cdp
+from pagelens.browser.devtools import cdp
 from pagelens.browser.html import capture_html, fetch_html, live_nodes
 from support.corpus import PAGES
 

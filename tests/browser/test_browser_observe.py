@@ -135,7 +135,7 @@ def test_a_large_page_is_built_off_the_event_loop(page, on_the_loop, monkeypatch
     small one on the loop, where it costs less than the hop to a thread and back."""
     import threading
 
-    from pagelens.browser import frames
+    from pagelens.browser import pagetree
 
     built_on = []
 
@@ -145,10 +145,10 @@ def test_a_large_page_is_built_off_the_event_loop(page, on_the_loop, monkeypatch
             built_on.append(threading.current_thread())
             return AXTree.from_cdp(*args, **kwargs)
 
-    monkeypatch.setattr(frames, "AXTree", Recording)
+    monkeypatch.setattr(pagetree, "AXTree", Recording)
     payload = ax_bytes(page)
-    assert (len(payload) <= frames.INLINE_PAYLOAD_BYTES) == on_the_loop
-    tree, _ = asyncio.run(frames.build_tree(payload, [], None))
+    assert (len(payload) <= pagetree.INLINE_PAYLOAD_BYTES) == on_the_loop
+    tree, _ = asyncio.run(pagetree.build_tree(payload, [], None))
     assert len(tree) > 0
     assert (built_on == [threading.main_thread()]) == on_the_loop
 
@@ -290,3 +290,71 @@ def test_the_active_tabs_title_is_the_documents_as_the_tab_gives_it(browser, sit
     assert given == "Set by script \u00a0"
     assert obs.title == given
     assert [(t.title, t.active) for t in obs.tabs] == [(given, True), ("Other tab", False)]
+
+
+def _module_entries(run):
+    """Runs ``run()`` (a coroutine) traced call by call: each time a function of a pagelens
+    browser module is called from another such module, the (caller, callee) modules."""
+    entries: list[tuple[str, str]] = []
+    started: set[int] = set()
+    kept = []  # a coroutine's frame, kept so that its id is not reused while tracing
+
+    def module_of(frame):
+        name = frame.f_code.co_filename
+        return name.split("/pagelens/browser/", 1)[1] if "/pagelens/browser/" in name else None
+
+    def profile(frame, event, arg):
+        if event != "call" or (callee := module_of(frame)) is None:
+            return
+        if frame.f_code.co_flags & 0x2A0:  # a coroutine or generator: its first start, not each resume
+            if id(frame) in started:
+                return
+            started.add(id(frame))
+            kept.append(frame)
+        caller = frame.f_back
+        while caller is not None and module_of(caller) is None:
+            caller = caller.f_back
+        if caller is not None and module_of(caller) != callee:
+            entries.append((module_of(caller), callee))
+
+    async def traced():
+        sys.setprofile(profile)
+        try:
+            await run()
+        finally:
+            sys.setprofile(None)
+
+    return traced, entries
+
+
+@pytest.mark.parametrize("page", ["site/form.html", "site/frames.html"])
+def test_one_observation_visits_each_module_once_in_one_direction(site, page):
+    """Data flows one way (issue 62): the env asks the capture for rows, the capture asks the
+    frames for what it needs (the main frame; a page with frames, their list too), DevTools
+    carries the calls, the core builds the tree, the resolver keeps the ids. Traced call by
+    call, no module calls back into one that called it, and each is entered once."""
+
+    async def main():
+        env = AsyncBrowserEnv()
+        try:
+            await env.reset(site.url(page))
+            for change in (
+                None,
+                "document.body.append(Object.assign(document.createElement('p'), {textContent: 'x'}))",
+            ):
+                if change:
+                    await env.page.evaluate(change)
+                traced, entries = _module_entries(env.observe)
+                await traced()
+                edges = set(entries)
+                assert not {(b, a) for a, b in edges} & edges, sorted(edges)  # no way back
+                count = {m: sum(1 for _, b in entries if b == m) for _, m in entries}
+                assert count["capture.py"] == 1 and count["resolve.py"] == 1, entries
+                assert count["frames.py"] == (2 if "frames" in page else 1), [
+                    e for e in entries if "devtools" not in e[1]
+                ]
+                assert count.get("pagetree.py", 0) <= 1, entries
+        finally:
+            await env.close()
+
+    asyncio.run(main())

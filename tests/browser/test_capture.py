@@ -13,7 +13,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 
 from pagelens.browser import BrowserEnv
-from pagelens.browser.frames import cdp, fetch_tree
+from pagelens.browser.devtools import cdp
+from pagelens.browser.frames import fetch_tree
 from support.reference import INTERACTIVE, normalize
 from support.strategies import dom_fragments
 

@@ -260,7 +260,7 @@ def test_a_sheet_of_another_origin_is_read_through_devtools(browser, site):
 def test_reading_sheets_leaves_the_pages_session_alone(browser, site):
     """The sheets of another origin are read on a session of their own: the DOM and CSS domains
     that reading turns on and off do not drop the node ids held on the page's session."""
-    from pagelens.browser.frames import cdp
+    from pagelens.browser.devtools import cdp
 
     browser.reset(site.url("site/incremental-other-origin.html"), observe=False)
 

@@ -30,19 +30,16 @@ from playwright.async_api import CDPSession
 from playwright.async_api import Error as PlaywrightError
 
 from pagelens.browser._util import quietly
-from pagelens.browser.devtools import DevToolsError, DevToolsSocket
+from pagelens.browser.devtools import DevToolsError, DevToolsSocket, cdp, raw_call
 from pagelens.browser.frames import (
     Capture,
     FrameRecord,
     FrameSessions,
     accessibility_off,
-    build_tree,
-    cap_frames,
-    cdp,
     full_ax_tree,
     list_frames,
-    raw_call,
 )
+from pagelens.browser.pagetree import build_tree
 from pagelens.browser.records import Box
 from pagelens.errors import PagelensError
 
@@ -115,9 +112,7 @@ async def sheet_texts(sessions: FrameSessions, session: CDPSession, hrefs: list[
     return texts
 
 
-async def style_counts(
-    sessions: FrameSessions, session: CDPSession, timeout: float, devtools: DevToolsSocket | None
-) -> tuple[int, int] | None:
+async def style_counts(record: FrameRecord, timeout: float, devtools: DevToolsSocket | None) -> tuple[int, int] | None:
     """How many times Chromium computed styles and layouts in ``session``'s renderer (its
     ``Performance`` domain counts every document of the frames it renders, shadow trees and
     frames read in the same pass included), or None where it cannot say yet: the domain is
@@ -129,11 +124,11 @@ async def style_counts(
     that have not moved since a pass read a document say its styles are the ones it read."""
     try:
         for attempt in (0, 1):
-            counts = _counts(await raw_call(sessions, session, *_METRICS, timeout, devtools))
+            counts = _counts(await raw_call(record.session, record.target, *_METRICS, timeout, devtools))
             if counts is not None:
                 return counts
             if attempt == 0:  # a session that has not counted yet (new, or attached again)
-                await raw_call(sessions, session, "Performance.enable", {}, timeout, devtools)
+                await raw_call(record.session, record.target, "Performance.enable", {}, timeout, devtools)
     except (PlaywrightError, DevToolsError):
         pass  # the frame is going away: its pass will say so
     return None
@@ -258,15 +253,15 @@ class InPageCapture:
         session: CDPSession,
         frame_id: str,
         timeout: float,
-        sessions: FrameSessions | None = None,
+        target: str | None = None,
         devtools: DevToolsSocket | None = None,
     ) -> int:
         """The execution context of pagelens' world in a frame (made once per document;
         asked again, Chromium answers with the same world). Over the raw socket when there is
         one: a Playwright round trip costs more than the capture of a small page."""
         params = {"frameId": frame_id, "worldName": self.world_name, "grantUniveralAccess": False}
-        if devtools is not None and sessions is not None:
-            reply = json.loads(await raw_call(sessions, session, "Page.createIsolatedWorld", params, timeout, devtools))
+        if devtools is not None and target is not None:
+            reply = json.loads(await raw_call(session, target, "Page.createIsolatedWorld", params, timeout, devtools))
             return int(reply["result"]["executionContextId"])
         reply = await cdp(session, "Page.createIsolatedWorld", params, timeout)
         return int(reply["executionContextId"])
@@ -353,7 +348,7 @@ class InPageCapture:
         # Chromium's style-recalc and layout counts of the frame's renderer before the pass: rows are
         # copied only when they have not moved since the last pass read them (see style_counts).
         gated = incremental and view == "capture"
-        before = await style_counts(sessions, record.session, timeout, devtools) if gated else None
+        before = await style_counts(record, timeout, devtools) if gated else None
         restyled = before is None or self._styles.get(key) != before or key in self._distrusted
         self_check = False
         if not restyled and not check:
@@ -371,35 +366,35 @@ class InPageCapture:
             "the same": the world's last pass, which it would be compared with, may be stale)."""
             options = self._options(max_nodes, clickables, frames, max_frames, urls, body, incremental, check)
             params = {"expression": f"{self._global}.{view}({options})", "contextId": context, "returnByValue": True}
-            return await raw_call(sessions, record.session, "Runtime.evaluate", params, timeout, devtools)
+            return await raw_call(record.session, record.target, "Runtime.evaluate", params, timeout, devtools)
 
         payload: Any = None
         if context is not None:
             params = {"expression": quick, "contextId": context, "returnByValue": True}
             try:
-                payload = await raw_call(sessions, record.session, "Runtime.evaluate", params, timeout, devtools)
+                payload = await raw_call(record.session, record.target, "Runtime.evaluate", params, timeout, devtools)
             except (PlaywrightError, DevToolsError):  # "Cannot find context with specified id"
                 payload = None
         if payload is None or _is_zero(payload):
-            context = await self.world(record.session, record.frame_id, timeout, sessions, devtools)
+            context = await self.world(record.session, record.frame_id, timeout, record.target, devtools)
             self._remember(key, context)
             params = {"expression": quick, "contextId": context, "returnByValue": True}
-            payload = await raw_call(sessions, record.session, "Runtime.evaluate", params, timeout, devtools)
+            payload = await raw_call(record.session, record.target, "Runtime.evaluate", params, timeout, devtools)
             if _is_zero(payload):  # a new document: the script is not in its world yet
                 params["expression"] = self.installing(f"__pagelens.{view}({options})")
-                payload = await raw_call(sessions, record.session, "Runtime.evaluate", params, timeout, devtools)
+                payload = await raw_call(record.session, record.target, "Runtime.evaluate", params, timeout, devtools)
         assert context is not None
         head = _head(payload)
         if gated:
             # Asked after the pass has answered: a call sent before that answer may be served first.
-            after = await style_counts(sessions, record.session, timeout, devtools)
+            after = await style_counts(record, timeout, devtools)
             if not restyled and after != before:
                 # Styles were computed during the pass, or just after: a change met it, and what it
                 # copied may be stale. Read again, copying nothing.
                 before, restyled = after, True
                 payload = await whole()
                 head = _head(payload)
-                after = await style_counts(sessions, record.session, timeout, devtools)
+                after = await style_counts(record, timeout, devtools)
             # Counts that did not move from before the pass to after it are those of the styles it
             # read; counts that did may include a change it did not read: none is kept.
             self._styles[key] = after if after is not None and after == before else None
@@ -637,9 +632,8 @@ async def capture_page(
     a :class:`~pagelens.browser.devtools.DevToolsError` (the page's exception, read by the core
     as an :class:`~pagelens.AXTreeError`) or a CDP error when the page cannot be read this way."""
     t0 = time.perf_counter()
-    main = await sessions.main()
-    main_frame = await sessions.target_id(main, timeout)  # a page target's id is its main frame's
-    main_record = FrameRecord(main_frame, main, None, None, None)
+    main_record = await sessions.main_record(timeout)
+    main_frame = main_record.frame_id
     walked = await capture.walk(
         sessions,
         main_record,
@@ -659,14 +653,16 @@ async def capture_page(
     self_check_ms = walked.checked_ms
     # The frames, only for a page that has some (the pass says so): an action in one starts
     # from its record, another origin's gets a pass of its own.
+    errors: list[str] = []
     if include_frames and (head.unread or head.frames):
-        main_root, records, _ = await list_frames(sessions, main, include_frames, timeout, devtools)
+        main_root, records, _ = await list_frames(
+            sessions, main_record, include_frames, timeout, devtools, max_frames, errors
+        )
     else:
         main_root, records = main_frame, {main_frame: main_record}
     list_ms = (time.perf_counter() - t0) * 1e3 - walk_ms
     main_record = records.get(main_root, main_record)
     walked.record = main_record
-    errors: list[str] = []
     notes: list[str] = [walked.note] if walked.note else []
     fallback: set[str] = set()  # frames read from Chromium's tree
     frames: list[dict[str, Any]] = []
@@ -674,7 +670,7 @@ async def capture_page(
     if len(records) > 1:
         t1 = time.perf_counter()
         passes: dict[str, _Walked] = {main_root: walked}
-        async for record, _, owner_id in frames_to_pass(capture, records, passes, max_frames, errors, timeout):
+        async for record, _, owner_id in frames_to_pass(capture, records, passes, errors, timeout):
             try:
                 child = await capture.walk(
                     sessions,
@@ -692,10 +688,8 @@ async def capture_page(
             except Exception as e:
                 # No world in this frame, or its pass failed: Chromium's tree of the frame, said.
                 try:
-                    payload = await full_ax_tree(
-                        sessions, record.session, {"frameId": record.frame_id}, timeout, devtools
-                    )
-                    await accessibility_off(sessions, record.session, timeout, devtools)
+                    payload = await full_ax_tree(record, {"frameId": record.frame_id}, timeout, devtools)
+                    await accessibility_off(record, timeout, devtools)
                 except Exception as ax_error:
                     errors.append(f"frame {record.url or record.frame_id}: {type(ax_error).__name__}: {ax_error}")
                     continue
@@ -738,17 +732,16 @@ async def frames_to_pass(
     capture: InPageCapture,
     records: dict[str, FrameRecord],
     passes: dict[str, _Walked],
-    max_frames: int,
     errors: list[str],
     timeout: float,
 ) -> AsyncIterator[tuple[FrameRecord, _Walked, int]]:
     """The frames a pass of their own reads (their parent's pass could not: another origin),
     parents first, each with its parent's pass and its ``<iframe>``'s id there. The caller puts
     each frame's pass in ``passes`` (by frame id) before asking for the next: its children are
-    found through it. Frames over ``max_frames`` are said in ``errors``, as the pass's own cap."""
+    found through it (the list is capped already: :func:`~pagelens.browser.frames.list_frames`)."""
     children = [r for r in records.values() if r.parent_id is not None]
-    # Parents come before children (pre-order listing), capped in the pass's document order.
-    for record in cap_frames(records, children, max_frames, errors) if children else []:
+    # Parents come before children (pre-order listing).
+    for record in children:
         parent = passes.get(record.parent_id or "")
         if parent is None or not parent.head.unread:
             continue  # read in its parent's pass (same origin), or under a frame not read

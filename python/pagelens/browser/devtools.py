@@ -1,10 +1,12 @@
-"""A second, raw connection to Chromium's DevTools endpoint, for the one large answer.
+"""How pagelens calls the DevTools protocol: a call on a Playwright CDP session with a deadline
+(:func:`cdp`), and a second, raw connection to Chromium's endpoint whose answers stay bytes
+(:func:`raw_call`).
 
-``Accessibility.getFullAXTree`` returns megabytes of JSON. Through Playwright that JSON is
-parsed and re-serialised by its driver and parsed again by Python (``json.loads`` runs at
-35-44 MB/s), and the Rust core would then walk the Python objects. Read off this socket, the
-response message goes to the Rust core as bytes (about 300 MB/s), envelope and all. Every
-other call still goes through Playwright.
+``Accessibility.getFullAXTree`` or the capture's rows are megabytes of JSON. Through Playwright
+that JSON is parsed and re-serialised by its driver and parsed again by Python (``json.loads``
+runs at 35-44 MB/s), and the Rust core would then walk the Python objects. Read off this socket,
+the response message goes to the Rust core as bytes (about 300 MB/s), envelope and all; a small
+call over it also skips the driver's round trip.
 """
 
 from __future__ import annotations
@@ -14,9 +16,12 @@ import json
 import re
 import socket
 import urllib.request
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pagelens.errors import PagelensError
+
+if TYPE_CHECKING:
+    from playwright.async_api import CDPSession
 
 _ID = re.compile(rb'^\s*\{\s*"id"\s*:\s*(\d+)')
 
@@ -136,3 +141,29 @@ class DevToolsSocket:
 def _get_json(url: str) -> Any:
     with urllib.request.urlopen(url, timeout=2) as response:
         return json.loads(response.read())
+
+
+async def cdp(session: CDPSession, method: str, params: dict[str, Any] | None = None, timeout: float = 60.0) -> Any:
+    """A CDP call with a deadline: a hung renderer gives an error, not a hang."""
+    return await asyncio.wait_for(session.send(method, params or {}), timeout)
+
+
+_FAILED = re.compile(rb'^\s*\{\s*"id"\s*:\s*\d+\s*,\s*"error"')
+
+
+async def raw_call(
+    session: CDPSession,
+    target: str | None,
+    method: str,
+    params: dict[str, Any],
+    timeout: float,
+    devtools: DevToolsSocket | None,
+) -> Any:
+    """One call to the DevTools ``target`` behind ``session``: raw bytes over the DevTools socket
+    when there is one (parsed in Rust, never by Python's json), else Playwright's dict."""
+    if devtools is None or target is None:
+        return await cdp(session, method, params, timeout)
+    message = await devtools.target_call(target, method, params, timeout)
+    if _FAILED.match(message):
+        raise DevToolsError(json.loads(message)["error"].get("message", "the browser refused"))
+    return message

@@ -37,9 +37,10 @@ from pagelens.browser.capture import (
 from pagelens.browser.config import BrowserConfig
 from pagelens.browser.devtools import DevToolsSocket
 from pagelens.browser.execute import Acted, Executor, action_failure, goto, picture_region
-from pagelens.browser.frames import INLINE_RENDER_NODES, Capture, FrameSessions, fetch_tree
+from pagelens.browser.frames import Capture, FrameSessions, fetch_tree
 from pagelens.browser.guard import Policy, Refusal
 from pagelens.browser.html import capture_html
+from pagelens.browser.pagetree import INLINE_RENDER_NODES
 from pagelens.browser.pool import BrowserPool, SharedBrowser
 from pagelens.browser.records import HtmlObservation, PageObservation, StepResult, Tab
 from pagelens.browser.resolve import ElementResolver, ids_read_alike, release
@@ -676,9 +677,8 @@ class AsyncBrowserEnv:
 
     async def _main_frame(self, page: Page) -> tuple[CDPSession, str]:
         """The CDP session of ``page`` and its main frame's id (the page target's)."""
-        sessions = self.sessions_for(page)
-        session = await sessions.main()
-        return session, await sessions.target_id(session, self.config.cdp_timeout_s)
+        main = await self.sessions_for(page).main_record(self.config.cdp_timeout_s)
+        return main.session, main.frame_id
 
     async def _document_of(self, page: Page) -> float | None:
         """The document ``page`` shows now (see :func:`world_document`)."""

@@ -21,7 +21,7 @@ from playwright.async_api import TimeoutError as PlaywrightTimeout
 
 from pagelens._core import escape_page_text
 from pagelens.actions import ACTIONS, Action, ActionError, NavigationFailed, NavigationRefused
-from pagelens.browser.frames import cdp
+from pagelens.browser.devtools import cdp
 from pagelens.browser.records import Box
 from pagelens.browser.resolve import release
 from pagelens.hosts import web_address

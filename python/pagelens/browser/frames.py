@@ -11,9 +11,7 @@ ids stay unique and every node keeps its frame for acting on it later. No per-no
 from __future__ import annotations
 
 import asyncio
-import functools
 import json
-import re
 import time
 from dataclasses import dataclass, field
 from typing import Any
@@ -22,7 +20,8 @@ from playwright.async_api import CDPSession, Frame, Page
 from playwright.async_api import Error as PlaywrightError
 
 from pagelens._core import AXTree, snapshot_clickables
-from pagelens.browser.devtools import DevToolsError, DevToolsSocket
+from pagelens.browser.devtools import DevToolsError, DevToolsSocket, cdp, raw_call
+from pagelens.browser.pagetree import build_tree
 
 
 @dataclass
@@ -39,11 +38,9 @@ class FrameRecord:
     # view): an id's node is its backendDOMNodeId; "dom", pagelens' own capture (an id is the
     # page-side registry's, see capture.py).
     source: str = "ax"
-
-
-async def cdp(session: CDPSession, method: str, params: dict[str, Any] | None = None, timeout: float = 60.0) -> Any:
-    """A CDP call with a deadline: a hung renderer gives an error, not a hang."""
-    return await asyncio.wait_for(session.send(method, params or {}), timeout)
+    # The DevTools target of its session (the page's, or its out-of-process frame's): its calls
+    # go over pagelens' raw socket when there is one.
+    target: str | None = None
 
 
 class FrameSessions:
@@ -102,6 +99,13 @@ class FrameSessions:
                 raise
         return self._main
 
+    async def main_record(self, timeout: float = 60.0) -> FrameRecord:
+        """The main frame's record: the page's own session and its target (a page target's id
+        is its main frame's)."""
+        session = await self.main()
+        target = await self.target_id(session, timeout)
+        return FrameRecord(target, session, None, None, None, target=target)
+
     async def another(self, session: CDPSession) -> CDPSession:
         """A new session to ``session``'s target (the page's or an out-of-process frame's), for
         work that turns domains on and off: a domain's state and its node ids are the session's,
@@ -147,45 +151,18 @@ def _walk(tree: dict[str, Any], skip: set[str]) -> list[tuple[str, str | None, s
     return out
 
 
-_FAILED = re.compile(rb'^\s*\{\s*"id"\s*:\s*\d+\s*,\s*"error"')
-
 # What a clickable element needs from a DOM snapshot: no computed styles, no rectangles.
 _SNAPSHOT_PARAMS = {"computedStyles": [], "includeDOMRects": False, "includePaintOrder": False}
 
 
-async def raw_call(
-    sessions: FrameSessions,
-    session: CDPSession,
-    method: str,
-    params: dict[str, Any],
-    timeout: float,
-    devtools: DevToolsSocket | None,
-) -> Any:
-    """One large CDP call: raw bytes over the DevTools socket when there is one (parsed in
-    Rust, never by Python's json), else Playwright's dict."""
-    if devtools is None:
-        return await cdp(session, method, params, timeout)
-    target = await sessions.target_id(session, timeout)
-    message = await devtools.target_call(target, method, params, timeout)
-    if _FAILED.match(message):
-        raise DevToolsError(json.loads(message)["error"].get("message", "the browser refused"))
-    return message
-
-
 async def full_ax_tree(
-    sessions: FrameSessions,
-    session: CDPSession,
-    params: dict[str, Any],
-    timeout: float,
-    devtools: DevToolsSocket | None,
+    record: FrameRecord, params: dict[str, Any], timeout: float, devtools: DevToolsSocket | None
 ) -> Any:
-    """One getFullAXTree (of the session's document, or of ``params["frameId"]``)."""
-    return await raw_call(sessions, session, "Accessibility.getFullAXTree", params, timeout, devtools)
+    """One getFullAXTree (of the record's session's document, or of ``params["frameId"]``)."""
+    return await raw_call(record.session, record.target, "Accessibility.getFullAXTree", params, timeout, devtools)
 
 
-async def accessibility_off(
-    sessions: FrameSessions, session: CDPSession, timeout: float, devtools: DevToolsSocket | None
-) -> None:
+async def accessibility_off(record: FrameRecord, timeout: float, devtools: DevToolsSocket | None) -> None:
     """Chromium's accessibility turned off again in ``session``'s renderer after its tree was
     read through that channel (``devtools``: pagelens' socket; None: Playwright's session). A
     getFullAXTree leaves it on for the session that asked, and from then on every rendering
@@ -194,17 +171,18 @@ async def accessibility_off(
     an enable and a disable. Best effort: a tab or frame gone meanwhile has nothing left on."""
     try:
         for method in ("Accessibility.enable", "Accessibility.disable"):
-            await raw_call(sessions, session, method, {}, timeout, devtools)
+            await raw_call(record.session, record.target, method, {}, timeout, devtools)
     except (PlaywrightError, DevToolsError, asyncio.TimeoutError):
         pass
 
 
 async def clickable_elements(
-    sessions: FrameSessions, session: CDPSession, timeout: float, devtools: DevToolsSocket | None
+    record: FrameRecord, timeout: float, devtools: DevToolsSocket | None
 ) -> dict[str, dict[int, str | None]]:
-    """Elements that respond to clicks in every document of the session, by frame id: one
-    ``DOMSnapshot.captureSnapshot`` (its ``isClickable`` counts listeners added by script)."""
-    snapshot = await raw_call(sessions, session, "DOMSnapshot.captureSnapshot", _SNAPSHOT_PARAMS, timeout, devtools)
+    """Elements that respond to clicks in every document of the record's session, by frame id:
+    one ``DOMSnapshot.captureSnapshot`` (its ``isClickable`` counts listeners added by script)."""
+    params = _SNAPSHOT_PARAMS
+    snapshot = await raw_call(record.session, record.target, "DOMSnapshot.captureSnapshot", params, timeout, devtools)
     by_frame: dict[str, dict[int, str | None]] = {}
     for frame_id, clickable in await asyncio.to_thread(snapshot_clickables, snapshot):
         if frame_id is not None:
@@ -258,25 +236,36 @@ async def _timed(awaitable: Any) -> tuple[Any, float]:
 
 async def list_frames(
     sessions: FrameSessions,
-    main: CDPSession,
+    main_record: FrameRecord,
     include_frames: bool,
     timeout: float,
     devtools: DevToolsSocket | None = None,
+    max_frames: int | None = None,
+    errors: list[str] | None = None,
 ) -> tuple[str, dict[str, FrameRecord], dict[str, CDPSession]]:
     """The page's frames: (main frame id, a record per frame by id, the root frame id of
     each out-of-process session). One ``Page.getFrameTree`` per session (the main one over the
-    raw socket when given); a child's ``owner_session`` is the session of its parent's document."""
+    raw socket when given); a child's ``owner_session`` is the session of its parent's document;
+    each record names its session's target. With ``max_frames``, at most that many (the main one
+    included), in document order: the rest are said in a line of ``errors`` (see :func:`cap_frames`)."""
+    main, main_target = main_record.session, main_record.target
     if devtools is not None:
-        main_tree = json.loads(await raw_call(sessions, main, "Page.getFrameTree", {}, timeout, devtools))["result"]
+        main_tree = json.loads(await raw_call(main, main_target, "Page.getFrameTree", {}, timeout, devtools))["result"]
     else:
         main_tree = await cdp(main, "Page.getFrameTree", timeout=timeout)
     main_root = main_tree["frameTree"]["frame"]["id"]
     records: dict[str, FrameRecord] = {}
     if not include_frames:
         url = main_tree["frameTree"]["frame"].get("url", "")
-        records[main_root] = FrameRecord(main_root, main, None, None, None, url)
+        records[main_root] = FrameRecord(main_root, main, None, None, None, url, target=main_target)
         return main_root, records, {}
     oopif = await sessions.out_of_process()
+    targets: dict[CDPSession, str | None] = {main: main_target}
+    for session in oopif:
+        try:
+            targets[session] = await sessions.target_id(session, timeout)
+        except (PlaywrightError, asyncio.TimeoutError):  # its frame went away: reached through Playwright
+            targets[session] = None
     trees = await asyncio.gather(*(cdp(s, "Page.getFrameTree", timeout=timeout) for s in oopif), return_exceptions=True)
     roots: dict[str, CDPSession] = {}
     for session, tree in zip(oopif, trees, strict=True):
@@ -290,12 +279,15 @@ async def list_frames(
     for session, tree in listed:
         for frame_id, parent, url in _walk(tree["frameTree"], set(roots)):
             if frame_id not in records:
-                records[frame_id] = FrameRecord(frame_id, session, parent, None, None, url)
+                records[frame_id] = FrameRecord(frame_id, session, parent, None, None, url, target=targets.get(session))
     # An out-of-process root's parent lives in another session: the one that owns its parent.
     for record in records.values():
         if record.parent_id is not None:
             parent_record = records.get(record.parent_id)
             record.owner_session = parent_record.session if parent_record else None
+    if max_frames is not None:
+        children = [r for r in records.values() if r.parent_id is not None]
+        cap_frames(records, children, max_frames, errors if errors is not None else [])
     return main_root, records, roots
 
 
@@ -316,30 +308,33 @@ async def fetch_tree(
     ``keep_accessibility=False``: Chromium's accessibility is turned off again in every session
     read (see :func:`accessibility_off`), for a reading that stands in for pagelens' capture;
     the AX source keeps it on for its next reading."""
-    main = await sessions.main()
+    main_record = await sessions.main_record(timeout)
+    main = main_record.session
+    errors: list[str] = []
     snapshots: dict[CDPSession, asyncio.Future[Any]] = {}
 
-    def snapshot_of(session: CDPSession) -> None:
-        if clickables and session not in snapshots:
-            snapshots[session] = asyncio.ensure_future(
-                _timed(clickable_elements(sessions, session, snapshot_timeout, devtools))
+    def snapshot_of(record: FrameRecord) -> None:
+        if clickables and record.session not in snapshots:
+            snapshots[record.session] = asyncio.ensure_future(
+                _timed(clickable_elements(record, snapshot_timeout, devtools))
             )
 
     # The main frame's tree is the long call: it starts first and runs while the frames are listed.
-    main_ax = asyncio.ensure_future(_timed(full_ax_tree(sessions, main, {}, timeout, devtools)))
-    snapshot_of(main)
+    main_ax = asyncio.ensure_future(_timed(full_ax_tree(main_record, {}, timeout, devtools)))
+    snapshot_of(main_record)
     try:
-        (main_root, records, roots), list_ms = await _timed(list_frames(sessions, main, include_frames, timeout))
+        (main_root, records, roots), list_ms = await _timed(
+            list_frames(sessions, main_record, include_frames, timeout, None, max_frames, errors)
+        )
     except BaseException:
         main_ax.cancel()
         for f in snapshots.values():
             f.cancel()
         raise
-    for session in roots.values():
-        snapshot_of(session)
-    errors: list[str] = []
+    for root in roots:
+        if root in records:
+            snapshot_of(records[root])
     children = [r for r in records.values() if r.parent_id is not None and r.owner_session is not None]
-    children = cap_frames(records, children, max_frames, errors)
 
     async def owner(record: FrameRecord) -> None:
         assert record.owner_session is not None
@@ -351,7 +346,7 @@ async def fetch_tree(
     async def ax(record: FrameRecord) -> Any:
         nonlocal frame_ms
         params = {} if record.frame_id == main_root else {"frameId": record.frame_id}
-        payload, ms = await _timed(full_ax_tree(sessions, record.session, params, timeout, devtools))
+        payload, ms = await _timed(full_ax_tree(record, params, timeout, devtools))
         frame_ms = max(frame_ms, ms)
         return payload
 
@@ -364,8 +359,8 @@ async def fetch_tree(
         return_exceptions=True,
     )
     if not keep_accessibility:  # after every reading: one still running would turn it on again
-        read = {main, *(r.session for r in children)}
-        await asyncio.gather(*(accessibility_off(sessions, s, timeout, devtools) for s in read))
+        read = {main: main_record, **{r.session: r for r in children}}
+        await asyncio.gather(*(accessibility_off(r, timeout, devtools) for r in read.values()))
     if isinstance(results[0], BaseException):
         raise results[0]
     payload, main_ms = results[0]
@@ -438,26 +433,3 @@ async def fetch_tree(
         "parse": parse_ms,
     }
     return Capture(tree, records, errors, notes, timings)
-
-
-# The core's work on a small page costs less than a hop to a worker thread and back (0.5-1.4 ms
-# an observation, measured here): done on the event loop up to these sizes (~1 ms of work each).
-INLINE_PAYLOAD_BYTES = 128 << 10
-INLINE_RENDER_NODES = 10_000
-
-
-async def build_tree(
-    payload: Any, frames: list[dict[str, Any]], max_depth: int | None, clickable: dict[int, str | None] | None = None
-) -> tuple[AXTree, float]:
-    """The tree of a page's payloads (either source) and its build time in ms, built off the
-    event loop but for a small page. A hidden <iframe> has no node: its frame cannot be shown
-    and is left out."""
-    t0 = time.perf_counter()
-    options: dict[str, Any] = {} if max_depth is None else {"max_depth": max_depth}
-    payloads = [payload, *(f["payload"] for f in frames)]
-    small = all(isinstance(p, bytes) for p in payloads) and sum(map(len, payloads)) <= INLINE_PAYLOAD_BYTES
-    build = functools.partial(
-        AXTree.from_cdp, payload, frames=frames, skip_orphan_frames=True, clickable=clickable, **options
-    )
-    tree = build() if small else await asyncio.to_thread(build)
-    return tree, (time.perf_counter() - t0) * 1e3

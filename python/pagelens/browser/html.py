@@ -31,8 +31,8 @@ from playwright.async_api import Error as PlaywrightError
 
 from pagelens._core import Dom
 from pagelens.browser.capture import InPageCapture, frames_to_pass, world_document
-from pagelens.browser.devtools import DevToolsError
-from pagelens.browser.frames import FrameRecord, FrameSessions, cdp, list_frames
+from pagelens.browser.devtools import DevToolsError, cdp
+from pagelens.browser.frames import FrameRecord, FrameSessions, list_frames
 from pagelens.errors import PagelensError
 
 if TYPE_CHECKING:
@@ -131,11 +131,12 @@ async def fetch_html(sessions: FrameSessions, include_frames: bool = True, timeo
     """The page and its frames as one :class:`HtmlCapture`: one ``DOM.getDocument`` per
     renderer session (a frame whose document cannot be read is reported, not fatal)."""
     t0 = time.perf_counter()
-    main = await sessions.main()
+    main_record = await sessions.main_record(timeout)
+    main = main_record.session
     params = {"depth": -1, "pierce": True}
     main_doc = asyncio.ensure_future(cdp(main, "DOM.getDocument", params, timeout))
     try:
-        main_root, records, oopif_roots = await list_frames(sessions, main, include_frames, timeout)
+        main_root, records, oopif_roots = await list_frames(sessions, main_record, include_frames, timeout)
     except BaseException:
         main_doc.cancel()
         raise
@@ -190,9 +191,9 @@ async def capture_html(
         reason = str(e)
     except (PlaywrightError, DevToolsError, asyncio.TimeoutError, ValueError, KeyError, IndexError, TypeError) as e:
         reason = f"pagelens' capture failed ({type(e).__name__}: {str(e)[:200]})"
-    main = await sessions.main()
+    main = await sessions.main_record(timeout)
     # Which document is read: asked first (an id must never reach a later document's element).
-    document = await world_document(capture, main, await sessions.target_id(main, timeout), timeout)
+    document = await world_document(capture, main.session, main.frame_id, timeout)
     fetched = await fetch_html(sessions, include_frames, timeout)
     fetched.notes.append(f"read with DevTools' DOM.getDocument: {reason}")
     fetched.document = document
@@ -208,9 +209,8 @@ async def _capture_html(
     max_frames: int,
 ) -> HtmlCapture:
     t0 = time.perf_counter()
-    main = await sessions.main()
-    main_frame = await sessions.target_id(main, timeout)
-    main_record = FrameRecord(main_frame, main, None, None, None)
+    main_record = await sessions.main_record(timeout)
+    main_frame = main_record.frame_id
 
     async def read(record: FrameRecord, body: bool) -> tuple[Any, list[Any]]:
         walked = await capture.walk(
@@ -232,8 +232,11 @@ async def _capture_html(
         return walked, value["n"]
 
     walked, nodes = await read(main_record, False)
+    errors: list[str] = []
     if include_frames and (walked.head.unread or walked.head.frames):
-        main_root, records, _ = await list_frames(sessions, main, include_frames, timeout, devtools)
+        main_root, records, _ = await list_frames(
+            sessions, main_record, include_frames, timeout, devtools, max_frames, errors
+        )
     else:
         main_root, records = main_frame, {main_frame: main_record}
     main_record = records.get(main_root, main_record)
@@ -242,9 +245,8 @@ async def _capture_html(
     # (the frame of the pass that holds an <iframe>, the <iframe>'s id there) -> the frame its
     # own pass read
     inner: dict[tuple[str, int], str] = {}
-    errors: list[str] = []
     passes = {main_root: walked}
-    async for record, parent, owner_id in frames_to_pass(capture, records, passes, max_frames, errors, timeout):
+    async for record, parent, owner_id in frames_to_pass(capture, records, passes, errors, timeout):
         try:
             child, child_nodes = await read(record, True)
         except (PlaywrightError, DevToolsError, asyncio.TimeoutError) as e:  # no world in the frame

@@ -33,7 +33,8 @@ from pagelens.browser.capture import (
     registry_point,
     world_document,
 )
-from pagelens.browser.frames import FrameRecord, cdp
+from pagelens.browser.devtools import cdp
+from pagelens.browser.frames import FrameRecord
 from pagelens.browser.records import Box
 
 if TYPE_CHECKING:
