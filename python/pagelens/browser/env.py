@@ -16,9 +16,7 @@ from playwright.async_api import (
     CDPSession,
     Dialog,
     ElementHandle,
-    Frame,
     Page,
-    Request,
 )
 from playwright.async_api import Error as PlaywrightError
 
@@ -44,6 +42,8 @@ from pagelens.browser.pagetree import INLINE_RENDER_NODES
 from pagelens.browser.pool import BrowserPool, SharedBrowser
 from pagelens.browser.records import HtmlObservation, PageObservation, StepResult, Tab
 from pagelens.browser.resolve import ElementResolver, ids_read_alike, release
+from pagelens.browser.scripts import ScriptWatchdog
+from pagelens.browser.tabs import TabActivity
 from pagelens.errors import ArgumentTypeError, PagelensError
 
 # Resolves after the next rendering update (or 100 ms, for a tab that does not render).
@@ -85,55 +85,6 @@ def _left_out(frame_errors: list[str]) -> str:
     return "\n" + "\n".join(shown)
 
 
-async def _done_within(task: asyncio.Future[Any], timeout: float) -> bool:
-    """Whether ``task`` ends within ``timeout`` (left running if not; its failure is read).
-    Unlike ``asyncio.wait_for``, nothing waits for a call that is not done to end."""
-    done, _ = await asyncio.wait({task}, timeout=timeout)
-    if done and not task.cancelled():
-        task.exception()  # read: a failed probe is an answer too (the document went away)
-    return bool(done)
-
-
-async def _within(awaitable: Awaitable[T], timeout: float) -> tuple[bool, T | None]:
-    """(whether it ended in time, its result; None when it failed or was not done); a call
-    not done in time is cancelled and left (see :func:`_done_within`)."""
-    task = asyncio.ensure_future(awaitable)
-    try:
-        done = await _done_within(task, timeout)
-    finally:
-        if not task.done():
-            task.cancel()
-    if not done or task.cancelled() or task.exception() is not None:
-        return done, None
-    return True, task.result()
-
-
-class _Navigations:
-    """A page's main-frame navigations requested and neither committed nor ended; ``none`` is
-    set while there are none, for a wait to wait on (not to poll)."""
-
-    def __init__(self) -> None:
-        self.requests: set[Request] = set()
-        self.none = asyncio.Event()
-        self.none.set()
-
-    def add(self, request: Request) -> None:
-        self.requests.add(request)
-        self.none.clear()
-
-    def discard(self, request: Request) -> None:
-        self.requests.discard(request)
-        if not self.requests:
-            self.none.set()
-
-    def clear(self) -> None:
-        self.requests.clear()
-        self.none.set()
-
-    def __bool__(self) -> bool:
-        return bool(self.requests)
-
-
 class AsyncBrowserEnv:
     """A Playwright-driven Chromium with AX-tree observations and element-level actions.
 
@@ -170,23 +121,21 @@ class AsyncBrowserEnv:
         # The allow-list, held by Chromium for every request and redirect hop: this context's
         # terms, given to the browser's guard (see guard.py).
         self._policy = Policy(self._refused_navigation, owns_frame=self._owns_frame)
-        # Main-frame navigations requested but not yet answered, per page: an action that
-        # submits a form returns before the new document exists, and observing then would
-        # show the old page or a half-parsed new one.
-        self._navigations: dict[Page, _Navigations] = {}
-        # Main-frame documents committed per page: tells a wait that a new document came.
-        self._commits: dict[Page, int] = {}
-        # Every request of a page (its frames' too) not yet answered, and an event set when
-        # none is left: the settle after an action waits for the page to go quiet.
-        self._in_flight: dict[Page, tuple[set[Request], asyncio.Event]] = {}
+        # What each tab is doing (navigations, commits, requests in flight, a crash): the
+        # settle after an action and the calls raced against a crash read it (see tabs.py).
+        self._activity: dict[Page, TabActivity] = {}
         # Set whenever Playwright announces a page; with the context's id in Chromium, tells
         # a step that every tab its action opened is adopted (see _adopt_opened_pages).
         self._page_announced = asyncio.Event()
-        self._crashes: dict[Page, asyncio.Future[None]] = {}
-        # Page scripts stopped for holding a tab's main thread (see _watch_scripts), said by
-        # the next observation; and how many calls the watch is under (the outermost runs it).
-        self._stopped_scripts: list[str] = []
-        self._watch_depth = 0
+        # Page scripts that hold the active tab past the limit are stopped while a call runs
+        # (see scripts.py), and the next observation says so.
+        self._scripts = ScriptWatchdog(
+            config.script_timeout_s,
+            lambda: self._page,
+            lambda page: self.sessions_for(page).main(),
+            lambda page: page in self._activity and bool(self._activity[page].navigations),
+            lambda: len(self._context.pages) if self._context is not None else 0,
+        )
         # Per tab: the document, address and tree of its last observation (new-element marks,
         # and ids kept by a document that replaced that one as it was).
         self._observed: dict[Page, tuple[float | None, str, AXTree]] = {}
@@ -254,10 +203,7 @@ class AsyncBrowserEnv:
         guard.remove(self._policy)
         self._context_id = None
         self._sessions.clear()
-        self._navigations.clear()
-        self._commits.clear()
-        self._in_flight.clear()
-        self._crashes.clear()
+        self._activity.clear()
         self._observed.clear()
         self._resolver.forget()
         self._capture.forget()
@@ -304,7 +250,7 @@ class AsyncBrowserEnv:
             # The session that can stop a page's script is opened before the page has any: one
             # attached while a script holds the tab is itself held (even its stop waits).
             await self.sessions_for(page).main()
-        async with self._watch_scripts():
+        async with self._scripts.watch():
             try:
                 await self._unless_crashed(page, goto(page, url, self.config.navigation_timeout_ms))
             except ActionError:
@@ -338,59 +284,15 @@ class AsyncBrowserEnv:
         for watch in self.page_watchers:  # before the page loads anything: its first messages too
             watch(page)
         page.on("dialog", self._on_dialog)
-        # A crashed renderer answers no CDP call: a capture waiting on one ends at the crash.
-        crashed = self._crashes.setdefault(page, asyncio.get_running_loop().create_future())
-
-        def on_crash(_: Page) -> None:
-            if not crashed.done():
-                crashed.set_result(None)
-
-        page.on("crash", on_crash)
+        self._activity[page] = TabActivity(page)
         if self.config.script_timeout_s > 0:
             # The session that can stop a script of the tab, opened before the tab runs one if
-            # it can be (see _watch_scripts).
+            # it can be (see scripts.py).
             self.sessions_for(page).open_main()
-        pending = self._navigations.setdefault(page, _Navigations())
-        in_flight, idle = self._in_flight.setdefault(page, (set(), asyncio.Event()))
-        idle.set()
-
-        def requested(request: Request) -> None:
-            if request.is_navigation_request() and request.frame == page.main_frame:
-                pending.add(request)
-            in_flight.add(request)
-            idle.clear()
-
-        def ended(request: Request) -> None:
-            in_flight.discard(request)
-            if not in_flight:
-                idle.set()
-
-        def answered(request: Request) -> None:
-            # An answer that does not commit (a 204, a download) leaves no document to wait
-            # for; a document's commit can trail its last byte, hence the grace period.
-            asyncio.get_running_loop().call_later(0.5, pending.discard, request)
-            ended(request)
-
-        def failed(request: Request) -> None:
-            pending.discard(request)
-            ended(request)
-
-        page.on("request", requested)
-        page.on("requestfinished", answered)
-        page.on("requestfailed", failed)
-
-        def committed(frame: Frame) -> None:
-            if frame == page.main_frame:
-                pending.clear()
-                self._commits[page] = self._commits.get(page, 0) + 1
 
         def closed(_: Page) -> None:
             self._observed.pop(page, None)
-            pending.clear()
-            in_flight.clear()
-            idle.set()
 
-        page.on("framenavigated", committed)
         page.on("close", closed)
         self._page = page
 
@@ -444,8 +346,8 @@ class AsyncBrowserEnv:
         if self._browser is None or not self._browser.is_connected():
             return False
         page = self._page
-        crashed = self._crashes.get(page) if page is not None else None
-        return crashed is None or not crashed.done()
+        activity = self._activity.get(page) if page is not None else None
+        return activity is None or not activity.crashed.done()
 
     @property
     def browser_lost(self) -> bool:
@@ -470,7 +372,8 @@ class AsyncBrowserEnv:
     async def _unless_crashed(self, page: Page, awaitable: Awaitable[T]) -> T:
         """``awaitable``'s result, or :class:`PageCrashed` as soon as the tab's renderer dies
         (also when the call failed because of the crash)."""
-        crashed = self._crashes.get(page)
+        activity = self._activity.get(page)
+        crashed = activity.crashed if activity is not None else None
         work = asyncio.ensure_future(awaitable)
         if crashed is None:
             return await work
@@ -491,83 +394,6 @@ class AsyncBrowserEnv:
                 raise self._crash(page) from None
             raise
 
-    @contextlib.asynccontextmanager
-    async def _watch_scripts(self) -> AsyncIterator[None]:
-        """While the body runs, a page script that holds the active tab's main thread longer
-        than ``script_timeout_s`` (an endless loop, a handler that never returns) is stopped.
-        Every DevTools call to that tab (a click's input, the capture, a probe) waits behind
-        such a script, so without this a step waited out each call's own timeout in turn and
-        then failed, and so did every later one. Nothing is asked of a call that ends within a
-        second; past that, the tab is asked for ``0`` once a second."""
-        limit = self.config.script_timeout_s
-        if self._watch_depth or limit <= 0 or self._page is None:
-            yield
-            return
-        self._watch_depth += 1
-        watcher = asyncio.ensure_future(self._stop_held_scripts(limit))
-        try:
-            yield
-        finally:
-            self._watch_depth -= 1
-            watcher.cancel()
-            await asyncio.wait([watcher])  # gone before the caller goes on; its end raises nothing
-
-    async def _stop_held_scripts(self, limit: float) -> None:
-        pause = min(1.0, limit)
-        while True:
-            await asyncio.sleep(pause)
-            page = self._page  # the active tab: an action may have opened another
-            if page is None or page.is_closed():
-                continue
-            # Each wait below gives up without waiting for the call's own end: a Playwright call
-            # to a held tab may not even end when cancelled.
-            opened, session = await _within(self.sessions_for(page).main(), limit)
-            if not opened:
-                # A tab a script held before pagelens could attach to it (a tab opened by the
-                # page, looping as it loads): nothing can stop that script, nothing can be read
-                # or done there; the tab is closed (by the browser: its renderer need not answer).
-                await self._close_held_tab(page, limit)
-                continue
-            if session is None:
-                continue  # closing
-            t0 = time.monotonic()
-            probe = asyncio.ensure_future(session.send("Runtime.evaluate", {"expression": "0"}))
-            try:
-                if await _done_within(probe, limit):
-                    pause = max(0.1, 1.0 - (time.monotonic() - t0))
-                    continue
-                if self._navigations.get(page):
-                    continue  # a document still on its way (a slow server), no script of the page
-                # Chromium runs this one at once, between two instructions of the script; its
-                # own answer may not come, the probe's then does.
-                stop = asyncio.ensure_future(session.send("Runtime.terminateExecution"))
-                stopped = await _done_within(probe, 5)
-                stop.cancel()
-            finally:
-                probe.cancel()
-            if stopped:
-                self._stopped_scripts.append(
-                    f"a script held the tab for more than {limit:g} s without letting the page respond "
-                    f"(an endless loop?): pagelens stopped it ({page.url})"
-                )
-            else:
-                await self._close_held_tab(page, limit)
-
-    async def _close_held_tab(self, page: Page, limit: float) -> None:
-        url = page.url
-        if self._context is None or len(self._context.pages) < 2:
-            # The last tab is left (the run would have none): its calls end at their timeouts.
-            note = f"a script holds the tab and pagelens cannot reach it to stop it ({url})"
-            if note not in self._stopped_scripts:
-                self._stopped_scripts.append(note)
-            return
-        # Said first: the caller's wait may end, and this watch with it, as soon as the tab goes.
-        self._stopped_scripts.append(
-            f"a script held a tab for more than {limit:g} s from its start, before pagelens could reach it (an "
-            f"endless loop?): pagelens closed the tab ({url})"
-        )
-        await _within(page.close(), 10)
-
     def _active_open_page(self) -> Page | None:
         """The active tab; when it closed (by itself, or a tab pagelens closed), the last one
         still open becomes active."""
@@ -577,10 +403,6 @@ class AsyncBrowserEnv:
             if pages:
                 self.set_active_page(pages[-1])
         return self._page
-
-    def _take_stopped_scripts(self) -> list[str]:
-        stopped, self._stopped_scripts = self._stopped_scripts, []
-        return stopped
 
     @staticmethod
     def _crash(page: Page) -> PageCrashed:
@@ -592,7 +414,7 @@ class AsyncBrowserEnv:
     async def observe(self) -> PageObservation:
         """The active tab's AX tree (all frames) rendered in the configured mode."""
         self._active_open_page()
-        async with self._watch_scripts():
+        async with self._scripts.watch():
             return await self._observe()
 
     async def _observe(self) -> PageObservation:
@@ -655,7 +477,7 @@ class AsyncBrowserEnv:
             dialogs=dialogs,
             frame_count=len({r.frame_id for r in frames.values()}),
             frame_errors=capture.frame_errors,
-            notes=[*capture.notes, *self._take_stopped_scripts()],
+            notes=[*capture.notes, *self._scripts.take_notes()],
             timings_ms={
                 "ax_tree": (t1 - t0) * 1e3,  # the whole capture: the stages below overlap in it
                 **capture.timings_ms,
@@ -812,7 +634,7 @@ class AsyncBrowserEnv:
         """The active tab as HTML: every frame's document, read by pagelens' capture (or by
         DevTools where it cannot read the page whole, said in ``notes``), built into a
         :class:`pagelens.Dom`. Actions then name its ids."""
-        async with self._watch_scripts():
+        async with self._scripts.watch():
             return await self._observe_html()
 
     async def _observe_html(self) -> HtmlObservation:
@@ -846,7 +668,7 @@ class AsyncBrowserEnv:
             dialogs=dialogs,
             frame_count=len({r.frame_id for r in capture.frames.values()}),
             frame_errors=capture.frame_errors,
-            notes=[*capture.notes, *self._take_stopped_scripts()],
+            notes=[*capture.notes, *self._scripts.take_notes()],
             timings_ms={
                 "read": capture.read_ms,
                 "parse": capture.parse_ms,
@@ -917,7 +739,7 @@ class AsyncBrowserEnv:
 
     async def _carry_out(self, result: StepResult, operation: Callable[[], Awaitable[Any]], description: str) -> None:
         try:
-            async with self._watch_scripts():
+            async with self._scripts.watch():
                 acted = await operation()
                 if isinstance(acted, Acted):
                     result.target_box, result.picture, result.picture_box = acted.box, acted.picture, acted.picture_box
@@ -988,16 +810,17 @@ class AsyncBrowserEnv:
         # then for that document's load — and, for Chromium's tree, its next rendering update;
         # pagelens' capture reads the DOM itself and waits for no frame (~16 ms of every
         # action). If another document commits meanwhile, wait for that one too.
-        pending = self._navigations.setdefault(page, _Navigations())
+        activity = self._activity.get(page) or TabActivity(page)
+        pending = activity.navigations
         for _ in range(5):
             if pending and not page.is_closed():  # a closed page has none (see _adopt_page)
                 with contextlib.suppress(asyncio.TimeoutError):
                     await asyncio.wait_for(pending.none.wait(), max(0.0, deadline - time.monotonic()))
             await self._wait_loaded(page, max(0.0, deadline - time.monotonic()) * 1e3)
-            commits = self._commits.get(page, 0)
+            commits = activity.commits
             if self.config.source == "ax":
                 await self._next_rendering_update(page)
-            if page.is_closed() or (not pending and self._commits.get(page, 0) == commits):
+            if page.is_closed() or (not pending and activity.commits == commits):
                 break
 
     async def _until_quiet(self, page: Page, most_ms: float) -> None:
@@ -1007,7 +830,8 @@ class AsyncBrowserEnv:
         DOM is watched from pagelens' own world (nothing the page patches is used)."""
         deadline = time.monotonic() + most_ms / 1e3
         quiet_ms = min(settle.QUIET_MS, most_ms)
-        in_flight, idle = self._in_flight.get(page, (set(), asyncio.Event()))
+        activity = self._activity.get(page)
+        in_flight, idle = (activity.in_flight, activity.idle) if activity is not None else (set(), asyncio.Event())
         while not page.is_closed():
             left_ms = (deadline - time.monotonic()) * 1e3
             if left_ms <= 0:

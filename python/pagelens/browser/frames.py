@@ -87,7 +87,7 @@ class FrameSessions:
         if self._main is None:
             opening = self.open_main()
             # A tab a script held from its start may never let the session attach: its close
-            # (see AsyncBrowserEnv._stop_held_scripts) ends the wait.
+            # (see scripts.py) ends the wait.
             waits: set[asyncio.Future[Any]] = {opening, self._closed}
             await asyncio.wait(waits, return_when=asyncio.FIRST_COMPLETED)
             if not opening.done():
