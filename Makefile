@@ -60,7 +60,10 @@ demo: setup
 	@echo
 	$(PYTHON) -m pagelens observe | head -40
 
-test: setup lint test-rust test-python smoke pins fuzz-check
+test: setup lint test-rust test-python
+	@# The checks after the suites, side by side: the wheel's smoke and pins (mostly pip and disk)
+	@# beside the fuzz targets' build and runs (nightly cargo); each one's output kept together.
+	$(MAKE) --no-print-directory -j2 --output-sync=target pins fuzz-check
 
 # The base install as users get it: the wheel in a fresh venv with no extras (.ci/smoke.py).
 SMOKE := target/smoke-venv
