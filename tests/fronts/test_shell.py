@@ -13,7 +13,7 @@ import time
 from pathlib import Path
 
 import pytest
-from hypothesis import given
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
 
@@ -490,6 +490,7 @@ def _command_lines(draw):
     return command, words
 
 
+@settings(deadline=None)  # the first example imports the operations (Playwright): a fixed cost
 @given(_command_lines())
 def test_every_command_line_calls_one_operation_with_its_own_parameters(drawn):
     """Whatever flags are given together, a command line becomes one tool's call whose

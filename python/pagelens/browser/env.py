@@ -129,13 +129,7 @@ class AsyncBrowserEnv:
         self._page_announced = asyncio.Event()
         # Page scripts that hold the active tab past the limit are stopped while a call runs
         # (see scripts.py), and the next observation says so.
-        self._scripts = ScriptWatchdog(
-            config.script_timeout_s,
-            lambda: self._page,
-            lambda page: self.sessions_for(page).main(),
-            lambda page: page in self._activity and bool(self._activity[page].navigations),
-            lambda: len(self._context.pages) if self._context is not None else 0,
-        )
+        self._scripts = ScriptWatchdog(config.script_timeout_s, self._sessions, self._activity)
         # Per tab: the document, address and tree of its last observation (new-element marks,
         # and ids kept by a document that replaced that one as it was).
         self._observed: dict[Page, tuple[float | None, str, AXTree]] = {}
@@ -179,12 +173,14 @@ class AsyncBrowserEnv:
         if self._context is not None:
             await quietly(self._context.close())
             self._context = None
+            self._scripts.context = self._context
         if shared is not None:
             shared.guard.remove(self._policy)
             self._pool.release(shared)
         self._browser = self._browser_cdp = None
         self._context_id = None
         self._page = None
+        self._scripts.page = self._page
         self._sessions.clear()
 
     async def close(self) -> None:
@@ -200,6 +196,7 @@ class AsyncBrowserEnv:
         if self._context is not None:
             await quietly(self._context.close())
             self._context = None
+            self._scripts.context = self._context
         guard.remove(self._policy)
         self._context_id = None
         self._sessions.clear()
@@ -232,6 +229,7 @@ class AsyncBrowserEnv:
             storage_state=self.config.storage_state,  # type: ignore[arg-type]  # a dict is a StorageState
             **har,
         )
+        self._scripts.context = self._context
         self._context.set_default_timeout(self.config.action_timeout_ms)
         self._context.set_default_navigation_timeout(self.config.navigation_timeout_ms)
         self._context.on("page", self._adopt_page)
@@ -240,6 +238,7 @@ class AsyncBrowserEnv:
         await self._context.add_init_script(self._capture.hook_script())
         page = await self._context.new_page()
         self._page = page
+        self._scripts.page = self._page
         session = await self._context.new_cdp_session(page)
         try:
             self._context_id = (await session.send("Target.getTargetInfo"))["targetInfo"]["browserContextId"]
@@ -295,6 +294,7 @@ class AsyncBrowserEnv:
 
         page.on("close", closed)
         self._page = page
+        self._scripts.page = self._page
 
     async def _on_dialog(self, dialog: Dialog) -> None:
         # beforeunload is accepted so that the navigation the agent asked for goes ahead.
@@ -876,3 +876,4 @@ class AsyncBrowserEnv:
 
     def set_active_page(self, page: Page) -> None:
         self._page = page
+        self._scripts.page = self._page

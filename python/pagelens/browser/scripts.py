@@ -10,10 +10,14 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import time
-from collections.abc import AsyncIterator, Awaitable, Callable
-from typing import Any, TypeVar
+from collections.abc import AsyncIterator, Awaitable
+from typing import TYPE_CHECKING, Any, TypeVar
 
-from playwright.async_api import CDPSession, Page
+from playwright.async_api import BrowserContext, Page
+
+if TYPE_CHECKING:
+    from pagelens.browser.frames import FrameSessions
+    from pagelens.browser.tabs import TabActivity
 
 T = TypeVar("T")
 
@@ -42,24 +46,18 @@ async def within(awaitable: Awaitable[T], timeout: float) -> tuple[bool, T | Non
 
 
 class ScriptWatchdog:
-    """Watches the active tab (``active_page()``) while a call runs (:meth:`watch`); reaches it
-    through its own CDP session (``session_of``, opened as the tab is adopted); leaves alone a
-    tab whose document is still on its way (``navigating``); closes a held tab only when another
-    is open (``tab_count``)."""
+    """Watches the active tab while a call runs (:meth:`watch`). It reads what the environment
+    keeps and sets — the active tab (``page``), its context (``context``: a held tab is closed
+    only when another is open), each tab's CDP sessions (opened as the tab is adopted) and what
+    it is doing (a tab whose document is still on its way is left alone) — and calls nothing of
+    the environment's."""
 
-    def __init__(
-        self,
-        limit_s: float,
-        active_page: Callable[[], Page | None],
-        session_of: Callable[[Page], Awaitable[CDPSession]],
-        navigating: Callable[[Page], bool],
-        tab_count: Callable[[], int],
-    ) -> None:
+    def __init__(self, limit_s: float, sessions: dict[Page, FrameSessions], activity: dict[Page, TabActivity]) -> None:
         self.limit_s = limit_s
-        self._active_page = active_page
-        self._session_of = session_of
-        self._navigating = navigating
-        self._tab_count = tab_count
+        self.page: Page | None = None
+        self.context: BrowserContext | None = None
+        self._sessions = sessions
+        self._activity = activity
         self._notes: list[str] = []
         self._depth = 0  # how many calls the watch is under (the outermost runs it)
 
@@ -68,13 +66,10 @@ class ScriptWatchdog:
         notes, self._notes = self._notes, []
         return notes
 
-    def forget(self) -> None:
-        self._notes = []
-
     @contextlib.asynccontextmanager
     async def watch(self) -> AsyncIterator[None]:
         """While the body runs, a script holding the active tab past the limit is stopped."""
-        if self._depth or self.limit_s <= 0 or self._active_page() is None:
+        if self._depth or self.limit_s <= 0 or self.page is None:
             yield
             return
         self._depth += 1
@@ -90,12 +85,13 @@ class ScriptWatchdog:
         pause = min(1.0, limit)
         while True:
             await asyncio.sleep(pause)
-            page = self._active_page()  # the active tab: an action may have opened another
-            if page is None or page.is_closed():
+            page = self.page  # the active tab: an action may have opened another
+            sessions = self._sessions.get(page) if page is not None else None
+            if page is None or sessions is None or page.is_closed():
                 continue
             # Each wait below gives up without waiting for the call's own end: a Playwright call
             # to a held tab may not even end when cancelled.
-            opened, session = await within(self._session_of(page), limit)
+            opened, session = await within(sessions.main(), limit)
             if not opened:
                 # A tab a script held before pagelens could attach to it (a tab opened by the
                 # page, looping as it loads): nothing can stop that script, nothing can be read
@@ -110,7 +106,8 @@ class ScriptWatchdog:
                 if await done_within(probe, limit):
                     pause = max(0.1, 1.0 - (time.monotonic() - t0))
                     continue
-                if self._navigating(page):
+                activity = self._activity.get(page)
+                if activity is not None and activity.navigations:
                     continue  # a document still on its way (a slow server), no script of the page
                 # Chromium runs this one at once, between two instructions of the script; its
                 # own answer may not come, the probe's then does.
@@ -129,7 +126,7 @@ class ScriptWatchdog:
 
     async def _close_held_tab(self, page: Page, limit: float) -> None:
         url = page.url
-        if self._tab_count() < 2:
+        if self.context is None or len(self.context.pages) < 2:
             # The last tab is left (the run would have none): its calls end at their timeouts.
             note = f"a script holds the tab and pagelens cannot reach it to stop it ({url})"
             if note not in self._notes:
