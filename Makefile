@@ -63,11 +63,12 @@ demo: setup
 test: setup lint test-rust test-python
 	@# The checks after the suites, side by side: the wheel's smoke and pins (mostly pip and disk)
 	@# beside the fuzz targets' build and runs (nightly cargo); each one's output kept together.
-	$(MAKE) --no-print-directory -j2 --output-sync=target pins fuzz-check
+	$(MAKE) --no-print-directory -j2 --output-sync=target pins fuzz-check SETUP_DONE=1
 
 # The base install as users get it: the wheel in a fresh venv with no extras (.ci/smoke.py).
 SMOKE := target/smoke-venv
-smoke: setup
+# (after `make test`'s own setup, SETUP_DONE=1: not again)
+smoke: $(if $(SETUP_DONE),,setup)
 	rm -rf $(SMOKE) target/smoke-wheels
 	$(FAST) $(PIP) wheel --quiet --no-deps --wheel-dir target/smoke-wheels .
 	$(PYTHON) -m venv $(SMOKE)
