@@ -43,7 +43,7 @@ from pagelens.browser.pool import BrowserPool, SharedBrowser
 from pagelens.browser.records import HtmlObservation, PageObservation, StepResult, Tab
 from pagelens.browser.resolve import ElementResolver, ids_read_alike, release
 from pagelens.browser.scripts import ScriptWatchdog
-from pagelens.browser.tabs import TabActivity
+from pagelens.browser.tabs import ActiveTab, TabActivity
 from pagelens.errors import ArgumentTypeError, PagelensError
 
 # Resolves after the next rendering update (or 100 ms, for a tab that does not render).
@@ -106,8 +106,8 @@ class AsyncBrowserEnv:
         self._shared: SharedBrowser | None = None
         self._browser: Browser | None = None
         self.pool_wait_s = 0.0  # how long its starts waited for a browser, in all
-        self._context: BrowserContext | None = None
-        self._page: Page | None = None
+        # The context it holds now and its active tab (``_context``, ``_page``).
+        self._active = ActiveTab()
         self._sessions: dict[Page, FrameSessions] = {}
         # pagelens' own capture (its isolated world and hook), and the last observation's ids.
         self._capture = InPageCapture()
@@ -129,7 +129,7 @@ class AsyncBrowserEnv:
         self._page_announced = asyncio.Event()
         # Page scripts that hold the active tab past the limit are stopped while a call runs
         # (see scripts.py), and the next observation says so.
-        self._scripts = ScriptWatchdog(config.script_timeout_s, self._sessions, self._activity)
+        self._scripts = ScriptWatchdog(config.script_timeout_s, self._active, self._sessions, self._activity)
         # Per tab: the document, address and tree of its last observation (new-element marks,
         # and ids kept by a document that replaced that one as it was).
         self._observed: dict[Page, tuple[float | None, str, AXTree]] = {}
@@ -141,6 +141,22 @@ class AsyncBrowserEnv:
         self.page_watchers: list[Callable[[Page], None]] = []
         self.start_url: str | None = None
         self._executor = Executor(self, self._resolver, config)
+
+    @property
+    def _context(self) -> BrowserContext | None:
+        return self._active.context
+
+    @_context.setter
+    def _context(self, context: BrowserContext | None) -> None:
+        self._active.context = context
+
+    @property
+    def _page(self) -> Page | None:
+        return self._active.page
+
+    @_page.setter
+    def _page(self, page: Page | None) -> None:
+        self._active.page = page
 
     # -- lifecycle ------------------------------------------------------------------------
 
@@ -173,14 +189,12 @@ class AsyncBrowserEnv:
         if self._context is not None:
             await quietly(self._context.close())
             self._context = None
-            self._scripts.context = self._context
         if shared is not None:
             shared.guard.remove(self._policy)
             self._pool.release(shared)
         self._browser = self._browser_cdp = None
         self._context_id = None
         self._page = None
-        self._scripts.page = self._page
         self._sessions.clear()
 
     async def close(self) -> None:
@@ -196,7 +210,6 @@ class AsyncBrowserEnv:
         if self._context is not None:
             await quietly(self._context.close())
             self._context = None
-            self._scripts.context = self._context
         guard.remove(self._policy)
         self._context_id = None
         self._sessions.clear()
@@ -229,7 +242,6 @@ class AsyncBrowserEnv:
             storage_state=self.config.storage_state,  # type: ignore[arg-type]  # a dict is a StorageState
             **har,
         )
-        self._scripts.context = self._context
         self._context.set_default_timeout(self.config.action_timeout_ms)
         self._context.set_default_navigation_timeout(self.config.navigation_timeout_ms)
         self._context.on("page", self._adopt_page)
@@ -238,7 +250,6 @@ class AsyncBrowserEnv:
         await self._context.add_init_script(self._capture.hook_script())
         page = await self._context.new_page()
         self._page = page
-        self._scripts.page = self._page
         session = await self._context.new_cdp_session(page)
         try:
             self._context_id = (await session.send("Target.getTargetInfo"))["targetInfo"]["browserContextId"]
@@ -283,7 +294,7 @@ class AsyncBrowserEnv:
         for watch in self.page_watchers:  # before the page loads anything: its first messages too
             watch(page)
         page.on("dialog", self._on_dialog)
-        self._activity[page] = TabActivity(page)
+        self._activity_of(page)
         if self.config.script_timeout_s > 0:
             # The session that can stop a script of the tab, opened before the tab runs one if
             # it can be (see scripts.py).
@@ -294,7 +305,6 @@ class AsyncBrowserEnv:
 
         page.on("close", closed)
         self._page = page
-        self._scripts.page = self._page
 
     async def _on_dialog(self, dialog: Dialog) -> None:
         # beforeunload is accepted so that the navigation the agent asked for goes ahead.
@@ -368,6 +378,13 @@ class AsyncBrowserEnv:
         if page not in self._sessions:
             self._sessions[page] = FrameSessions(page)
         return self._sessions[page]
+
+    def _activity_of(self, page: Page) -> TabActivity:
+        """The tab's activity, kept from its events from the first time it is asked for (as the
+        tab is adopted)."""
+        if page not in self._activity:
+            self._activity[page] = TabActivity(page)
+        return self._activity[page]
 
     async def _unless_crashed(self, page: Page, awaitable: Awaitable[T]) -> T:
         """``awaitable``'s result, or :class:`PageCrashed` as soon as the tab's renderer dies
@@ -810,7 +827,7 @@ class AsyncBrowserEnv:
         # then for that document's load — and, for Chromium's tree, its next rendering update;
         # pagelens' capture reads the DOM itself and waits for no frame (~16 ms of every
         # action). If another document commits meanwhile, wait for that one too.
-        activity = self._activity.get(page) or TabActivity(page)
+        activity = self._activity_of(page)
         pending = activity.navigations
         for _ in range(5):
             if pending and not page.is_closed():  # a closed page has none (see _adopt_page)
@@ -876,4 +893,3 @@ class AsyncBrowserEnv:
 
     def set_active_page(self, page: Page) -> None:
         self._page = page
-        self._scripts.page = self._page

@@ -13,11 +13,11 @@ import time
 from collections.abc import AsyncIterator, Awaitable
 from typing import TYPE_CHECKING, Any, TypeVar
 
-from playwright.async_api import BrowserContext, Page
+from playwright.async_api import Page
 
 if TYPE_CHECKING:
     from pagelens.browser.frames import FrameSessions
-    from pagelens.browser.tabs import TabActivity
+    from pagelens.browser.tabs import ActiveTab, TabActivity
 
 T = TypeVar("T")
 
@@ -47,15 +47,19 @@ async def within(awaitable: Awaitable[T], timeout: float) -> tuple[bool, T | Non
 
 class ScriptWatchdog:
     """Watches the active tab while a call runs (:meth:`watch`). It reads what the environment
-    keeps and sets — the active tab (``page``), its context (``context``: a held tab is closed
-    only when another is open), each tab's CDP sessions (opened as the tab is adopted) and what
-    it is doing (a tab whose document is still on its way is left alone) — and calls nothing of
-    the environment's."""
+    keeps — the active tab and its context (``active``: a held tab is closed only when another
+    is open), each tab's CDP sessions (opened as the tab is adopted) and what it is doing (a tab
+    whose document is still on its way is left alone) — and calls nothing of the environment's."""
 
-    def __init__(self, limit_s: float, sessions: dict[Page, FrameSessions], activity: dict[Page, TabActivity]) -> None:
+    def __init__(
+        self,
+        limit_s: float,
+        active: ActiveTab,
+        sessions: dict[Page, FrameSessions],
+        activity: dict[Page, TabActivity],
+    ) -> None:
         self.limit_s = limit_s
-        self.page: Page | None = None
-        self.context: BrowserContext | None = None
+        self._active = active
         self._sessions = sessions
         self._activity = activity
         self._notes: list[str] = []
@@ -69,7 +73,7 @@ class ScriptWatchdog:
     @contextlib.asynccontextmanager
     async def watch(self) -> AsyncIterator[None]:
         """While the body runs, a script holding the active tab past the limit is stopped."""
-        if self._depth or self.limit_s <= 0 or self.page is None:
+        if self._depth or self.limit_s <= 0 or self._active.page is None:
             yield
             return
         self._depth += 1
@@ -85,7 +89,7 @@ class ScriptWatchdog:
         pause = min(1.0, limit)
         while True:
             await asyncio.sleep(pause)
-            page = self.page  # the active tab: an action may have opened another
+            page = self._active.page  # the active tab: an action may have opened another
             sessions = self._sessions.get(page) if page is not None else None
             if page is None or sessions is None or page.is_closed():
                 continue
@@ -126,7 +130,8 @@ class ScriptWatchdog:
 
     async def _close_held_tab(self, page: Page, limit: float) -> None:
         url = page.url
-        if self.context is None or len(self.context.pages) < 2:
+        context = self._active.context
+        if context is None or len(context.pages) < 2:
             # The last tab is left (the run would have none): its calls end at their timeouts.
             note = f"a script holds the tab and pagelens cannot reach it to stop it ({url})"
             if note not in self._notes:

@@ -1,13 +1,24 @@
 """What each tab of a context is doing, as its own events say, kept from the moment the tab is
 adopted: main-frame navigations asked and not yet answered, documents committed, requests in
-flight, and whether its renderer crashed. Waits (the settle after an action, a call raced
-against a crash) read it; nothing here acts on the tab."""
+flight, and whether its renderer crashed; and which tab is the active one. Waits (the settle
+after an action, a call raced against a crash, the script watchdog) read it; nothing here acts
+on the tab."""
 
 from __future__ import annotations
 
 import asyncio
+from dataclasses import dataclass
 
-from playwright.async_api import Frame, Page, Request
+from playwright.async_api import BrowserContext, Frame, Page, Request
+
+
+@dataclass
+class ActiveTab:
+    """The context an environment holds now and its active tab: the environment sets them as
+    they change (its own ``_context`` and ``_page`` are these), a watch reads them."""
+
+    context: BrowserContext | None = None
+    page: Page | None = None
 
 
 class Navigations:
