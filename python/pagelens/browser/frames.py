@@ -181,8 +181,9 @@ async def clickable_elements(
 ) -> dict[str, dict[int, str | None]]:
     """Elements that respond to clicks in every document of the record's session, by frame id:
     one ``DOMSnapshot.captureSnapshot`` (its ``isClickable`` counts listeners added by script)."""
-    params = _SNAPSHOT_PARAMS
-    snapshot = await raw_call(record.session, record.target, "DOMSnapshot.captureSnapshot", params, timeout, devtools)
+    snapshot = await raw_call(
+        record.session, record.target, "DOMSnapshot.captureSnapshot", _SNAPSHOT_PARAMS, timeout, devtools
+    )
     by_frame: dict[str, dict[int, str | None]] = {}
     for frame_id, clickable in await asyncio.to_thread(snapshot_clickables, snapshot):
         if frame_id is not None:
@@ -260,13 +261,19 @@ async def list_frames(
         records[main_root] = FrameRecord(main_root, main, None, None, None, url, target=main_target)
         return main_root, records, {}
     oopif = await sessions.out_of_process()
+    # Each out-of-process frame's target and frame tree, all asked at once.
+    asked = await asyncio.gather(
+        *(sessions.target_id(s, timeout) for s in oopif),
+        *(cdp(s, "Page.getFrameTree", timeout=timeout) for s in oopif),
+        return_exceptions=True,
+    )
+    ids, trees = asked[: len(oopif)], asked[len(oopif) :]
     targets: dict[CDPSession, str | None] = {main: main_target}
-    for session in oopif:
-        try:
-            targets[session] = await sessions.target_id(session, timeout)
-        except (PlaywrightError, asyncio.TimeoutError):  # its frame went away: reached through Playwright
-            targets[session] = None
-    trees = await asyncio.gather(*(cdp(s, "Page.getFrameTree", timeout=timeout) for s in oopif), return_exceptions=True)
+    for session, target in zip(oopif, ids, strict=True):
+        if isinstance(target, BaseException) and not isinstance(target, (PlaywrightError, asyncio.TimeoutError)):
+            raise target
+        # A frame gone meanwhile has no target: its calls go through Playwright (and fail there).
+        targets[session] = target if isinstance(target, str) else None
     roots: dict[str, CDPSession] = {}
     for session, tree in zip(oopif, trees, strict=True):
         if not isinstance(tree, BaseException):
