@@ -8,8 +8,9 @@ module of it (``tools``, which a shell command reads) does not load Playwright.
 
 from __future__ import annotations
 
-import importlib
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
+
+from pagelens._lazy import lazy_names
 
 # Where each public name lives.
 _HOMES = {
@@ -35,13 +36,7 @@ if TYPE_CHECKING:
     from pagelens.browser.sync import BrowserEnv
 
 
-def __getattr__(name: str) -> Any:
-    home = _HOMES.get(name)
-    if home is None:
-        raise AttributeError(f"module 'pagelens.browser' has no attribute {name!r}")
-    value = getattr(importlib.import_module(home), name)
-    globals()[name] = value
-    return value
+__getattr__ = lazy_names(__name__, _HOMES, globals())
 
 
 __all__ = [

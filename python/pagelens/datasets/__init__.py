@@ -13,8 +13,9 @@ so that ``import pagelens.datasets`` does not start an engine's imports (Ray's a
 
 from __future__ import annotations
 
-import importlib
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
+
+from pagelens._lazy import lazy_names
 
 # Where each public name lives.
 _HOMES = {
@@ -53,13 +54,7 @@ if TYPE_CHECKING:
     from pagelens.stepformat.lines import ParsedStep, parse_step, prompt_text, step_lines
 
 
-def __getattr__(name: str) -> Any:
-    home = _HOMES.get(name)
-    if home is None:
-        raise AttributeError(f"module 'pagelens.datasets' has no attribute {name!r}")
-    value = getattr(importlib.import_module(home), name)
-    globals()[name] = value
-    return value
+__getattr__ = lazy_names(__name__, _HOMES, globals())
 
 
 __all__ = [
