@@ -134,15 +134,15 @@ def add_mode(root: Path, name: str) -> list[Path]:
     _create(render / f"{name}.rs", _MODE_RENDERER.format(name=name))
     _edit(mod, "pub mod webarena;\n", f"pub mod webarena;\npub mod {name};\n")
     text = mod.read_text()
-    count = int(re.search(r"pub const ALL: \[Mode; (\d+)\]", text).group(1))  # type: ignore[union-attr]
-    all_line = re.search(r"pub const ALL: \[Mode; \d+\] = \[(.*)\];", text)
+    all_line = re.search(r"pub const ALL: \[Mode; (\d+)\] = \[(.*)\];", text)
     names_line = re.search(r"pub const NAMES: \[&'static str; \d+\] = \[(.*)\];", text)
     if all_line is None or names_line is None:
         raise RecipeError(f"{mod}: no `Mode::ALL` / `Mode::NAMES` of the expected shape")
+    count = int(all_line.group(1))
     _edit(
         mod,
         all_line.group(0),
-        f"pub const ALL: [Mode; {count + 1}] = [{all_line.group(1)}, Mode::{camel}];",
+        f"pub const ALL: [Mode; {count + 1}] = [{all_line.group(2)}, Mode::{camel}];",
     )
     _edit(
         mod,
