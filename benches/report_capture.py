@@ -131,6 +131,9 @@ async def fidelity(env: AsyncBrowserEnv, page: str, log: list[str]) -> dict[str,
             with_id += mine_id in shown
     whole = normalize(unescaped(obs.text))
     total = max(1, len(actionable))
+    missing = sorted(t for t in texts if t not in whole)
+    if missing:  # why a page falls short, on stderr with its row
+        log.append(f"{page}: {len(missing)} of {len(texts)} texts missing, e.g. {[t[:50] for t in missing[:6]]}")
     return {
         "actionable": len(actionable),
         "found": found / total,

@@ -27,6 +27,20 @@ FACTS: dict[str, tuple[str, str, dict] | None] = {
     "footer-in-article": ("sectionfooter", "", {}),
     "aside-in-main": ("complementary", "", {}),
     "footer-top": ("contentinfo", "", {}),
+    # Scoped by an ancestor in the flat tree (across a shadow root, through a slot) that is a
+    # sectioning element under its own role or has a sectioning role; role=region does not scope.
+    "header-in-role-region": ("banner", "", {}),
+    "header-in-section-generic": ("banner", "", {}),
+    "aside-in-section-generic": ("complementary", "", {}),
+    "header-in-shadow-article": ("sectionheader", "", {}),
+    "header-slotted-into-article": ("sectionheader", "", {}),
+    # A thead/tbody/tfoot is a row group when something makes it one (focus, a global aria-*,
+    # a click listener); menu and dir are lists.
+    "thead-focusable": ("rowgroup", "", {}),
+    "tbody-labelled": ("rowgroup", "Prices", {}),
+    "tfoot-listened": ("rowgroup", "", {}),
+    "dir": ("list", "", {}),
+    "li-in-dir": ("listitem", "", {}),
     "labelledby-two": ("button", "Hello World", {}),
     "labelledby-self": ("button", "Delete file.txt", {}),  # accname: a node naming itself lends aria-label
     "labelledby-hidden": ("button", "Secret name", {}),  # hidden but referenced
@@ -151,7 +165,9 @@ FACTS: dict[str, tuple[str, str, dict] | None] = {
     "internals-attribute-wins": ("link", "Attribute says link", {}),
 }
 
-_CASE_IDS = """Array.from(document.querySelectorAll('[data-case]'), el => [el.dataset.case, __pagelens.idOf(el)])"""
+_CASE_IDS = """Array.from(document.querySelectorAll('[data-case]'), el => [el.dataset.case, __pagelens.idOf(el)]).concat(
+  Array.from(document.querySelectorAll('[data-shadow-cases]'), host => Array.from(
+    host.shadowRoot.querySelectorAll('[data-case]'), el => [el.dataset.case, __pagelens.idOf(el)])).flat())"""
 
 
 def in_capture_world(env: BrowserEnv, expression: str):
@@ -175,12 +191,17 @@ def chromium_reading(env: BrowserEnv, case: str) -> tuple[str, str] | None:
 
     async def go(aenv):
         session = await aenv.sessions_for(aenv.page).main()
-        doc = await cdp(session, "DOM.getDocument", {"depth": 0})
-        found = await cdp(
-            session, "DOM.querySelector", {"nodeId": doc["root"]["nodeId"], "selector": f'[data-case="{case}"]'}
-        )
+        # The whole DOM, open shadow trees included, then the case's element by its attribute.
+        doc = await cdp(session, "DOM.getDocument", {"depth": -1, "pierce": True})
+        stack, backend = [doc["root"]], None
+        while stack and backend is None:
+            node = stack.pop()
+            attributes = node.get("attributes", [])
+            if dict(zip(attributes[::2], attributes[1::2], strict=True)).get("data-case") == case:
+                backend = node["backendNodeId"]
+            stack.extend(node.get("children", []) + node.get("shadowRoots", []))
         nodes = (
-            await cdp(session, "Accessibility.getPartialAXTree", {"nodeId": found["nodeId"], "fetchRelatives": False})
+            await cdp(session, "Accessibility.getPartialAXTree", {"backendNodeId": backend, "fetchRelatives": False})
         )["nodes"]
         node = nodes[0] if nodes else None
         if node is None or node.get("ignored"):

@@ -170,8 +170,11 @@
     return text.replace(/(^|[^\p{L}\p{N}'’])(\p{L})/gu, (m, a, b) => a + b.toUpperCase());
   }
   const SECTIONING = new Set(["article", "aside", "main", "nav", "section"]);
+  const LIST_TAGS = new Set(["ul", "ol", "menu", "dir"]);
   const ASIDE_SCOPES = new Set(["article", "aside", "nav", "section"]);
-  const ROLE_SCOPE = { article: "article", complementary: "aside", main: "main", navigation: "nav", region: "section" };
+  // The roles that scope as those elements do. Not `region`: only a <section> scopes (named or
+  // not), a div given role=region does not (Chromium's reading).
+  const ROLE_SCOPE = { article: "article", complementary: "aside", main: "main", navigation: "nav" };
   // Roles whose name comes from their contents (accname 1.2, WAI-ARIA's "name from: contents").
   const FROM_CONTENTS = new Set([
     "button", "cell", "checkbox", "columnheader", "gridcell", "heading", "link", "menuitem",
@@ -244,15 +247,27 @@
     return v !== null && v !== undefined && v.trim() !== "";
   }
 
-  // Whether an element is scoped to sectioning content (HTML-AAM's header, footer, aside).
+  // Whether an element is scoped to sectioning content (HTML-AAM's header, footer, aside): an
+  // ancestor in the flat tree (across shadow roots, through the slot a node is assigned to) that
+  // is a sectioning element under its own role, or any element given a sectioning role. A
+  // sectioning element given another role (`<section role="generic">`) scopes nothing.
   function inSectioning(el, scopes) {
     scopes = scopes || SECTIONING;
-    for (let p = el.parentElement; p; p = p.parentElement) {
-      if (scopes.has(p.localName)) return true;
-      const r = p.getAttribute("role");
-      if (r && scopes.has(ROLE_SCOPE[r.trim().split(/\s+/)[0]])) return true;
+    for (let p = flatParentElement(el); p; p = flatParentElement(p)) {
+      const explicit = explicitRole(p);
+      if (explicit !== null && (explicit !== "none" || !(focusable(p) || hasGlobalAria(p)))) {
+        if (scopes.has(ROLE_SCOPE[explicit])) return true;
+      } else if (scopes.has(p.localName)) return true;
     }
     return false;
+  }
+
+  // An element's parent in the flat tree: the slot it is assigned to, its parent element, or
+  // the host of the shadow root it is at the top of.
+  function flatParentElement(el) {
+    if (el.assignedSlot) return el.assignedSlot;
+    const p = el.parentNode;
+    return p === null ? null : p.nodeType === 1 ? p : p.host || null;
   }
 
   // Any aria-* attribute makes an element a node of its own (a live region, a labelled group).
@@ -368,12 +383,12 @@
       case "h1": case "h2": case "h3": case "h4": case "h5": case "h6": return "heading";
       case "p": return "paragraph";
       case "blockquote": return "blockquote";
-      case "ul": case "ol": case "menu": return "list";
+      case "ul": case "ol": case "menu": case "dir": return "list";
       case "li": {
         // A list item only in a list: a ul given another role (a menu, a tab list) makes its
         // items plain containers.
         const p = el.parentElement;
-        if (!p || !(p.localName === "ul" || p.localName === "ol" || p.localName === "menu")) return "generic";
+        if (!p || !LIST_TAGS.has(p.localName)) return "generic";
         const pr = explicitRole(p);
         return pr === null || pr === "list" ? "listitem" : "generic";
       }
@@ -382,6 +397,11 @@
       case "dd": return "definition";
       case "table": return "table";
       case "caption": return "caption";
+      // A row group of its own only when something makes it one (Chromium leaves a plain one
+      // out: its rows are the table's): it takes focus, carries a global aria-* or is clicked.
+      case "thead": case "tbody": case "tfoot":
+        if (!focusable(el) && !hasGlobalAria(el) && !clickable.has(el) && !el.hasAttribute("onclick")) return undefined;
+        return inLayoutTable(el) ? "generic" : "rowgroup";
       // A table made presentational passes that on to its rows and cells (WAI-ARIA: required
       // owned elements); they stay boxes that part their text.
       case "tr": return inLayoutTable(el) ? "generic" : "row";
