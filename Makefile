@@ -21,7 +21,7 @@ FAST := MATURIN_PEP517_ARGS="--profile fast"
 # BrowserGym and AgentLab, pinned, without their dependencies (see the file).
 BROWSERGYM := -r requirements/agentlab.txt
 
-.PHONY: setup demo test test-rust test-python lint smoke pins fuzz-check bench fuzz fuzz-capture
+.PHONY: setup demo test test-rust test-python lint smoke pins fuzz-check bench fuzz fuzz-build fuzz-capture
 
 .venv/bin/python:
 	@python3 -c 'import ensurepip' 2>/dev/null || { \
@@ -61,16 +61,18 @@ demo: setup
 	$(PYTHON) -m pagelens observe | head -40
 
 test: setup lint test-rust
-	@# The Python suite, and beside it at the lowest CPU priority the checks that need nothing from
-	@# it: the wheel's smoke and pins (mostly pip and disk) and the fuzz targets' build and runs
-	@# (nightly cargo). The suite's browsers leave CPU idle while they wait; the checks take that,
-	@# not the suite's share. Their output follows the suite's; either failing fails `make test`.
-	@mkdir -p target; nice -n 19 $(MAKE) --no-print-directory -j2 --output-sync=target pins fuzz-check SETUP_DONE=1 \
-	  > target/checks.log 2>&1 & checks=$$!; \
+	@# The Python suite, and beside it at the lowest CPU priority what needs nothing from it: the
+	@# wheel's smoke and pins (mostly pip and disk) and the fuzz targets' build (nightly cargo).
+	@# The suite's browsers leave CPU idle while they wait; those take that, not the suite's
+	@# share. Their output follows the suite's; then the fuzz targets run (at full priority: a
+	@# run starved of CPU is a libFuzzer timeout). Any of them failing fails `make test`.
+	@mkdir -p target; nice -n 19 $(MAKE) --no-print-directory -j2 --output-sync=target pins fuzz-build \
+	  SETUP_DONE=1 FUZZ_BUILD=$(FUZZ_CHECK_BUILD) > target/checks.log 2>&1 & checks=$$!; \
 	$(MAKE) --no-print-directory test-python; suite=$$?; \
 	wait $$checks; beside=$$?; cat target/checks.log; \
 	test $$suite = 0 || { echo "make test: the Python suite failed"; exit 1; }; \
-	test $$beside = 0 || { echo "make test: smoke, pins or fuzz-check failed (above)"; exit 1; }
+	test $$beside = 0 || { echo "make test: smoke, pins or the fuzz targets' build failed (above)"; exit 1; }
+	$(MAKE) --no-print-directory fuzz-check
 
 # The base install as users get it: the wheel in a fresh venv with no extras (.ci/smoke.py).
 SMOKE := target/smoke-venv
@@ -98,9 +100,9 @@ pins: smoke
 # two at a time), unoptimised (the build is 2.5 min here, not 7.5: the check is that they
 # build and run; overflow checks and debug assertions are on); `make fuzz` runs the campaigns.
 FUZZ_CHECK_SECONDS ?= 10
+FUZZ_CHECK_BUILD := --dev
 fuzz-check:
-	@command -v cargo-fuzz >/dev/null 2>&1 || cargo install --quiet --locked cargo-fuzz
-	$(MAKE) --no-print-directory fuzz FUZZ_SECONDS=$(FUZZ_CHECK_SECONDS) FUZZ_BUILD=--dev
+	$(MAKE) --no-print-directory fuzz FUZZ_SECONDS=$(FUZZ_CHECK_SECONDS) FUZZ_BUILD=$(FUZZ_CHECK_BUILD)
 
 test-rust:
 	cargo test --profile fast -p pagelens-core
@@ -151,8 +153,11 @@ fuzz-capture: setup
 FUZZ_SECONDS ?= 1800
 FUZZ_TARGETS := axtree axtree_clickable capture_rows live_dom dom tokenizer chunk json line_diff
 FUZZ_BUILD ?= -O
-fuzz:
+fuzz-build:
+	@command -v cargo-fuzz >/dev/null 2>&1 || cargo install --quiet --locked cargo-fuzz
 	cd rust && cargo +nightly fuzz build $(FUZZ_BUILD) --fuzz-dir fuzz
+
+fuzz: fuzz-build
 	for t in $(FUZZ_TARGETS); do mkdir -p target/fuzz-corpus/$$t; done
 	printf '%s\n' $(FUZZ_TARGETS) | xargs -P 2 -I{} sh -c 'cd rust && cargo +nightly fuzz run $(FUZZ_BUILD) --fuzz-dir fuzz {} \
 	  ../target/fuzz-corpus/{} fuzz/seeds/$$( case {} in axtree*|capture_rows) echo axtree;; json) echo json;; *) echo html;; esac ) -- -max_total_time=$(FUZZ_SECONDS) -max_len=65536 -timeout=30 \

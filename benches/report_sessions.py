@@ -7,7 +7,8 @@ model's time). Measured per session count (8, 32, 64 by default, each on a fresh
 errors; the first call's latency (p50/p95: it makes the session's context); later calls' (p50/p95);
 the server's memory (PSS of the server and every process below it: driver, browsers, renderers)
 idle (ready, no session), with every session on its page, and after the sessions ended (given
-back); the time calls waited for a browser from the pool (the server's --timings).
+back); the time calls waited for a browser from the pool (the server's --timings); the CPU time
+each kind of process spent per session (where a session's cost goes).
 
     python benches/report_sessions.py [--sessions 8,32,64] > /tmp/sessions.md
 
@@ -76,6 +77,39 @@ def renderers(pid: int) -> int:
     return count
 
 
+def _kind(cmdline: bytes) -> str:
+    """What a process below the server is: the server, Playwright's driver, a Chromium by role."""
+    if b"--type=" in cmdline:
+        return "chromium " + cmdline.split(b"--type=", 1)[1].split(b"\0", 1)[0].decode()
+    if b"chrom" in cmdline.split(b"\0", 1)[0]:
+        return "chromium browser"
+    if b"node" in cmdline.split(b"\0", 1)[0] or b"playwright" in cmdline.split(b"\0", 1)[0]:
+        return "driver (node)"
+    return "server (python)"
+
+
+def cpu_seconds(pid: int) -> dict[int, tuple[str, float]]:
+    """The CPU time (user + system) of ``pid`` and every process below it, with each one's kind."""
+    tick = os.sysconf("SC_CLK_TCK")
+    out = {}
+    for p in tree(pid):
+        try:
+            fields = Path(f"/proc/{p}/stat").read_text().rsplit(")", 1)[1].split()
+            out[p] = (_kind(Path(f"/proc/{p}/cmdline").read_bytes()), (int(fields[11]) + int(fields[12])) / tick)
+        except (OSError, IndexError, ValueError):
+            continue
+    return out
+
+
+def cpu_spent(before: dict[int, tuple[str, float]], after: dict[int, tuple[str, float]]) -> dict[str, float]:
+    """CPU seconds spent between two readings, by kind of process (processes gone by the
+    second reading are not counted: the sessions are all held open when it is taken)."""
+    spent: dict[str, float] = {}
+    for p, (kind, seconds) in after.items():
+        spent[kind] = spent.get(kind, 0.0) + seconds - before.get(p, (kind, 0.0))[1]
+    return spent
+
+
 def pct(values: list[float], q: float) -> float:
     if not values:
         return float("nan")
@@ -125,10 +159,13 @@ async def run(count: int, site: SiteServer, timings: Path, pid: int, url: str) -
     while sum(1 for o in outs if "latencies" in o) < 0:  # (sessions initialise as they connect)
         await asyncio.sleep(0)
     await asyncio.sleep(1.0)  # every client initialised (they connect at once)
+    cpu_before, own_before = cpu_seconds(pid), time.process_time()
     started.set()
     while not all("done" in o or o.get("errors") for o in outs) and not any(t.done() for t in tasks):
         await asyncio.sleep(0.2)
     loaded = pss_mb(pid)
+    cpu = cpu_spent(cpu_before, cpu_seconds(pid))
+    cpu["the bench's clients"] = time.process_time() - own_before
     hold.set()
     results = await asyncio.gather(*tasks, return_exceptions=True)
     failures = [r for r in results if isinstance(r, BaseException)]
@@ -142,6 +179,7 @@ async def run(count: int, site: SiteServer, timings: Path, pid: int, url: str) -
         "later_p50": pct(later, 0.5),
         "later_p95": pct(later, 0.95),
         "loaded": loaded,
+        "cpu": cpu,
         "pool_wait_max": max((t["pool_s"] for t in lines), default=0.0),
         "pool_wait_mean": statistics.fmean([t["pool_s"] for t in lines if t["tool"] == "browser_navigate"] or [0]),
     }
@@ -248,6 +286,11 @@ def main() -> None:
             f"{r['later_p50']:.2f} / {r['later_p95']:.2f} s | {r['idle']:.0f} → {r['loaded']:.0f} → {r['after']:.0f} | "
             f"{r['per_session']:.0f} MB | {r['pool_wait_mean']:.2f} / {r['pool_wait_max']:.2f} s |"
         )
+    print("\nCPU seconds per session from the first call to the last, by process (all cores):\n")
+    kinds = sorted({k for _, r in rows for k in r["cpu"]})
+    print("| sessions | " + " | ".join(kinds) + " |\n|---:|" + "---:|" * len(kinds))
+    for count, r in rows:
+        print(f"| {count} | " + " | ".join(f"{r['cpu'].get(k, 0.0) / count:.2f}" for k in kinds) + " |")
 
 
 if __name__ == "__main__":

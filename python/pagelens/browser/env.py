@@ -250,16 +250,13 @@ class AsyncBrowserEnv:
         await self._context.add_init_script(self._capture.hook_script())
         page = await self._context.new_page()
         self._page = page
-        session = await self._context.new_cdp_session(page)
-        try:
-            self._context_id = (await session.send("Target.getTargetInfo"))["targetInfo"]["browserContextId"]
-            self._policy.context_id = self._context_id
-        finally:
-            await quietly(session.detach())
-        if self.config.script_timeout_s > 0:
-            # The session that can stop a page's script is opened before the page has any: one
-            # attached while a script holds the tab is itself held (even its stop waits).
-            await self.sessions_for(page).main()
+        # The page's own session, opened before the page has any script (one attached while a
+        # script holds the tab is itself held, even the stop the script watchdog sends), tells
+        # the context's DevTools id with the page's target.
+        sessions = self.sessions_for(page)
+        await sessions.main_record(self.config.navigation_timeout_ms / 1e3)
+        self._context_id = sessions.context_id
+        self._policy.context_id = self._context_id
         async with self._scripts.watch():
             try:
                 await self._unless_crashed(page, goto(page, url, self.config.navigation_timeout_ms))

@@ -54,6 +54,8 @@ class FrameSessions:
         page.on("close", self._on_close)
         self._oopif: dict[Frame, CDPSession | None] = {}
         self._targets: dict[CDPSession, str] = {}
+        # The page's browser context, as DevTools names it (read with the main frame's target).
+        self.context_id: str | None = None
         page.on("framenavigated", self._forget)
         page.on("framedetached", self._forget)
 
@@ -69,8 +71,10 @@ class FrameSessions:
     async def target_id(self, session: CDPSession, timeout: float = 60.0) -> str:
         """The DevTools target behind a session (the page's, or an out-of-process frame's)."""
         if session not in self._targets:
-            info = await cdp(session, "Target.getTargetInfo", timeout=timeout)
-            self._targets[session] = info["targetInfo"]["targetId"]
+            info = (await cdp(session, "Target.getTargetInfo", timeout=timeout))["targetInfo"]
+            self._targets[session] = info["targetId"]
+            if session is self._main:
+                self.context_id = info.get("browserContextId")
         return self._targets[session]
 
     def open_main(self) -> asyncio.Future[CDPSession]:
