@@ -129,7 +129,7 @@ class AsyncBrowserEnv:
         self._page_announced = asyncio.Event()
         # Page scripts that hold the active tab past the limit are stopped while a call runs
         # (see scripts.py), and the next observation says so.
-        self._scripts = ScriptWatchdog(config.script_timeout_s, self._active, self._sessions, self._activity)
+        self._scripts = ScriptWatchdog(config, self._active, self._sessions, self._activity)
         # Per tab: the document, address and tree of its last observation (new-element marks,
         # and ids kept by a document that replaced that one as it was).
         self._observed: dict[Page, tuple[float | None, str, AXTree]] = {}

@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 from playwright.async_api import Page
 
 if TYPE_CHECKING:
+    from pagelens.browser.config import BrowserConfig
     from pagelens.browser.frames import FrameSessions
     from pagelens.browser.tabs import ActiveTab, TabActivity
 
@@ -47,18 +48,19 @@ async def within(awaitable: Awaitable[T], timeout: float) -> tuple[bool, T | Non
 
 class ScriptWatchdog:
     """Watches the active tab while a call runs (:meth:`watch`). It reads what the environment
-    keeps — the active tab and its context (``active``: a held tab is closed only when another
-    is open), each tab's CDP sessions (opened as the tab is adopted) and what it is doing (a tab
-    whose document is still on its way is left alone) — and calls nothing of the environment's."""
+    keeps — its configuration (the limit as it is when a watch starts), the active tab and its
+    context (``active``: a held tab is closed only when another is open), each tab's CDP sessions
+    (opened as the tab is adopted) and what it is doing (a tab whose document is still on its way
+    is left alone) — and calls nothing of the environment's."""
 
     def __init__(
         self,
-        limit_s: float,
+        config: BrowserConfig,
         active: ActiveTab,
         sessions: dict[Page, FrameSessions],
         activity: dict[Page, TabActivity],
     ) -> None:
-        self.limit_s = limit_s
+        self._config = config  # the environment's own: its limit is read at each watch
         self._active = active
         self._sessions = sessions
         self._activity = activity
@@ -73,11 +75,12 @@ class ScriptWatchdog:
     @contextlib.asynccontextmanager
     async def watch(self) -> AsyncIterator[None]:
         """While the body runs, a script holding the active tab past the limit is stopped."""
-        if self._depth or self.limit_s <= 0 or self._active.page is None:
+        limit = self._config.script_timeout_s
+        if self._depth or limit <= 0 or self._active.page is None:
             yield
             return
         self._depth += 1
-        watcher = asyncio.ensure_future(self._stop_held_scripts(self.limit_s))
+        watcher = asyncio.ensure_future(self._stop_held_scripts(limit))
         try:
             yield
         finally:
