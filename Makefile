@@ -21,7 +21,7 @@ FAST := MATURIN_PEP517_ARGS="--profile fast"
 # BrowserGym and AgentLab, pinned, without their dependencies (see the file).
 BROWSERGYM := -r requirements/agentlab.txt
 
-.PHONY: setup demo test test-rust test-python lint smoke pins fuzz-check bench fuzz fuzz-build fuzz-capture
+.PHONY: setup demo test test-rust test-python lint lint-python lint-rust smoke pins fuzz-check bench fuzz fuzz-build fuzz-capture
 
 .venv/bin/python:
 	@python3 -c 'import ensurepip' 2>/dev/null || { \
@@ -60,7 +60,9 @@ demo: setup
 	@echo
 	$(PYTHON) -m pagelens observe | head -40
 
-test: setup lint test-rust
+test: setup
+	@# The lints and the Rust suite, two at a time (mypy takes one core; cargo shares the other).
+	$(MAKE) --no-print-directory -j2 --output-sync=target lint-python lint-rust test-rust SETUP_DONE=1
 	@# The Python suite, and beside it at the lowest CPU priority what needs nothing from it: the
 	@# wheel's smoke and pins (mostly pip and disk) and the fuzz targets' build (nightly cargo).
 	@# The suite's browsers leave CPU idle while they wait; those take that, not the suite's
@@ -115,11 +117,16 @@ test-python:
 
 # Types (mypy --strict, the extension's stub checked against the built module), style (ruff check
 # and format, rustfmt), clippy (pedantic, see Cargo.toml) with warnings as errors, and cargo doc.
-lint: setup
+# Python's half (mostly one core: mypy) and Rust's (cargo) run side by side in `make test`.
+lint: lint-python lint-rust
+
+lint-python: $(if $(SETUP_DONE),,setup)
 	$(PYTHON) -m ruff check python tests benches .ci scripts
 	$(PYTHON) -m ruff format --check python tests benches .ci scripts
 	$(PYTHON) -m mypy
 	$(PYTHON) -m mypy.stubtest pagelens._core
+
+lint-rust:
 	cargo fmt --all --check
 	cargo clippy --profile fast --all-targets --quiet -- -D warnings
 	RUSTDOCFLAGS="-D warnings" cargo doc --profile fast --no-deps --quiet -p pagelens-core -p pagelens-python

@@ -386,11 +386,11 @@ class AsyncBrowserEnv:
     async def _unless_crashed(self, page: Page, awaitable: Awaitable[T]) -> T:
         """``awaitable``'s result, or :class:`PageCrashed` as soon as the tab's renderer dies
         (also when the call failed because of the crash)."""
-        activity = self._activity.get(page)
-        crashed = activity.crashed if activity is not None else None
+        # Kept from here if the tab's adoption has not run yet (Playwright may announce a new
+        # tab after `new_page()` returns): else a crash in the first navigation was not raced,
+        # and the step waited out the navigation's timeout.
+        crashed = self._activity_of(page).crashed
         work = asyncio.ensure_future(awaitable)
-        if crashed is None:
-            return await work
         if not crashed.done():
             racing: set[asyncio.Future[Any]] = {work, crashed}
             try:
