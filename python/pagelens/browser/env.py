@@ -814,6 +814,11 @@ class AsyncBrowserEnv:
         page = self._page
         if page is None or page.is_closed():
             return
+        # A renderer that dies meanwhile ends the wait at once: the load of a crashed tab never
+        # comes, and the wait for it was the navigation's whole timeout (60 s).
+        await self._unless_crashed(page, self._settle_page(page))
+
+    async def _settle_page(self, page: Page) -> None:
         timeout_ms = self.config.navigation_timeout_ms
         deadline = time.monotonic() + timeout_ms / 1e3
         await self._wait_loaded(page, timeout_ms)
