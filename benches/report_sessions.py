@@ -79,11 +79,14 @@ def renderers(pid: int) -> int:
 
 def _kind(cmdline: bytes) -> str:
     """What a process below the server is: the server, Playwright's driver, a Chromium by role."""
-    if b"--type=" in cmdline:
-        return "chromium " + cmdline.split(b"--type=", 1)[1].split(b"\0", 1)[0].decode()
-    if b"chrom" in cmdline.split(b"\0", 1)[0]:
+    # Chromium rewrites its argv (spaces, not NULs, between its arguments).
+    kind = re.search(rb"--type=([\w-]+)", cmdline)
+    if kind is not None:
+        return "chromium " + kind.group(1).decode()
+    program = re.split(rb"[\0 ]", cmdline, maxsplit=1)[0]
+    if b"chrom" in program:
         return "chromium browser"
-    if b"node" in cmdline.split(b"\0", 1)[0] or b"playwright" in cmdline.split(b"\0", 1)[0]:
+    if b"node" in program or b"playwright" in program:
         return "driver (node)"
     return "server (python)"
 
