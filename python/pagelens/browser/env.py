@@ -849,8 +849,8 @@ class AsyncBrowserEnv:
         DOM is watched from pagelens' own world (nothing the page patches is used)."""
         deadline = time.monotonic() + most_ms / 1e3
         quiet_ms = min(settle.QUIET_MS, most_ms)
-        activity = self._activity.get(page)
-        in_flight, idle = (activity.in_flight, activity.idle) if activity is not None else (set(), asyncio.Event())
+        activity = self._activity_of(page)
+        in_flight, idle = activity.in_flight, activity.idle
         while not page.is_closed():
             left_ms = (deadline - time.monotonic()) * 1e3
             if left_ms <= 0:

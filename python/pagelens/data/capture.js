@@ -253,21 +253,12 @@
   // sectioning element given another role (`<section role="generic">`) scopes nothing.
   function inSectioning(el, scopes) {
     scopes = scopes || SECTIONING;
-    for (let p = flatParentElement(el); p; p = flatParentElement(p)) {
-      const explicit = explicitRole(p);
-      if (explicit !== null && (explicit !== "none" || !(focusable(p) || hasGlobalAria(p)))) {
-        if (scopes.has(ROLE_SCOPE[explicit])) return true;
-      } else if (scopes.has(p.localName)) return true;
+    for (let p = flatParent(el); p; p = flatParent(p)) {
+      if (p.nodeType !== 1) continue; // a shadow root or the document
+      const stated = statedRole(p);
+      if (stated !== null ? scopes.has(ROLE_SCOPE[stated]) : scopes.has(p.localName)) return true;
     }
     return false;
-  }
-
-  // An element's parent in the flat tree: the slot it is assigned to, its parent element, or
-  // the host of the shadow root it is at the top of.
-  function flatParentElement(el) {
-    if (el.assignedSlot) return el.assignedSlot;
-    const p = el.parentNode;
-    return p === null ? null : p.nodeType === 1 ? p : p.host || null;
   }
 
   // Any aria-* attribute makes an element a node of its own (a live region, a labelled group).
@@ -577,13 +568,17 @@
     return null;
   }
 
+  // The explicit role that holds, or null: a presentational role is ignored on an element that
+  // can take focus or carries a global ARIA attribute (WAI-ARIA's conflict resolution).
+  function statedRole(el) {
+    const explicit = explicitRole(el);
+    return explicit === "none" && (focusable(el) || hasGlobalAria(el)) ? null : explicit;
+  }
+
   function roleOf(el) {
     const tag = el.localName;
-    const explicit = explicitRole(el);
-    // A presentational role is ignored on an element that can take focus or carries a global
-    // ARIA attribute (WAI-ARIA's conflict resolution).
-    if (explicit === "none" && !focusable(el) && !hasGlobalAria(el)) return "none";
-    if (explicit && explicit !== "none") return explicit;
+    const stated = statedRole(el);
+    if (stated !== null) return stated;
     const native = nativeRole(el, tag);
     return native === undefined ? "generic" : native;
   }
