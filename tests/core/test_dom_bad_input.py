@@ -325,7 +325,7 @@ def live_trees(draw):
     return nodes
 
 
-@settings(max_examples=int(__import__("os").environ.get("PAGELENS_HYPOTHESIS_EXAMPLES", 300)), deadline=None)
+@settings(max_examples=int(__import__("os").environ.get("PAGELENS_HYPOTHESIS_EXAMPLES", 100)), deadline=None)
 @given(live_trees())
 def test_a_reader_of_the_live_markup_finds_each_element_once_and_nothing_the_page_wrote(nodes):
     """Every element built is written once with its own id, and a reader of the markup (the

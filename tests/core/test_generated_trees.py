@@ -27,7 +27,7 @@ from support.reference import (
 from support.strategies import ax_payloads, clickable_ids
 
 SETTINGS = settings(
-    max_examples=int(__import__("os").environ.get("PAGELENS_HYPOTHESIS_EXAMPLES", 300)),
+    max_examples=int(__import__("os").environ.get("PAGELENS_HYPOTHESIS_EXAMPLES", 100)),
     deadline=None,
     suppress_health_check=[HealthCheck.too_slow],
 )
