@@ -77,8 +77,20 @@ def test_a_mode_is_four_files_that_build_render_and_keep_every_mode_s_invariants
     built = subprocess.run(
         # The copied crate unoptimised (its dependencies as the suite built them): the
         # check is that the mode builds and keeps the invariants, not how fast it renders.
-        ["cargo", "test", "--profile", "fast", "--config", "profile.fast.package.pagelens-core.opt-level=0",
-         "--quiet", "-p", "pagelens-core", "--lib", "--", "render::"],
+        [
+            "cargo",
+            "test",
+            "--profile",
+            "fast",
+            "--config",
+            "profile.fast.package.pagelens-core.opt-level=0",
+            "--quiet",
+            "-p",
+            "pagelens-core",
+            "--lib",
+            "--",
+            "render::",
+        ],
         cwd=tree,
         # The Rust suite's own target: only the copied crate is compiled again.
         env={**os.environ, "CARGO_TARGET_DIR": str(ROOT / "target")},
