@@ -60,20 +60,22 @@ demo: setup
 	@echo
 	$(PYTHON) -m pagelens observe | head -40
 
-test: setup
-	@# The lints and the Rust suite, two at a time (mypy takes one core; cargo shares the other).
-	$(MAKE) --no-print-directory -j2 --output-sync=target lint-python lint-rust test-rust SETUP_DONE=1
+test:
+	@# The setup beside the Rust side (its lints and suite need no Python): pip's resolver and
+	@# downloads leave a core idle about a third of the setup's time, and cargo takes it.
+	$(MAKE) --no-print-directory -j2 --output-sync=target setup lint-rust test-rust SETUP_DONE=1
 	@# The Python suite, and beside it at the lowest CPU priority what needs nothing from it: the
-	@# wheel's smoke and pins (mostly pip and disk) and the fuzz targets' build (nightly cargo).
-	@# The suite's browsers leave CPU idle while they wait; those take that, not the suite's
-	@# share. Their output follows the suite's; then the fuzz targets run (at full priority: a
-	@# run starved of CPU is a libFuzzer timeout). Any of them failing fails `make test`.
-	@mkdir -p target; nice -n 19 $(MAKE) --no-print-directory -j2 --output-sync=target pins fuzz-build \
+	@# Python lints, the wheel's smoke and pins (mostly pip and disk) and the fuzz targets' build
+	@# (nightly cargo). The suite's browsers leave CPU idle while they wait; those take that,
+	@# not the suite's share. Their output follows the suite's; then the fuzz targets run (at
+	@# full priority: a run starved of CPU is a libFuzzer timeout). Any of them failing fails
+	@# `make test`.
+	@mkdir -p target; nice -n 19 $(MAKE) --no-print-directory -j2 --output-sync=target lint-python pins fuzz-build \
 	  SETUP_DONE=1 FUZZ_BUILD=$(FUZZ_CHECK_BUILD) > target/checks.log 2>&1 & checks=$$!; \
 	$(MAKE) --no-print-directory test-python; suite=$$?; \
 	wait $$checks; beside=$$?; cat target/checks.log; \
 	test $$suite = 0 || { echo "make test: the Python suite failed"; exit 1; }; \
-	test $$beside = 0 || { echo "make test: smoke, pins or the fuzz targets' build failed (above)"; exit 1; }
+	test $$beside = 0 || { echo "make test: the Python lints, smoke, pins or the fuzz targets' build failed (above)"; exit 1; }
 	$(MAKE) --no-print-directory fuzz-check
 
 # The base install as users get it: the wheel in a fresh venv with no extras (.ci/smoke.py).
