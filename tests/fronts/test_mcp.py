@@ -1201,6 +1201,36 @@ def test_browser_evaluate_only_with_its_capability(site):
     asyncio.run(session_run())
 
 
+def test_a_dialog_that_opens_while_the_page_is_read_is_said_at_once(site):
+    """A dialog holds the page's thread, and every call into the page with it, until it is
+    answered: one that opened while a snapshot read the page held the reading until its timeout,
+    answered "TimeoutError" (seen in CI: an alert a script queued just before). The reading is
+    given up when the dialog opens and the answer names it; answered, the page reads again."""
+    hold_then_alert = (
+        "() => { setTimeout(() => { const end = Date.now() + 1500; while (Date.now() < end); "
+        "alert('while it was read'); }, 0); }"
+    )
+
+    async def session_run():
+        async with stdio_session("--caps", "evaluate") as s:
+            error, page = await call(s, "browser_navigate", url=site.url("site/form.html"))
+            assert not error
+            for reading, arguments in (("browser_snapshot", {}), ("browser_take_screenshot", {})):
+                error, queued = await call(s, "browser_evaluate", function=hold_then_alert)
+                t0 = time.monotonic()
+                error, text = await call(s, reading, **arguments)
+                took = time.monotonic() - t0
+                # Said as open (the dialog came before the reading began) or as opened while it ran.
+                assert error and "alert dialog" in text and "'while it was read'" in text, (reading, queued, text)
+                assert "browser_handle_dialog" in text and took < 20, (reading, took)
+                error, answered = await call(s, "browser_handle_dialog", accept=True)
+                assert not error, answered
+                error, text = await call(s, "browser_snapshot")
+                assert not error and "Action test page" in text and "Modal state" not in text, text
+
+    asyncio.run(session_run())
+
+
 # -- hypothesis over the tools' arguments -----------------------------------------------------------
 
 

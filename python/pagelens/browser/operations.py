@@ -94,10 +94,9 @@ async def browser_snapshot(
     around that element; `filename`: write the text there instead; `depth`: keep lines up to that
     depth of the tree; `part`: on a page over the budget, its Nth part (the answer says how many)."""
     env = s.page_env()
-    s._refuse_if_modal()
     if part is not None and part < 1:
         raise SessionError(f"part is 1 or more, not {part}")
-    obs = await env.observe()
+    obs = await s.read(env.observe)
     s.last = obs
     await s.locate(obs)
     text = obs.text
@@ -124,8 +123,7 @@ async def browser_observe(s: BrowserSession, max_tokens: int | None = None, subt
     """pagelens' own: the page as text with element ids within `max_tokens` (over it: written to a
     file, linked), or only the part of the page around element id `subtree_of`."""
     env = s.page_env()
-    s._refuse_if_modal()
-    obs = await env.observe()
+    obs = await s.read(env.observe)
     s.last = obs
     if subtree_of is not None:
         if subtree_of not in obs.tree:
@@ -143,8 +141,7 @@ async def browser_find(s: BrowserSession, pattern: str, regex: bool = False) -> 
     if not pattern.strip():
         raise SessionError("nothing to find: an empty pattern would match every line (give words or a regex)", "usage")
     env = s.page_env()
-    s._refuse_if_modal()
-    obs = await env.observe()
+    obs = await s.read(env.observe)
     s.last = obs
     # A linear-time engine, off the event loop: no pattern can stall the server.
     hits = set(await asyncio.to_thread(find_lines, obs.text, pattern, regex))
@@ -178,10 +175,9 @@ async def browser_html(s: BrowserSession, chunk: int = 0, max_tokens: int = 4096
     """pagelens' own: the page's HTML, cleaned as ScribeAgent reads it (ids as node="N"), one chunk
     of `max_tokens` at a time: `chunk` picks which (the answer says how many there are)."""
     env = s.page_env()
-    s._refuse_if_modal()
-    html = await env.observe_html()
+    html = await s.read(env.observe_html)
     chunks = chunk_text(html.dom.clean("scribe").html(), max_tokens)
-    s.last = await env.observe()  # actions name the text observation's ids again
+    s.last = await s.read(env.observe)  # actions name the text observation's ids again
     if not 0 <= chunk < len(chunks):
         raise SessionError(f"there are {len(chunks)} chunks (0 to {len(chunks) - 1}), not {chunk}")
     return f"chunk {chunk} of {len(chunks)} (0-based):\n{chunks[chunk].text}"
@@ -470,8 +466,7 @@ async def browser_tabs(
     omitted for close; `url` to open in a new one)"""
     env = s.page_env()
     if action == "list":
-        s._refuse_if_modal()
-        obs = await env.observe()
+        obs = await s.read(env.observe)
         s.last = obs
         return "\n".join(["### Open tabs", *s._tab_lines(obs)])
     if action == "new":
@@ -565,18 +560,20 @@ async def browser_take_screenshot(
     for that). `ref`: that element only; `fullPage`: the whole scrollable page; `with_ids` (pagelens'
     own): the ids of the last snapshot outlined and written on it."""
     env = s.page_env()
-    s._refuse_if_modal()
     given = ref if ref is not None else target
     timeout = env.config.action_timeout_ms
-    if with_ids:
-        if given is not None or fullPage or type != "png":
-            raise SessionError("with_ids draws on a png of the viewport: leave out ref, fullPage and type")
-        data = await env.screenshot(with_ids=True)
-    elif given is not None:
-        async with env.element(parse_ref(given)) as handle:
-            data = await handle.screenshot(type=type, timeout=timeout)
-    else:
-        data = await env.page.screenshot(type=type, full_page=fullPage, timeout=timeout)
+    if with_ids and (given is not None or fullPage or type != "png"):
+        raise SessionError("with_ids draws on a png of the viewport: leave out ref, fullPage and type")
+
+    async def shoot() -> bytes:
+        if with_ids:
+            return await env.screenshot(with_ids=True)
+        if given is not None:
+            async with env.element(parse_ref(given)) as handle:
+                return await handle.screenshot(type=type, timeout=timeout)
+        return await env.page.screenshot(type=type, full_page=fullPage, timeout=timeout)
+
+    data = await s.read(shoot)
     if filename is not None:
         path = _output_path(s.options, filename)
         write_atomically(path, data, private=True)
@@ -661,14 +658,16 @@ async def browser_evaluate(
     """Evaluate a JavaScript function in the page, `() => { ... }` or, with ref, `(element) => { ... }`
     (enabled by --caps evaluate)"""
     env = s.page_env()
-    s._refuse_if_modal()
     given = ref if ref is not None else target
     code = f"async (element) => {{ const f = ({function}); return typeof f === 'function' ? await f(element) : f; }}"
-    if given is not None:
-        async with env.element(parse_ref(given)) as handle:
-            value = await handle.evaluate(code)
-    else:
-        value = await env.page.evaluate(code, None)
+
+    async def evaluate() -> Any:
+        if given is not None:
+            async with env.element(parse_ref(given)) as handle:
+                return await handle.evaluate(code)
+        return await env.page.evaluate(code, None)
+
+    value = await s.read(evaluate)
     return "### Result\n" + escape_page_text(
         json.dumps(value, indent=2, default=str) if value is not None else "undefined"
     )

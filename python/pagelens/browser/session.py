@@ -21,7 +21,7 @@ from collections import deque
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 from urllib.parse import unquote, urlsplit
 
 from pagelens._core import escape_page_text
@@ -39,6 +39,8 @@ from pagelens.errors import PagelensError, one_line
 from pagelens.hosts import web_address
 from pagelens.serving import SnapshotMode, storage_state_problem
 from pagelens.settle import AFTER_ACTION_MS
+
+T = TypeVar("T")
 
 __all__ = [
     "IDLE_TIMEOUT_S",
@@ -459,16 +461,37 @@ class BrowserSession:
             raise SessionError(result.error or f"{what} failed", result.error_kind or "action")
         return self.compose(what, result.observation, full=full)
 
-    def _refuse_if_modal(self) -> None:
+    def _refuse_if_modal(self, *, opened: bool = False) -> None:
         env = self.env
         if env is not None and env.pending_dialogs:
             d = env.pending_dialogs[0]
             article = "an" if d.type.startswith(("a", "e", "i", "o", "u")) else "a"  # an alert, a prompt
+            state = "opened while the page was read" if opened else "is open"
             raise SessionError(
-                f"{article} {d.type} dialog is open ({escape_page_text(repr(d.message))}): answer it with "
+                f"{article} {d.type} dialog {state} ({escape_page_text(repr(d.message))}): answer it with "
                 f"{self.words.dialog} first",
                 "modal",
             )
+
+    async def read(self, reading: Callable[[], Awaitable[T]]) -> T:
+        """A reading of the page that is no action (a snapshot, the tabs, the HTML): refused while
+        a dialog is open, and given up when one opens while it runs — the dialog holds the page's
+        thread, and with it every call into the page, until it is answered (the reading waited
+        out its timeout and said only "TimeoutError")."""
+        env = self.page_env()
+        self._refuse_if_modal()
+        task = asyncio.ensure_future(reading())
+        opened = asyncio.ensure_future(env.dialog_opened.wait())
+        try:
+            await asyncio.wait({task, opened}, return_when=asyncio.FIRST_COMPLETED)
+        finally:
+            opened.cancel()
+        if not task.done():
+            task.cancel()
+            with contextlib.suppress(asyncio.CancelledError, Exception):
+                await task
+            self._refuse_if_modal(opened=True)
+        return task.result()
 
     # -- answers --------------------------------------------------------------------------
 
