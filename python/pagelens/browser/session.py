@@ -41,6 +41,8 @@ from pagelens.serving import SnapshotMode, storage_state_problem
 from pagelens.settle import AFTER_ACTION_MS
 
 T = TypeVar("T")
+# The longest an answer waits for Playwright to tell what an action set off (see _heard).
+_HEARD_WAIT_S = 1.0
 
 __all__ = [
     "IDLE_TIMEOUT_S",
@@ -441,6 +443,7 @@ class BrowserSession:
             self.pending = task
             return self.compose(f"{what if isinstance(what, str) else what()}: a dialog opened", None)
         result = task.result()
+        await self._heard(env)
         what = what if isinstance(what, str) else what()
         if result.observation is not None:
             await self.locate(result.observation)
@@ -453,6 +456,20 @@ class BrowserSession:
         if a_file:
             return self.compose(f"{what}: the address is a file to download", None)
         return self.finish(what, result, full=full)
+
+    @staticmethod
+    async def _heard(env: AsyncBrowserEnv) -> None:
+        """Waits until Playwright has told what the action set off in the page (a file chooser:
+        Playwright reads its input element before telling it, round trips pagelens' reading,
+        on a socket of its own, can finish before — seen on a busy machine: "the page did not
+        change" for a click that opened one). One call to the page over Playwright's connection,
+        sent after those round trips, is answered after them: the title, which Playwright reads
+        in its own isolated world (no code in the page's). Not while a dialog holds the page, and
+        no longer than a second (a page whose script is busy is not waited for)."""
+        if env.pending_dialogs or env.page.is_closed():
+            return
+        with contextlib.suppress(Exception):
+            await asyncio.wait_for(env.page.title(), _HEARD_WAIT_S)
 
     def finish(self, what: str, result: StepResult, *, full: bool = False) -> str:
         if not result.ok:

@@ -1,0 +1,155 @@
+"""Where a whole reading's time goes (issue 60, item 6: profile before making it faster).
+
+On each page, served live: the capture's own ``Runtime.evaluate`` (the expression and world
+``observe()`` used, recorded off the DevTools socket) made to read the whole page (a class
+toggled on the body, a rendering frame run, before each call), timed three ways, interleaved:
+
+- ``kept``: the answer left in the page (``returnByValue: false``): the walk alone, and the
+  style and layout Chromium computes for it;
+- ``sent``: the answer returned as the capture returns it: the walk, then the answer serialised
+  and carried over the socket as bytes;
+- ``observe``: the whole ``observe()``: the above, Chromium's style counts before and after,
+  the core's parse and render, the tabs' titles;
+
+and ``aria_snapshot(mode="ai")`` beside them. Then a CPU profile of the renderer (DevTools'
+``Profiler``, 50 µs samples) over ``kept`` calls: self time per function of the capture and per
+DOM call it makes. ``(program)`` is Chromium's native work outside JavaScript (style recalc,
+layout, the profiler's own).
+
+    python benches/profile_capture.py [--pages wikipedia-2,bbc-1] [--runs 5]
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import collections
+import json
+import statistics
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT / "tests"))
+
+from pagelens.browser import AsyncBrowserEnv  # noqa: E402
+from pagelens.browser import capture as capture_module  # noqa: E402
+from pagelens.browser.devtools import cdp  # noqa: E402
+from support.site_server import SiteServer  # noqa: E402
+
+WHOLE = "document.body.classList.toggle('pagelens-bench-whole')"
+FRAME = "new Promise((done) => requestAnimationFrame(() => setTimeout(done)))"
+PAGES = "wikipedia-2,pixnet,links-in-tables,bbc-1,nytimes-2"
+
+
+async def page_profile(env: AsyncBrowserEnv, runs: int) -> dict[str, Any]:
+    # The capture's call, as observe() makes it: its expression, world and DevTools target.
+    seen: list[tuple[Any, ...]] = []
+    real = capture_module.raw_call
+
+    async def recording(session, target, method, params, timeout, devtools):  # type: ignore[no-untyped-def]
+        if method == "Runtime.evaluate" and ".capture(" in params.get("expression", ""):
+            seen.append((session, target, dict(params), devtools))
+        return await real(session, target, method, params, timeout, devtools)
+
+    capture_module.raw_call = recording  # type: ignore[assignment]
+    try:
+        await env.page.evaluate(WHOLE)
+        await env.page.evaluate(FRAME)
+        obs = await env.observe()
+    finally:
+        capture_module.raw_call = real  # type: ignore[assignment]
+    session, target, params, devtools = seen[-1]
+
+    async def evaluate(by_value: bool) -> int:
+        call = {**params, "returnByValue": by_value}
+        if devtools is None or target is None:  # no raw socket: Playwright's session (parsed dicts)
+            return len(json.dumps(await cdp(session, "Runtime.evaluate", call, 120)))
+        return len(await devtools.target_call(target, "Runtime.evaluate", call, 120))
+
+    sizes: list[int] = []
+
+    async def kept() -> None:
+        await evaluate(False)
+
+    async def sent() -> None:
+        sizes.append(await evaluate(True))
+
+    async def observe() -> None:
+        await env.observe()
+
+    async def aria() -> None:
+        await env.page.aria_snapshot(mode="ai", timeout=120_000)
+
+    readers = {"kept": kept, "sent": sent, "observe": observe, "aria": aria}
+    times: dict[str, list[float]] = collections.defaultdict(list)
+    names = list(readers)
+    for run in range(runs):
+        for name in names[run % len(names) :] + names[: run % len(names)]:
+            await env.page.evaluate(WHOLE)
+            await env.page.evaluate(FRAME)
+            t = time.perf_counter()
+            await readers[name]()
+            times[name].append((time.perf_counter() - t) * 1e3)
+    out: dict[str, Any] = {k: statistics.median(v) for k, v in times.items()}
+    out["bytes"] = statistics.median(sizes)
+    out["rows"] = len(obs.tree)
+    # The renderer's CPU over `kept` calls, by function (self time).
+    profiler = await env.page.context.new_cdp_session(env.page)
+    await cdp(profiler, "Profiler.enable", {})
+    await cdp(profiler, "Profiler.setSamplingInterval", {"interval": 50})
+    by_function: collections.Counter[str] = collections.Counter()
+    for _ in range(runs):
+        await env.page.evaluate(WHOLE)
+        await env.page.evaluate(FRAME)
+        await cdp(profiler, "Profiler.start", {})
+        await kept()
+        profile = (await cdp(profiler, "Profiler.stop", {}))["profile"]
+        nodes = {n["id"]: n["callFrame"]["functionName"] or "(anonymous)" for n in profile["nodes"]}
+        for sample, delta in zip(profile["samples"], profile["timeDeltas"], strict=True):
+            by_function[nodes[sample]] += delta / 1e3 / runs
+    await profiler.detach()
+    del by_function["(idle)"]
+    out["profile"] = by_function.most_common(14)
+    return out
+
+
+async def main_async(args: argparse.Namespace) -> None:
+    server = SiteServer()
+    try:
+        async with AsyncBrowserEnv(allowed_hosts=("127.0.0.1",), block_other_hosts=True, settle_ms=300) as env:
+            print(
+                "| page | rows | aria ms | observe × aria | walk (kept) ms | + answer sent ms | answer KB | observe ms |"
+            )
+            print("|---|---:|---:|---:|---:|---:|---:|---:|")
+            profiles = []
+            for page in args.pages.split(","):
+                await env.reset(server.url(f"corpus/{page}/"), observe=False)
+                await env.observe()
+                await env.page.aria_snapshot(mode="ai", timeout=120_000)  # warm
+                r = await page_profile(env, args.runs)
+                print(
+                    f"| {page} | {r['rows']} | {r['aria']:.0f} | {r['observe'] / r['aria']:.2f} | {r['kept']:.1f} "
+                    f"| {r['sent'] - r['kept']:+.1f} | {r['bytes'] / 1e3:.0f} | {r['observe']:.1f} |",
+                    flush=True,
+                )
+                profiles.append((page, r["profile"]))
+            print("\nSelf time per whole walk (ms, renderer CPU profile):\n")
+            for page, profile in profiles:
+                print(f"- {page}: " + ", ".join(f"{name} {ms:.1f}" for name, ms in profile))
+    finally:
+        server.close()
+    print(f"\n({json.dumps({'runs': args.runs})}, medians)")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--pages", default=PAGES)
+    parser.add_argument("--runs", type=int, default=5)
+    asyncio.run(main_async(parser.parse_args()))
+
+
+if __name__ == "__main__":
+    main()
