@@ -2,17 +2,16 @@
 
 On each page, served live: the capture's own ``Runtime.evaluate`` (the expression and world
 ``observe()`` used, recorded off the DevTools socket) made to read the whole page (a class
-toggled on the body, a rendering frame run, before each call), timed three ways, interleaved:
+toggled on the body, a rendering frame run, before each call), timed two ways, interleaved:
 
-- ``kept``: the answer left in the page (``returnByValue: false``): the walk alone, and the
-  style and layout Chromium computes for it;
-- ``sent``: the answer returned as the capture returns it: the walk, then the answer serialised
-  and carried over the socket as bytes;
+- ``walk``: the answer left in the page (``returnByValue: false``): the walk alone, and the
+  style and layout Chromium computes for it (a whole reading of an unchanged page answers
+  "the same" and sends no rows, so this is the whole reading's in-page part);
 - ``observe``: the whole ``observe()``: the above, Chromium's style counts before and after,
   the core's parse and render, the tabs' titles;
 
 and ``aria_snapshot(mode="ai")`` beside them. Then a CPU profile of the renderer (DevTools'
-``Profiler``, 50 µs samples) over ``kept`` calls: self time per function of the capture and per
+``Profiler``, 50 µs samples) over ``walk`` calls: self time per function of the capture and per
 DOM call it makes. ``(program)`` is Chromium's native work outside JavaScript (style recalc,
 layout, the profiler's own).
 
@@ -69,13 +68,8 @@ async def page_profile(env: AsyncBrowserEnv, runs: int) -> dict[str, Any]:
             return len(json.dumps(await cdp(session, "Runtime.evaluate", call, 120)))
         return len(await devtools.target_call(target, "Runtime.evaluate", call, 120))
 
-    sizes: list[int] = []
-
-    async def kept() -> None:
+    async def walk() -> None:
         await evaluate(False)
-
-    async def sent() -> None:
-        sizes.append(await evaluate(True))
 
     async def observe() -> None:
         await env.observe()
@@ -83,7 +77,7 @@ async def page_profile(env: AsyncBrowserEnv, runs: int) -> dict[str, Any]:
     async def aria() -> None:
         await env.page.aria_snapshot(mode="ai", timeout=120_000)
 
-    readers = {"kept": kept, "sent": sent, "observe": observe, "aria": aria}
+    readers = {"walk": walk, "observe": observe, "aria": aria}
     times: dict[str, list[float]] = collections.defaultdict(list)
     names = list(readers)
     for run in range(runs):
@@ -94,9 +88,8 @@ async def page_profile(env: AsyncBrowserEnv, runs: int) -> dict[str, Any]:
             await readers[name]()
             times[name].append((time.perf_counter() - t) * 1e3)
     out: dict[str, Any] = {k: statistics.median(v) for k, v in times.items()}
-    out["bytes"] = statistics.median(sizes)
     out["rows"] = len(obs.tree)
-    # The renderer's CPU over `kept` calls, by function (self time).
+    # The renderer's CPU over `walk` calls, by function (self time).
     profiler = await env.page.context.new_cdp_session(env.page)
     await cdp(profiler, "Profiler.enable", {})
     await cdp(profiler, "Profiler.setSamplingInterval", {"interval": 50})
@@ -105,7 +98,7 @@ async def page_profile(env: AsyncBrowserEnv, runs: int) -> dict[str, Any]:
         await env.page.evaluate(WHOLE)
         await env.page.evaluate(FRAME)
         await cdp(profiler, "Profiler.start", {})
-        await kept()
+        await walk()
         profile = (await cdp(profiler, "Profiler.stop", {}))["profile"]
         nodes = {n["id"]: n["callFrame"]["functionName"] or "(anonymous)" for n in profile["nodes"]}
         for sample, delta in zip(profile["samples"], profile["timeDeltas"], strict=True):
@@ -131,8 +124,8 @@ async def main_async(args: argparse.Namespace) -> None:
                 await env.page.aria_snapshot(mode="ai", timeout=120_000)  # warm
                 r = await page_profile(env, args.runs)
                 print(
-                    f"| {page} | {r['rows']} | {r['aria']:.0f} | {r['observe'] / r['aria']:.2f} | {r['kept']:.1f} "
-                    f"| {r['sent'] - r['kept']:+.1f} | {r['bytes'] / 1e3:.0f} | {r['observe']:.1f} |",
+                    f"| {page} | {r['rows']} | {r['aria']:.0f} | {r['observe'] / r['aria']:.2f} | {r['walk']:.1f} "
+                    f"| {r['observe']:.1f} | {r['walk'] / r['observe']:.0%} |",
                     flush=True,
                 )
                 profiles.append((page, r["profile"]))
