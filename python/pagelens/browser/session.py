@@ -193,6 +193,18 @@ def inside(path: Path, roots: tuple[Path, ...]) -> bool:
     return any(resolved == r or r in resolved.parents for r in (root.resolve() for root in roots))
 
 
+async def _done_before_a_dialog(env: AsyncBrowserEnv, task: asyncio.Future[Any]) -> bool:
+    """Waits for ``task`` or for a dialog held for the caller, whichever comes first: whether
+    the task finished (a dialog holds the page's thread, and every call into the page, until
+    it is answered)."""
+    opened = asyncio.ensure_future(env.dialog_opened.wait())
+    try:
+        await asyncio.wait({task, opened}, return_when=asyncio.FIRST_COMPLETED)
+    finally:
+        opened.cancel()
+    return task.done()
+
+
 class BrowserSession:
     """One agent's browser (an MCP session's, a shell session's): its environment, its last
     observation, the dialogs and file choosers waiting, what the page logged; it carries out
@@ -434,12 +446,7 @@ class BrowserSession:
         self._refuse_if_modal()
         self._download_seen.clear()
         task: asyncio.Task[StepResult] = asyncio.ensure_future(work())
-        opened = asyncio.ensure_future(env.dialog_opened.wait())
-        try:
-            await asyncio.wait({task, opened}, return_when=asyncio.FIRST_COMPLETED)
-        finally:
-            opened.cancel()
-        if not task.done():
+        if not await _done_before_a_dialog(env, task):
             self.pending = task
             return self.compose(f"{what if isinstance(what, str) else what()}: a dialog opened", None)
         result = task.result()
@@ -498,12 +505,7 @@ class BrowserSession:
         env = self.page_env()
         self._refuse_if_modal()
         task = asyncio.ensure_future(reading())
-        opened = asyncio.ensure_future(env.dialog_opened.wait())
-        try:
-            await asyncio.wait({task, opened}, return_when=asyncio.FIRST_COMPLETED)
-        finally:
-            opened.cancel()
-        if not task.done():
+        if not await _done_before_a_dialog(env, task):
             task.cancel()
             with contextlib.suppress(asyncio.CancelledError, Exception):
                 await task
