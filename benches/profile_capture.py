@@ -62,14 +62,12 @@ async def page_profile(env: AsyncBrowserEnv, runs: int) -> dict[str, Any]:
         capture_module.raw_call = real  # type: ignore[assignment]
     session, target, params, devtools = seen[-1]
 
-    async def evaluate(by_value: bool) -> int:
-        call = {**params, "returnByValue": by_value}
-        if devtools is None or target is None:  # no raw socket: Playwright's session (parsed dicts)
-            return len(json.dumps(await cdp(session, "Runtime.evaluate", call, 120)))
-        return len(await devtools.target_call(target, "Runtime.evaluate", call, 120))
-
     async def walk() -> None:
-        await evaluate(False)
+        call = {**params, "returnByValue": False}
+        if devtools is None or target is None:  # no raw socket: Playwright's session
+            await cdp(session, "Runtime.evaluate", call, 120)
+        else:
+            await devtools.target_call(target, "Runtime.evaluate", call, 120)
 
     async def observe() -> None:
         await env.observe()

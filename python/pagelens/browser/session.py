@@ -466,13 +466,15 @@ class BrowserSession:
 
     @staticmethod
     async def _heard(env: AsyncBrowserEnv) -> None:
-        """Waits until Playwright has told what the action set off in the page (a file chooser:
-        Playwright reads its input element before telling it, round trips pagelens' reading,
-        on a socket of its own, can finish before — seen on a busy machine: "the page did not
-        change" for a click that opened one). One call to the page over Playwright's connection,
-        sent after those round trips, is answered after them: the title, which Playwright reads
-        in its own isolated world (no code in the page's). Not while a dialog holds the page, and
-        no longer than a second (a page whose script is busy is not waited for)."""
+        """Gives Playwright the time to tell what the action set off in the page (a file chooser:
+        Playwright reads its input element before telling it, round trips that pagelens' reading,
+        on a socket of its own, can outrun — seen on a busy machine: "the page did not change"
+        for a click that opened one). One call to the page over Playwright's connection, queued
+        behind the round trips Playwright has already begun: the title, which Playwright reads
+        in its own isolated world (no code in the page's). This narrows the race, it does not
+        close it (a chooser Playwright has not begun to read yet is told in the next answer).
+        Not while a dialog holds the page, and no longer than a second (a busy page's script is
+        not waited for)."""
         if env.pending_dialogs or env.page.is_closed():
             return
         with contextlib.suppress(Exception):
@@ -510,6 +512,10 @@ class BrowserSession:
             with contextlib.suppress(asyncio.CancelledError, Exception):
                 await task
             self._refuse_if_modal(opened=True)
+            # Answered meanwhile by another call of the same client: the reading is still gone.
+            raise SessionError(
+                "a dialog opened while the page was read and was answered since: read the page again", "modal"
+            )
         return task.result()
 
     # -- answers --------------------------------------------------------------------------
