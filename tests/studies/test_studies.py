@@ -353,7 +353,9 @@ def test_a_slow_endpoint_is_the_endpoint_s_failure_with_the_steps_it_took(tmp_pa
         return answer("note [still looking]")
 
     server = LLMServer(slow)
-    study = settings(server, tasks=("click-test",), seeds=(0,), episode_seconds=5, max_steps=10_000)
+    # 12 s: on a busy machine the reset and first reading took most of 5 s, and the episode
+    # ended before its first step (CI: 0 steps, rightly "model"): room for several steps.
+    study = settings(server, tasks=("click-test",), seeds=(0,), episode_seconds=12, max_steps=10_000)
     worker = Worker(study, tmp_path, RunOptions(backoff=0.01, llm_timeout=120))
     task = get_benchmark("miniwob").resolve("click-test", study.options())
 
