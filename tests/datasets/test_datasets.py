@@ -248,6 +248,16 @@ def _free_port() -> int:
         return int(s.getsockname()[1])
 
 
+# A node's loss is seen by the head's health checks: Ray's defaults (a check every 3 s, a node
+# lost after 5 failures of up to 10 s each) make each lost node a wait of 15-30 s; these make
+# it about 2 s. Read by every node (only the head's GCS acts on them).
+_LOST_NODE_SEEN_IN_2_S = {
+    "RAY_health_check_period_ms": "500",
+    "RAY_health_check_timeout_ms": "1000",
+    "RAY_health_check_failure_threshold": "3",
+}
+
+
 class RayNode:
     """A Ray node started apart from the test (``ray start --block``), in its own process
     group, as a user's would be; stopped by ending that group, not ``ray stop`` (which would
@@ -262,7 +272,7 @@ class RayNode:
             cmd += ["--address", join]
         # Without token authentication, like the driver here (Ray's default for drivers that
         # name an address; a token cluster needs RAY_AUTH_MODE=token on both sides).
-        env = {**os.environ, "RAY_AUTH_MODE": "disabled"}
+        env = {**os.environ, "RAY_AUTH_MODE": "disabled", **_LOST_NODE_SEEN_IN_2_S}
         self.proc = subprocess.Popen(
             cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, start_new_session=True, env=env
         )
