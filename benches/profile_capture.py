@@ -12,8 +12,10 @@ toggled on the body, a rendering frame run, before each call), timed two ways, i
 
 and ``aria_snapshot(mode="ai")`` beside them. Then a CPU profile of the renderer (DevTools'
 ``Profiler``, 50 µs samples) over ``walk`` calls: self time per function of the capture and per
-DOM call it makes. ``(program)`` is Chromium's native work outside JavaScript (style recalc,
-layout, the profiler's own).
+DOM call it makes. ``(program)`` is not the walk's: the walk computes no style or layout
+(``Performance.getMetrics`` counts none over it) and ``(program)`` exceeds its time even with
+1 ms samples; it is the profiled window's own work (protocol messages, the profiler's start and
+stop). The functions' self times add up to the walk.
 
     python benches/profile_capture.py [--pages wikipedia-2,bbc-1] [--runs 5]
 """
