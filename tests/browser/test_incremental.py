@@ -233,7 +233,7 @@ def test_random_changes_on_corpus_pages_read_as_whole_readings(browser, site, pa
         browser.observe()
 
 
-def test_a_sheet_of_another_origin_is_read_through_devtools(browser, site, monkeypatch):
+def test_a_sheet_of_another_origin_is_read_through_devtools(browser, site, monkeypatch, request):
     """No page script can read another origin's rules; until pagelens has read them through
     DevTools any change is a whole reading, then only a hover (the state its rule answers to)."""
     # DevTools' answer is held until the test has read the page while it was unknown: on a busy
@@ -246,6 +246,7 @@ def test_a_sheet_of_another_origin_is_read_through_devtools(browser, site, monke
         return await texts_of(*args, **kwargs)
 
     monkeypatch.setattr(capture, "sheet_texts", held_until_answered)
+    request.addfinalizer(answered.set)  # a failing test leaves no reading held for the module's browser
     browser.reset(site.url("site/incremental-other-origin.html"))
     first = browser.observe()
     assert "Settings" not in first.text
