@@ -63,9 +63,10 @@ mcp_types: Any = require("mcp_types", "`pagelens mcp`")
 ToolError = mcp_exceptions.ToolError
 Context = mcp_server.Context
 
-# What a session costs the server, measured (benches/report_sessions.py: PSS over the idle server
-# per session, 32 sessions each on a 200-paragraph page, contexts in shared browsers), with room
-# for heavier pages: --max-sessions' default is the memory available at start over this.
+# What a session costs the server: measured 51-63 MB (benches/report_sessions.py: PSS over the
+# idle server per session, 8 to 64 sessions each on a 200-paragraph page, contexts in shared
+# browsers), with room for heavier pages (a news page's renderer holds several times that page's):
+# --max-sessions' default is the memory available at start over this.
 SESSION_COST_MB = 120
 # However much memory there is: the driver and the server's loop serve every session.
 MOST_SESSIONS = 256

@@ -8,7 +8,15 @@ from pathlib import Path
 
 import pytest
 
-from pagelens.browser.launch import cache_driver_code, find_chromium, start_driver
+from pagelens.browser import launch
+from pagelens.browser.launch import (
+    UNSHOWN_UI_FEATURES,
+    LaunchOptions,
+    cache_driver_code,
+    find_chromium,
+    playwright_disabled_features,
+    start_driver,
+)
 
 
 @pytest.fixture
@@ -67,3 +75,65 @@ def test_debians_launcher_script_is_passed_by_and_a_chosen_browser_kept(monkeypa
         assert f.read(4) == b"\x7fELF"  # the browser itself, not a script in front of it
     monkeypatch.setenv("PAGELENS_CHROMIUM", "/usr/bin/chromium")
     assert find_chromium() == "/usr/bin/chromium"  # the user's choice, as given
+
+
+def test_one_disable_features_switch_keeps_playwrights_list_the_callers_and_ours(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Chromium reads only the last ``--disable-features`` (measured: a second switch brought
+    the omnibox UI the first turned off back), and Playwright puts the caller's arguments after
+    its own: one switch, last, naming every feature."""
+    listed = playwright_disabled_features()
+    # Facts of the driver installed (Playwright has turned these off for years): the list is
+    # read, not empty.
+    assert listed is not None and {"PaintHolding", "HttpsUpgrades", "ThirdPartyStoragePartitioning"} <= set(listed)
+    args = LaunchOptions(extra_args=("--lang=fr", "--disable-features=Mine,PaintHolding")).playwright_kwargs()["args"]
+    switches = [a for a in args if a.startswith("--disable-features=")]
+    assert switches == [args[-1]] and "--lang=fr" in args
+    names = args[-1].split("=", 1)[1].split(",")
+    assert set(names) == {*listed, "Mine", *UNSHOWN_UI_FEATURES} and len(names) == len(set(names))
+    # A driver whose list cannot be read: the caller's arguments as given, Playwright's switch left alone.
+    monkeypatch.setattr(launch, "playwright_disabled_features", lambda: None)
+    assert launch.disable_features_switch(("--disable-features=Mine",)) == ("--disable-features=Mine",)
+    assert not any(a.startswith("--disable-features=") for a in LaunchOptions().playwright_kwargs()["args"])
+
+
+def test_a_context_costs_one_renderer_and_no_window_ui(site) -> None:
+    """Debian's full Chromium, headless, built two WebUI pages of omnibox popup for every
+    context, in a renderer of their own (~0.7 CPU-s and a renderer per context, measured):
+    a context now costs the renderer of its page, and every switch Playwright sets still holds
+    in the browser as launched."""
+    from pagelens.browser import AsyncBrowserEnv
+    from pagelens.browser.pool import BrowserPool
+
+    async def contexts() -> tuple[list[int], list[str], str]:
+        pool = BrowserPool(contexts_per_browser=4, ready=0)
+        envs = []
+        renderers = []
+        try:
+            for _ in range(3):
+                env = AsyncBrowserEnv(pool=pool, allowed_hosts=("127.0.0.1",), block_other_hosts=True)
+                envs.append(env)
+                await env.reset(site.url("site/paragraphs.html"), observe=False)
+                assert env._shared is not None
+                processes = (await env._shared.cdp.send("SystemInfo.getProcessInfo"))["processInfo"]
+                renderers.append(sum(p["type"] == "renderer" for p in processes))
+            assert envs[0]._shared is envs[-1]._shared  # one browser
+            targets = (await envs[0]._shared.cdp.send("Target.getTargets"))["targetInfos"]
+            browser_pid = next(p["id"] for p in processes if p["type"] == "browser")
+            command_line = Path(f"/proc/{browser_pid}/cmdline").read_bytes().decode()
+            return renderers, [t["type"] for t in targets], command_line
+        finally:
+            for env in envs:
+                await env.close()
+            await pool.close()
+
+    renderers, kinds, command_line = asyncio.run(contexts())
+    assert kinds == ["page"] * 3, kinds
+    assert renderers[1] - renderers[0] == renderers[2] - renderers[1] == 1, renderers
+    # Playwright's own switch, then ours: Chromium reads the last.
+    switches = [a for a in command_line.split("\0") if a.startswith("--disable-features=")]
+    assert set(switches[-1].split("=", 1)[1].split(",")) >= {
+        *(playwright_disabled_features() or ()),
+        *UNSHOWN_UI_FEATURES,
+    }

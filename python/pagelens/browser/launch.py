@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import functools
 import os
+import re
 import shutil
 from dataclasses import dataclass
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
@@ -25,6 +28,54 @@ CHROMIUM_FLAGS: tuple[str, ...] = (
     "--no-first-run",
     "--disable-smooth-scrolling",
 )
+
+
+# Chromium's full browser (Debian's), headless, still builds a browser window's UI for every
+# context: its omnibox popup, two WebUI pages in a renderer of their own, never shown. Measured
+# (benches/context_cost.py: a context, a tab, a page of 200 paragraphs loaded and read): 0.75
+# CPU-s a context with them (0.45 s in renderers), 0.26 s without, and a renderer less.
+# Playwright's own builds (its headless shell) have no such UI.
+UNSHOWN_UI_FEATURES: tuple[str, ...] = ("WebUIOmniboxPopup", "WebUIOmniboxAimPopup")
+_DISABLE_FEATURES = "--disable-features="
+
+
+@functools.cache
+def playwright_disabled_features() -> tuple[str, ...] | None:
+    """The features Playwright's driver turns off in every Chromium it launches (its
+    ``--disable-features`` switch), read from the driver's own code; None where it cannot be.
+
+    Chromium reads only the last ``--disable-features`` of its command line, and Playwright
+    puts the caller's arguments after its own: a caller's switch replaces Playwright's list
+    (HTTPS upgrades, paint holding, storage partitioning... turned back on) unless it repeats
+    it. The list is read where the driver defines it, so that it follows the driver installed."""
+    import playwright  # here: launch.py is read without a browser
+
+    lib = Path(playwright.__file__).parent / "driver" / "package" / "lib"
+    for source in (lib / "coreBundle.js", lib / "server" / "chromium" / "chromiumSwitches.js"):
+        try:
+            code = source.read_text(encoding="utf-8", errors="replace")
+        except OSError:
+            continue
+        found = re.search(r"\bdisabledFeatures = \[(.*?)\]", code, re.S)
+        if found is None:
+            continue
+        listed = re.sub(r"//[^\n]*", "", found.group(1))  # its comments (they may quote)
+        return tuple(name for name in re.findall(r'"([^"\\]*)"', listed) if name)
+    return None
+
+
+def disable_features_switch(extra_args: tuple[str, ...]) -> tuple[str, ...]:
+    """``extra_args`` with one ``--disable-features`` last: Playwright's list, the caller's and
+    :data:`UNSHOWN_UI_FEATURES`. Where Playwright's list cannot be read, the arguments as given
+    (the UI's cost is paid rather than Playwright's features turned back on)."""
+    playwright_list = playwright_disabled_features()
+    if playwright_list is None:
+        return extra_args
+    callers = [a.removeprefix(_DISABLE_FEATURES) for a in extra_args if a.startswith(_DISABLE_FEATURES)]
+    named = (*playwright_list, *(n for listed in callers for n in listed.split(",")), *UNSHOWN_UI_FEATURES)
+    merged = dict.fromkeys(n for n in named if n)
+    rest = tuple(a for a in extra_args if not a.startswith(_DISABLE_FEATURES))
+    return (*rest, _DISABLE_FEATURES + ",".join(merged))
 
 
 # Debian's /usr/bin/chromium is a shell script that sweeps old crash reports, sources
@@ -112,5 +163,5 @@ class LaunchOptions:
         return {
             "executable_path": self.executable or find_chromium(),
             "headless": self.headless,
-            "args": [*CHROMIUM_FLAGS, *self.extra_args],
+            "args": [*CHROMIUM_FLAGS, *disable_features_switch(self.extra_args)],
         }
