@@ -8,9 +8,11 @@ errors; the first call's latency (p50/p95: it makes the session's context); late
 the server's memory (PSS of the server and every process below it: driver, browsers, renderers)
 idle (ready, no session), with every session on its page, and after the sessions ended (given
 back); the time calls waited for a browser from the pool (the server's --timings); the CPU time
-each kind of process spent per session (where a session's cost goes).
+each kind of process spent per session (where a session's cost goes). Then ``--idle`` sessions
+that load the page and say nothing more, their clients connected, on a server whose
+``--idle-timeout`` closes them: the memory their contexts gave back.
 
-    python benches/report_sessions.py [--sessions 8,32,64] > /tmp/sessions.md
+    python benches/report_sessions.py [--sessions 8,32,64] [--idle 16] > /tmp/sessions.md
 
 Prints Markdown for benches/README.md (and writes benches/sessions.svg, the plot).
 """
@@ -19,6 +21,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import json
 import os
 import platform
@@ -42,6 +45,7 @@ from support.processes import descendants  # noqa: E402
 from support.site_server import SiteServer  # noqa: E402
 
 PAUSE_S = 3.0
+IDLE_TIMEOUT_S = 5
 
 
 def free_port() -> int:
@@ -188,48 +192,79 @@ async def run(count: int, site: SiteServer, timings: Path, pid: int, url: str) -
     }
 
 
+def start_server(port: int, tmp: str, *args: str) -> subprocess.Popen[bytes]:
+    """`pagelens mcp --http` on ``port`` with ``args``, once it accepts connections and the
+    browser it starts ahead of need is up."""
+    server = subprocess.Popen(
+        [sys.executable, "-m", "pagelens", "mcp", "--http", f"127.0.0.1:{port}", "--output-dir", tmp, *args],
+        stderr=subprocess.DEVNULL,
+    )
+    while True:
+        try:
+            socket.create_connection(("127.0.0.1", port), timeout=5).close()
+            break
+        except OSError:
+            time.sleep(0.05)
+    time.sleep(5)  # the browser started ahead of need is up
+    return server
+
+
+def renderers_gone(pid: int, timeout: float = 60) -> float:
+    """The server's PSS once its renderers are gone (or after ``timeout``), 2 s after."""
+    deadline = time.monotonic() + timeout
+    while renderers(pid) and time.monotonic() < deadline:
+        time.sleep(0.2)
+    time.sleep(2)
+    return pss_mb(pid)
+
+
 def measure(count: int, site: SiteServer) -> dict:
     port = free_port()
     with tempfile.TemporaryDirectory() as tmp:
         timings = Path(tmp) / "timings.jsonl"
-        server = subprocess.Popen(
-            [
-                sys.executable,
-                "-m",
-                "pagelens",
-                "mcp",
-                "--http",
-                f"127.0.0.1:{port}",
-                "--max-sessions",
-                str(count + 8),
-                "--timings",
-                str(timings),
-                "--output-dir",
-                tmp,
-            ],
-            stderr=subprocess.DEVNULL,
-        )
+        server = start_server(port, tmp, "--max-sessions", str(count + 8), "--timings", str(timings))
         try:
-            while True:
-                try:
-                    socket.create_connection(("127.0.0.1", port), timeout=5).close()
-                    break
-                except OSError:
-                    time.sleep(0.05)
-            time.sleep(5)  # the browser started ahead of need is up
             idle = pss_mb(server.pid)
             result = asyncio.run(run(count, site, timings, server.pid, f"http://127.0.0.1:{port}/mcp"))
-            deadline = time.monotonic() + 60
-            while renderers(server.pid) and time.monotonic() < deadline:
-                time.sleep(0.2)
-            time.sleep(2)
-            result["after"] = pss_mb(server.pid)
+            result["after"] = renderers_gone(server.pid)
             result["idle"] = idle
         finally:
             server.terminate()
             server.wait(60)
     result["per_session"] = (result["loaded"] - result["idle"]) / count
     return result
+
+
+async def idle_sessions(url: str, page: str, count: int, pid: int, idle_s: float) -> tuple[float, float]:
+    """``count`` sessions that load ``page`` and then say nothing (their clients still
+    connected): the server's PSS with them loaded, and once their contexts are closed."""
+    async with contextlib.AsyncExitStack() as stack:
+        for _ in range(count):
+            client = await stack.enter_async_context(httpx.AsyncClient(timeout=300))
+            streams = await stack.enter_async_context(streamable_http_client(url, http_client=client))
+            s = await stack.enter_async_context(ClientSession(*streams[:2]))
+            await s.initialize()
+            await s.call_tool("browser_navigate", {"url": page})
+        loaded = pss_mb(pid)
+        await asyncio.sleep(idle_s)
+        after = await asyncio.to_thread(renderers_gone, pid)
+    return loaded, after
+
+
+def measure_idle(count: int, site: SiteServer, idle_s: int) -> dict:
+    """Sessions left idle past ``--idle-timeout``: the memory their closed contexts give back."""
+    port = free_port()
+    with tempfile.TemporaryDirectory() as tmp:
+        server = start_server(port, tmp, "--max-sessions", str(count + 8), "--idle-timeout", str(idle_s))
+        try:
+            idle = pss_mb(server.pid)
+            page = site.url("site/paragraphs.html")
+            url = f"http://127.0.0.1:{port}/mcp"
+            loaded, after = asyncio.run(idle_sessions(url, page, count, server.pid, idle_s))
+        finally:
+            server.terminate()
+            server.wait(60)
+    return {"idle": idle, "loaded": loaded, "after": after}
 
 
 def svg(rows: list[tuple[int, dict]]) -> str:
@@ -263,6 +298,7 @@ def svg(rows: list[tuple[int, dict]]) -> str:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--sessions", default="8,32,64")
+    parser.add_argument("--idle", type=int, default=16, help="sessions left idle past --idle-timeout (0: none)")
     args = parser.parse_args()
     counts = [int(c) for c in args.sessions.split(",")]
     site = SiteServer()
@@ -271,6 +307,7 @@ def main() -> None:
         for count in counts:
             rows.append((count, measure(count, site)))
             print(f"measured {count}", file=sys.stderr)
+        idled = measure_idle(args.idle, site, IDLE_TIMEOUT_S) if args.idle else None
     finally:
         site.close()
     (ROOT / "benches" / "sessions.svg").write_text(svg(rows))
@@ -294,6 +331,14 @@ def main() -> None:
     print("| sessions | " + " | ".join(kinds) + " |\n|---:|" + "---:|" * len(kinds))
     for count, r in rows:
         print(f"| {count} | " + " | ".join(f"{r['cpu'].get(k, 0.0) / count:.2f}" for k in kinds) + " |")
+    if idled is not None:
+        given = idled["loaded"] - idled["after"]
+        print(
+            f"\n{args.idle} sessions that load the page and then say nothing, their clients still connected, "
+            f"under `--idle-timeout {IDLE_TIMEOUT_S}`: PSS idle → loaded → once their contexts were closed "
+            f"{idled['idle']:.0f} → {idled['loaded']:.0f} → {idled['after']:.0f} MB ({given:.0f} MB given back, "
+            f"{given / max(1e-9, idled['loaded'] - idled['idle']):.0%} of what they took)."
+        )
 
 
 if __name__ == "__main__":

@@ -30,6 +30,14 @@ def pair(pool: BrowserPool) -> tuple[AsyncBrowserEnv, AsyncBrowserEnv]:
     return wide, narrow
 
 
+async def close_all(envs: list[AsyncBrowserEnv], pool: BrowserPool) -> None:
+    """Every environment, then the pool: no browser is left."""
+    for env in envs:
+        await env.close()
+    await pool.close()
+    assert pool.browsers == 0
+
+
 def test_each_context_of_a_shared_browser_is_held_to_its_own_list(site):
     async def run() -> None:
         pool = BrowserPool(contexts_per_browser=4, ready=0)
@@ -125,9 +133,46 @@ def test_the_pool_starts_browsers_ahead_and_closes_the_empty_ones(site):
             assert pool.leases == 0
             assert pool.browsers == 1  # the empty one beyond the room kept ready closed
         finally:
-            for env in envs:
-                await env.close()
-            await pool.close()
-        assert pool.browsers == 0
+            await close_all(envs, pool)
+
+    asyncio.run(run())
+
+
+@pytest.fixture
+def busy_cpus():
+    """Two processes that keep both cores busy for the test (as another build or suite would)."""
+    import subprocess
+    import sys
+
+    burners = [subprocess.Popen([sys.executable, "-c", "while True: pass"]) for _ in range(2)]
+    yield
+    for burner in burners:
+        burner.kill()
+        burner.wait()
+
+
+def test_contexts_leased_at_once_on_busy_cpus_each_read_their_own_page(site, busy_cpus):
+    """Eight environments reset at once in a pool of three contexts a browser while both cores
+    are busy: every lease is served (three browsers, none more), each context reads the page it
+    loaded, and the typing of one is in no other."""
+
+    async def run() -> None:
+        pool = BrowserPool(contexts_per_browser=3, ready=0)
+        envs = [AsyncBrowserEnv(pool=pool, allowed_hosts=("127.0.0.1",), settle_ms=50) for _ in range(8)]
+        pages = ["site/paragraphs.html" if i % 2 else "site/form.html" for i in range(8)]
+        try:
+            observed = await asyncio.gather(*(env.reset(site.url(p)) for env, p in zip(envs, pages, strict=True)))
+            assert pool.leases == 8 and pool.browsers == pool.launches == 3
+            for obs, p in zip(observed, pages, strict=True):
+                assert obs is not None and obs.url.endswith(p)
+            # What one context types stays in it.
+            note = envs[1]
+            field = next(i for i in observed[1].ids if observed[1].tree.node(i).role == "textbox")
+            typed = await note.step(f"type [{field}] [only in one context] [0]")
+            assert typed.ok and "only in one context" in typed.observation.text
+            others = await asyncio.gather(*(env.observe() for env in envs if env is not note))
+            assert not any("only in one context" in o.text for o in others)
+        finally:
+            await close_all(envs, pool)
 
     asyncio.run(run())

@@ -685,6 +685,86 @@ def test_an_idle_session_has_its_context_closed(site):
         asyncio.run(session_run(url, pid))
 
 
+def _silent_session(url: str, page: str) -> socket.socket:
+    """A client that starts a session, has it load ``page``, asks for the page's snapshot and
+    never reads the answer (a receive buffer of 1 KB, never emptied): what a stalled or
+    vanished agent leaves the server."""
+    import httpx2 as httpx
+
+    headers = {"Accept": "application/json, text/event-stream", "Content-Type": "application/json"}
+
+    def message(response: httpx.Response) -> dict:
+        data = [line[5:] for line in response.text.splitlines() if line.startswith("data:")]
+        return json.loads(data[-1] if data else response.text)
+
+    with httpx.Client(timeout=120) as client:
+        hello = {"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "silent", "version": "0"}}
+        started = client.post(
+            url, headers=headers, json={"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": hello}
+        )
+        session_id = started.headers["mcp-session-id"]
+        headers |= {"Mcp-Session-Id": session_id, "Mcp-Protocol-Version": message(started)["result"]["protocolVersion"]}
+        client.post(url, headers=headers, json={"jsonrpc": "2.0", "method": "notifications/initialized"})
+        call = {"name": "browser_navigate", "arguments": {"url": page}}
+        loaded = client.post(
+            url, headers=headers, json={"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": call}
+        )
+        assert not message(loaded)["result"].get("isError"), loaded.text[:500]
+    body = json.dumps(
+        {"jsonrpc": "2.0", "id": 3, "method": "tools/call", "params": {"name": "browser_snapshot", "arguments": {}}}
+    )
+    host, port = url.split("//", 1)[1].split("/", 1)[0].split(":")
+    stalled = socket.socket()
+    stalled.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 1024)
+    stalled.connect((host, int(port)))
+    request = [
+        "POST /mcp HTTP/1.1",
+        f"Host: {host}:{port}",
+        f"Content-Length: {len(body)}",
+        *(f"{k}: {v}" for k, v in headers.items()),
+    ]
+    stalled.sendall(("\r\n".join(request) + "\r\n\r\n" + body).encode())
+    return stalled
+
+
+def test_a_hung_or_silent_client_blocks_no_other_session(site):
+    """Clients a server must serve others beside: one that sent half a request and went quiet,
+    one that asked for a long page's snapshot and never reads the answer, and a session whose
+    own call waits (for text that never comes). Another session is answered meanwhile: every
+    one of its calls returns while the waiting call is still waiting."""
+    long_page = site.url("site/paragraphs.html")
+
+    async def sessions(url: str) -> None:
+        host, port = url.split("//", 1)[1].split("/", 1)[0].split(":")
+        half = socket.create_connection((host, int(port)))
+        half.sendall(
+            b"POST /mcp HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 4096\r\n\r\n{"
+        )
+        silent = await asyncio.to_thread(_silent_session, url, long_page)
+        try:
+            async with http_session(url) as waiting, http_session(url) as other:
+                assert not (await call(waiting, "browser_navigate", url=site.url("site/form.html")))[0]
+                never = asyncio.ensure_future(call(waiting, "browser_wait_for", text="No page says this", timeout=240))
+                error, page = await call(other, "browser_navigate", url=long_page)
+                assert not error, page
+                error, snapshot = await call(other, "browser_snapshot")
+                assert not error and "Next page" in snapshot
+                link = find_id(snapshot, "link", "Next page")
+                assert not (await call(other, "browser_type", ref=find_id(snapshot, "textbox", "Note"), text="on"))[0]
+                error, after = await call(other, "browser_click", ref=link)
+                assert not error, after
+                assert not never.done()  # all of the above while the other session's call waits
+                never.cancel()
+                with contextlib.suppress(asyncio.CancelledError, Exception):
+                    await never
+        finally:
+            half.close()
+            silent.close()
+
+    with http_server() as (url, _):
+        asyncio.run(sessions(url))
+
+
 def test_http_is_loopback_unless_allowed_with_a_token(site):
     # Another address: refused unless --allow-remote, which needs a token.
     for args, why in [

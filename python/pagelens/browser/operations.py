@@ -400,7 +400,7 @@ async def browser_wait_for(
     timeout: float | None = None,
 ) -> str:
     """Wait for text to appear or disappear or a specified time to pass (seconds, at most 30).
-    Text is waited for up to `timeout` seconds (default 30, at most 300)"""
+    Text is waited for up to `timeout` seconds (default 30, at most 240)"""
     env = s.page_env()
     s._refuse_if_modal()
     if not text and not textGone and not time:
