@@ -113,10 +113,8 @@ async def main_async(args: argparse.Namespace) -> None:
     server = SiteServer()
     try:
         async with AsyncBrowserEnv(allowed_hosts=("127.0.0.1",), block_other_hosts=True, settle_ms=300) as env:
-            print(
-                "| page | rows | aria ms | observe × aria | walk (kept) ms | + answer sent ms | answer KB | observe ms |"
-            )
-            print("|---|---:|---:|---:|---:|---:|---:|---:|")
+            print("| page | rows | aria ms | observe × aria | walk ms | observe ms | walk / observe |")
+            print("|---|---:|---:|---:|---:|---:|---:|")
             profiles = []
             for page in args.pages.split(","):
                 await env.reset(server.url(f"corpus/{page}/"), observe=False)
