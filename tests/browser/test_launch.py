@@ -13,6 +13,7 @@ from pagelens.browser.launch import (
     UNSHOWN_UI_FEATURES,
     LaunchOptions,
     cache_driver_code,
+    features_listed,
     find_chromium,
     playwright_disabled_features,
     start_driver,
@@ -96,6 +97,20 @@ def test_one_disable_features_switch_keeps_playwrights_list_the_callers_and_ours
     monkeypatch.setattr(launch, "playwright_disabled_features", lambda: None)
     assert launch.disable_features_switch(("--disable-features=Mine",)) == ("--disable-features=Mine",)
     assert not any(a.startswith("--disable-features=") for a in LaunchOptions().playwright_kwargs()["args"])
+
+
+def test_the_drivers_list_is_read_past_its_comments_and_other_strings() -> None:
+    code = """var disabledFeatures, enabledFeatures;
+    disabledFeatures = [
+      // See [the issue] "quoted" ]
+      "First",
+      /* a ] in a block */ "Second", 'single ] quoted',
+      process.env.X ? "" : "Third", "With \\"escape\\""
+    ].filter(Boolean);
+    enabledFeatures = ["Not", "These"];"""
+    assert features_listed(code) == ("First", "Second", "Third", 'With \\"escape\\"')
+    assert features_listed('disabledFeatures = [ "Never closed"') is None
+    assert features_listed("enabledFeatures = []") is None
 
 
 def test_a_context_costs_one_renderer_and_no_window_ui(site) -> None:

@@ -53,14 +53,31 @@ def playwright_disabled_features() -> tuple[str, ...] | None:
     lib = Path(playwright.__file__).parent / "driver" / "package" / "lib"
     for source in (lib / "coreBundle.js", lib / "server" / "chromium" / "chromiumSwitches.js"):
         try:
-            code = source.read_text(encoding="utf-8", errors="replace")
+            listed = features_listed(source.read_text(encoding="utf-8", errors="replace"))
         except OSError:
             continue
-        found = re.search(r"\bdisabledFeatures = \[(.*?)\]", code, re.S)
-        if found is None:
-            continue
-        listed = re.sub(r"//[^\n]*", "", found.group(1))  # its comments (they may quote)
-        return tuple(name for name in re.findall(r'"([^"\\]*)"', listed) if name)
+        if listed is not None:
+            return listed
+    return None
+
+
+_LIST_START = re.compile(r"\bdisabledFeatures = \[")
+_LIST_TOKEN = re.compile(r'//[^\n]*|/\*.*?\*/|"((?:[^"\\\n]|\\.)*)"|\'(?:[^\'\\\n]|\\.)*\'|\]', re.S)
+
+
+def features_listed(code: str) -> tuple[str, ...] | None:
+    """The double-quoted names of the array ``disabledFeatures = [...]`` in ``code``, read past
+    its comments and other strings (a bracket or a quote in a comment ends nothing); None
+    without such an array, or one never closed."""
+    start = _LIST_START.search(code)
+    if start is None:
+        return None
+    names: list[str] = []
+    for token in _LIST_TOKEN.finditer(code, start.end()):
+        if token.group(0) == "]":
+            return tuple(names)
+        if token.group(1):
+            names.append(token.group(1))
     return None
 
 
