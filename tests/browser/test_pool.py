@@ -176,3 +176,34 @@ def test_contexts_leased_at_once_on_busy_cpus_each_read_their_own_page(site, bus
             await close_all(envs, pool)
 
     asyncio.run(run())
+
+
+def test_a_context_close_that_never_ends_is_bounded_and_the_context_still_goes(site, monkeypatch):
+    """Playwright's close of a context once waited for minutes in CI (the context still in the
+    browser, the browser answering): the next reset waited with it. Here the close never ends:
+    after CONTEXT_CLOSE_S the context is disposed through Chromium and the reset goes on."""
+    from pagelens.browser import env as env_module
+
+    monkeypatch.setattr(env_module, "CONTEXT_CLOSE_S", 0.5)
+
+    async def run() -> None:
+        pool = BrowserPool(contexts_per_browser=2, ready=0)
+        env = AsyncBrowserEnv(pool=pool, allowed_hosts=("127.0.0.1",), settle_ms=50)
+        try:
+            await env.reset(site.url("site/form.html"))
+            stuck = env.context
+            never = asyncio.get_running_loop().create_future()
+
+            async def close_forever(*args, **kwargs) -> None:
+                await never
+
+            monkeypatch.setattr(stuck, "close", close_forever)
+            obs = await env.reset(site.url("site/second.html"))
+            assert obs is not None and obs.url.endswith("second.html") and env.context is not stuck
+            assert env._shared is not None
+            contexts = (await env._shared.cdp.send("Target.getBrowserContexts"))["browserContextIds"]
+            assert len(contexts) == 1  # the stuck one went through Chromium
+        finally:
+            await close_all([env], pool)
+
+    asyncio.run(run())

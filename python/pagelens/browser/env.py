@@ -55,6 +55,8 @@ _LOADED_NEXT_FRAME = """new Promise(done => {
   else { addEventListener("load", frame, { once: true }); setTimeout(frame, 5000); }
 })"""
 
+# How long closing a context is waited for before Chromium is asked directly (see _close_context).
+CONTEXT_CLOSE_S = 20.0
 
 T = TypeVar("T")
 
@@ -178,6 +180,25 @@ class AsyncBrowserEnv:
         self.pool_wait_s += waited
         self._browser, self._browser_cdp = self._shared.browser, self._shared.cdp
 
+    async def _close_context(self) -> None:
+        """This environment's context closed, in bounded time. Playwright's close waits for the
+        driver's word that the context is gone, with no limit: once in CI it waited for minutes,
+        the context still in the browser and the browser answering other calls, and the suite
+        waited with it. Past :data:`CONTEXT_CLOSE_S` Chromium is asked directly (its own answer
+        is bounded too); either way the environment goes on, at worst with the context left in
+        its browser until the browser closes."""
+        context, self._context = self._context, None
+        if context is None:
+            return
+        try:
+            await asyncio.wait_for(context.close(), CONTEXT_CLOSE_S)
+        except asyncio.TimeoutError:
+            if self._browser_cdp is not None and self._context_id is not None:
+                dispose = self._browser_cdp.send("Target.disposeBrowserContext", {"browserContextId": self._context_id})
+                await quietly(asyncio.wait_for(dispose, CONTEXT_CLOSE_S))
+        except Exception:  # noqa: BLE001 (closed already, or its browser gone: nothing to close)
+            pass
+
     async def _raw_socket(self) -> DevToolsSocket | None:
         """The browser's raw DevTools socket for large answers, once connected; None without one."""
         return await self._shared.raw_socket() if self._shared is not None else None
@@ -187,8 +208,7 @@ class AsyncBrowserEnv:
         back to the pool."""
         shared, self._shared = self._shared, None
         if self._context is not None:
-            await quietly(self._context.close())
-            self._context = None
+            await self._close_context()
         if shared is not None:
             shared.guard.remove(self._policy)
             self._pool.release(shared)
@@ -208,8 +228,7 @@ class AsyncBrowserEnv:
         assert self._browser is not None and self._shared is not None
         guard = self._shared.guard
         if self._context is not None:
-            await quietly(self._context.close())
-            self._context = None
+            await self._close_context()
         guard.remove(self._policy)
         self._context_id = None
         self._sessions.clear()
