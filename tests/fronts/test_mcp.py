@@ -16,6 +16,7 @@ import sys
 import time
 from contextlib import asynccontextmanager
 from pathlib import Path
+from urllib.parse import urlsplit
 
 import pytest
 
@@ -713,13 +714,13 @@ def _silent_session(url: str, page: str) -> socket.socket:
     body = json.dumps(
         {"jsonrpc": "2.0", "id": 3, "method": "tools/call", "params": {"name": "browser_snapshot", "arguments": {}}}
     )
-    host, port = url.split("//", 1)[1].split("/", 1)[0].split(":")
+    address = urlsplit(url)
     stalled = socket.socket()
     stalled.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 1024)
-    stalled.connect((host, int(port)))
+    stalled.connect((address.hostname, address.port))
     request = [
-        "POST /mcp HTTP/1.1",
-        f"Host: {host}:{port}",
+        f"POST {address.path} HTTP/1.1",
+        f"Host: {address.netloc}",
         f"Content-Length: {len(body)}",
         *(f"{k}: {v}" for k, v in headers.items()),
     ]
@@ -735,8 +736,8 @@ def test_a_hung_or_silent_client_blocks_no_other_session(site):
     long_page = site.url("site/paragraphs.html")
 
     async def sessions(url: str) -> None:
-        host, port = url.split("//", 1)[1].split("/", 1)[0].split(":")
-        half = socket.create_connection((host, int(port)))
+        address = urlsplit(url)
+        half = socket.create_connection((address.hostname, address.port))
         half.sendall(
             b"POST /mcp HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 4096\r\n\r\n{"
         )

@@ -207,8 +207,7 @@ class AsyncBrowserEnv:
         """This environment's context closed, its policy gone from the guard, the browser given
         back to the pool."""
         shared, self._shared = self._shared, None
-        if self._context is not None:
-            await self._close_context()
+        await self._close_context()
         if shared is not None:
             shared.guard.remove(self._policy)
             self._pool.release(shared)
@@ -227,8 +226,7 @@ class AsyncBrowserEnv:
         await self.start()
         assert self._browser is not None and self._shared is not None
         guard = self._shared.guard
-        if self._context is not None:
-            await self._close_context()
+        await self._close_context()
         guard.remove(self._policy)
         self._context_id = None
         self._sessions.clear()
