@@ -78,15 +78,33 @@ def session_folder(name: str) -> Path:
     return _own_folder(runtime_dir() / f"{name}.files")
 
 
+def is_session_name(name: str) -> bool:
+    return _SESSION_NAME.fullmatch(name) is not None
+
+
 def session_files(name: str) -> tuple[Path, Path]:
     """A session's socket and kept state."""
-    if not _SESSION_NAME.fullmatch(name):
+    if not is_session_name(name):
         raise SessionFilesError(
             f"session name {name!r}: letters, digits, '.', '_' and '-', at most 64, starting with a letter or digit",
             "usage",
         )
     root = runtime_dir()
     return root / f"{name}.sock", root / f"{name}.state.json"
+
+
+def daemon_files() -> tuple[Path, Path, Path]:
+    """The socket, lock and log of this user's daemon of this install (the interpreter and the
+    package: two installs never serve each other's sessions). Their names start with a dot, which
+    no session name does."""
+    import hashlib
+    import sys
+
+    install = f"{os.path.realpath(sys.executable)}\0{Path(__file__).resolve().parent}"
+    # Short: a socket's whole path must fit in 107 bytes.
+    key = hashlib.sha256(install.encode()).hexdigest()[:10]
+    root = runtime_dir()
+    return root / f".{key}.sock", root / f".{key}.lock", root / f".{key}.log"
 
 
 # -- a kept session's cookies and storage ----------------------------------------------------

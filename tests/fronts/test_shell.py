@@ -1,5 +1,6 @@
 """`pagelens browser`: every command a separate process, as a shell agent runs them, against
-local pages; the session's browser lives in its daemon between them (issue 42)."""
+local pages; the sessions' browser contexts live in the user's daemon between them (issues 42
+and 64)."""
 
 from __future__ import annotations
 
@@ -26,14 +27,16 @@ def shell(tmp_path):
     env = {**os.environ, "XDG_RUNTIME_DIR": str(runtime)}
     env.pop("PAGELENS_SESSION", None)
 
-    def run(*args: str, timeout: float = 180, **extra_env: str) -> subprocess.CompletedProcess[str]:
+    def run(
+        *args: str, timeout: float = 180, cwd: Path = tmp_path, **extra_env: str
+    ) -> subprocess.CompletedProcess[str]:
         return subprocess.run(
             [sys.executable, "-m", "pagelens", "browser", *args],
             capture_output=True,
             text=True,
             timeout=timeout,
             env={**env, **extra_env},
-            cwd=tmp_path,
+            cwd=cwd,
         )
 
     run.runtime = runtime / "pagelens"  # type: ignore[attr-defined]
@@ -194,9 +197,14 @@ def test_two_sessions_are_apart_and_state_carries_a_login(site, shell, tmp_path)
     page = ok(shell("open", login))
     ok(shell("type", ref(page, "textbox", "Name"), "Ada"))
     assert "Signed in as Ada" in ok(shell("click", ref(page, "button", "Sign in")))
-    # Another session: its own browser, not signed in.
+    # Another session: a context of its own in the same daemon's browser, not signed in.
     other = ok(shell("open", login, "--session", "other"))
     assert "Signed in" not in other and "Sign in" in other
+    [daemon] = daemon_pids(shell.runtime)  # type: ignore[attr-defined]
+    assert len(browsers_below(daemon)) == 1
+    other_state = tmp_path / "other.json"
+    ok(shell("state", "save", str(other_state), "--session", "other"))
+    assert json.loads(other_state.read_text()) == {"cookies": [], "origins": []}  # no cookie, no storage of Ada's
     assert "Sign in" in ok(shell("snapshot", PAGELENS_SESSION="other"))  # the variable names it too
     sessions = ok(shell("sessions"))
     assert re.search(r"^default\t", sessions, re.M) and re.search(r"^other\t", sessions, re.M)
@@ -238,6 +246,75 @@ def test_close_leaves_nothing_and_a_killed_daemon_is_restarted(site, shell):
     wait_until(lambda: all(gone(int(c)) for c in children), "a process of the session outlived close")
     assert not list(runtime.glob("*.sock")) and not list(runtime.glob("*.state.json"))
     fails(shell("snapshot"), 3, "no open session 'default'")
+
+
+def test_sessions_opened_at_once_share_one_daemon_and_browser_and_each_comes_back_from_a_kill(site, shell):
+    """Shell sessions are contexts of one browser in one daemon of the user's (issue 64), however
+    many commands start them at once; a killed daemon brings each session back with its own
+    cookies; the daemon and its browser end with the last session, and the next command starts
+    them again."""
+    import concurrent.futures
+
+    runtime = shell.runtime  # type: ignore[attr-defined]
+    login = site.url("site/login.html")
+    names = ("ada", "grace", "edsger")
+    with concurrent.futures.ThreadPoolExecutor(len(names)) as pool:
+        pages = dict(zip(names, pool.map(lambda n: ok(shell("open", login, "--session", n)), names), strict=True))
+    [daemon] = daemon_pids(runtime)
+    assert len(browsers_below(daemon)) == 1
+    for name in names[:2]:
+        ok(shell("type", ref(pages[name], "textbox", "Name"), name.title(), "--session", name))
+        assert f"Signed in as {name.title()}" in ok(
+            shell("click", ref(pages[name], "button", "Sign in"), "--session", name)
+        )
+    assert "Signed in" not in ok(shell("snapshot", "--session", "edsger"))
+
+    os.kill(daemon, signal.SIGKILL)
+    wait_until(lambda: gone(daemon), "the daemon did not die")
+    for name in names[:2]:
+        again = ok(shell("snapshot", "--session", name))
+        assert "the session's daemon had stopped (killed?)" in again and f"Signed in as {name.title()}" in again
+    [restarted] = daemon_pids(runtime)
+    assert restarted != daemon and len(browsers_below(restarted)) == 1
+
+    ok(shell("close", "--session", "ada"))
+    assert "Signed in as Grace" in ok(shell("snapshot", "--session", "grace"))  # the others go on
+    below = [restarted, *browsers_below(restarted)]
+    ok(shell("close", "--all"))
+    wait_until(lambda: all(gone(p) for p in below), "the daemon or its browser outlived its last session")
+    assert not list(runtime.glob("*.sock")) and not list(runtime.glob("*.state.json"))
+    # Closed, then at once opened again: a new daemon serves it.
+    assert "Sign in" in ok(shell("open", login))
+    assert len(daemon_pids(runtime)) == 1
+
+
+def test_a_session_restarted_after_a_kill_keeps_the_options_it_was_opened_with(site, shell):
+    """Its allow-list above all: the command that notices the kill names no --allow-host, and the
+    session it brings back still refuses what the list did not allow."""
+    runtime = shell.runtime  # type: ignore[attr-defined]
+    ok(shell("open", site.url("site/form.html"), "--allow-host", "127.0.0.1"))
+    fails(shell("open", site.url("site/form.html", host="localhost")), 5, "localhost")
+    [daemon] = daemon_pids(runtime)
+    os.kill(daemon, signal.SIGKILL)
+    wait_until(lambda: gone(daemon), "the daemon did not die")
+    assert "Action test page" in ok(shell("snapshot"))
+    fails(shell("open", site.url("site/form.html", host="localhost")), 5, "localhost")
+
+
+def test_files_are_uploaded_from_the_folder_a_session_was_opened_in(site, shell, tmp_path):
+    """Two sessions of one daemon opened in two folders: each uploads from its own, not the
+    other's (the daemon's working directory is neither)."""
+    first, second = tmp_path / "first", tmp_path / "second"
+    for folder in (first, second):
+        folder.mkdir()
+        (folder / "notes.txt").write_text(folder.name)
+    ok(shell("open", site.url("site/form.html"), "--session", "one", cwd=first))
+    page = ok(shell("open", site.url("site/tools.html"), "--session", "two", cwd=second))
+    assert len(daemon_pids(shell.runtime)) == 1  # type: ignore[attr-defined]
+    attach = ref(page, "button", "Attachment")
+    assert "[File chooser]" in ok(shell("click", attach, "--session", "two", cwd=second))
+    fails(shell("upload", str(first / "notes.txt"), "--session", "two", cwd=second), 7, "outside the directories")
+    assert "files: notes.txt 6" in ok(shell("upload", str(second / "notes.txt"), "--session", "two", cwd=second))
 
 
 def test_a_sessions_files_are_its_users_alone_and_go_with_it(site, shell, tmp_path):
@@ -303,27 +380,19 @@ def test_a_long_page_is_within_reach_through_the_shell(site, shell):
     assert "Order placed" in ok(shell("click", button))
 
 
-def _browser_of(pid: int) -> int:
-    """The Chromium browser process below process ``pid`` (not its renderers)."""
-    children: dict[int, list[int]] = {}
-    for entry in Path("/proc").iterdir():
-        if entry.name.isdigit():
-            try:
-                parent = int((entry / "stat").read_text().rsplit(")", 1)[1].split()[1])
-            except (OSError, ValueError):
-                continue
-            children.setdefault(parent, []).append(int(entry.name))
-    stack = [pid]
-    while stack:
-        for child in children.get(stack.pop(), []):
-            try:
-                args = Path(f"/proc/{child}/cmdline").read_bytes()
-            except OSError:
-                continue
-            if b"chrom" in args and b"--type=" not in args:
-                return child
-            stack.append(child)
-    raise AssertionError("no browser below the daemon")
+def browsers_below(pid: int) -> list[int]:
+    """The Chromium browser processes below process ``pid`` (not their renderers)."""
+    from support.processes import descendants
+
+    found = []
+    for child in descendants(pid):
+        try:
+            args = Path(f"/proc/{child}/cmdline").read_bytes()
+        except OSError:
+            continue
+        if b"chrom" in re.split(rb"[\0 ]", args, maxsplit=1)[0] and b"--type=" not in args:
+            found.append(child)
+    return found
 
 
 def test_a_daemon_that_dies_before_answering_is_one_line_and_not_sent_again(shell):
@@ -363,7 +432,7 @@ def test_a_crashed_browser_is_restarted_with_the_sessions_state(site, shell):
     ok(shell("type", ref(page, "textbox", "Name"), "Grace"))
     assert "Signed in as Grace" in ok(shell("click", ref(page, "button", "Sign in")))
     [pid] = daemon_pids(runtime)
-    browser = _browser_of(pid)
+    [browser] = browsers_below(pid)
     os.kill(browser, signal.SIGKILL)
     wait_until(lambda: gone(browser), "the browser did not die")
     again = ok(shell("snapshot"))

@@ -26,7 +26,14 @@ from typing import Any, NoReturn
 
 from pagelens.browser.tools import TOOLS, Command, commands
 from pagelens.errors import PagelensError, one_line
-from pagelens.serving import SessionFilesError, runtime_dir, session_files, storage_state_problem
+from pagelens.serving import (
+    SessionFilesError,
+    daemon_files,
+    is_session_name,
+    runtime_dir,
+    session_files,
+    storage_state_problem,
+)
 from pagelens.settle import AFTER_ACTION_MS
 
 ENV_SESSION = "PAGELENS_SESSION"
@@ -108,6 +115,13 @@ def _paths(name: str) -> tuple[Path, Path]:
         raise ShellError(str(e), e.kind) from None
 
 
+def _daemon_files() -> tuple[Path, Path, Path]:
+    try:
+        return daemon_files()
+    except SessionFilesError as e:
+        raise ShellError(str(e), e.kind) from None
+
+
 def _runtime_dir() -> Path:
     try:
         return runtime_dir()
@@ -148,9 +162,46 @@ def _ask(sock: Path, request: dict[str, Any], timeout: float = ANSWER_TIMEOUT_S)
     return answer
 
 
-def _start_daemon(name: str, options: dict[str, Any], restore: bool = False) -> None:
-    """Starts the session's daemon, in a session of its own (it outlives this command), and
-    returns once it listens (it says so on a pipe)."""
+def _start_session(name: str, options: dict[str, Any], restore: bool = False) -> None:
+    """Session ``name`` started in this user's daemon (see :mod:`pagelens.browser.daemon`), the
+    daemon started first when none runs; returns once the session's socket listens. The
+    daemon's lock is held throughout: no two commands start a daemon, and none ends while a
+    session is being started in it."""
+    import fcntl
+
+    sock, lock, log = _daemon_files()
+    fd = os.open(lock, os.O_RDWR | os.O_CREAT, 0o600)
+    try:
+        deadline = time.monotonic() + START_TIMEOUT_S
+        while True:
+            try:
+                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                break
+            except BlockingIOError:
+                if time.monotonic() > deadline:
+                    raise ShellError(
+                        f"another command held the session daemon's lock ({lock}) for {START_TIMEOUT_S:g} s", "browser"
+                    ) from None
+                time.sleep(0.01)
+        request = {"op": "start", "name": name, "options": options, "restore": restore}
+        try:
+            answer = _ask(sock, request, timeout=START_TIMEOUT_S)
+        except (FileNotFoundError, ConnectionRefusedError):
+            with contextlib.suppress(FileNotFoundError):
+                sock.unlink()  # a daemon that was killed left it
+            _start_daemon(name, options, restore, log)
+            return
+        except TimeoutError:
+            raise ShellError(f"the session daemon did not answer within {START_TIMEOUT_S:g} s", "browser") from None
+        if not answer.get("ok"):
+            raise ShellError(f"the session could not start: {answer.get('error')}", str(answer.get("kind", "browser")))
+    finally:
+        os.close(fd)  # the lock with it
+
+
+def _start_daemon(name: str, options: dict[str, Any], restore: bool, log: Path) -> None:
+    """Starts this user's daemon with session ``name``, in a session of its own (it outlives
+    this command), and returns once the session listens (it says so on a pipe)."""
     import subprocess
 
     read, write = os.pipe()
@@ -158,8 +209,6 @@ def _start_daemon(name: str, options: dict[str, Any], restore: bool = False) -> 
     args = [sys.executable, "-m", "pagelens.browser.daemon", name, json.dumps(options)]
     if restore:
         args.append("--restore")
-    sock, _ = _paths(name)
-    log = sock.with_suffix(".log")
     with open(log, "ab") as err:
         os.chmod(log, 0o600)
         proc = subprocess.Popen(  # noqa: S603 (our own interpreter and module)
@@ -198,6 +247,7 @@ def _options(args: argparse.Namespace) -> dict[str, Any]:
         "headed": bool(getattr(args, "headed", False)),
         "idle_timeout_s": float(getattr(args, "idle_timeout", 1800)),
         "settle_ms": float(getattr(args, "settle_ms", AFTER_ACTION_MS)),
+        "cwd": os.getcwd(),  # where files to upload may come from
     }
 
 
@@ -219,7 +269,7 @@ def _call(args: argparse.Namespace, op: str, arguments: dict[str, Any], *, start
             + (f" --session {args.session}`" if args.session != "default" else "`"),
             "no_session",
         )
-    _start_daemon(args.session, _options(args), restore=killed and not starts)
+    _start_session(args.session, _options(args), restore=killed and not starts)
     return answered(_ask(sock, {"op": op, "args": arguments}))
 
 
@@ -411,7 +461,8 @@ def _state(args: argparse.Namespace) -> int:
 
 
 def _names() -> list[str]:
-    return sorted(p.name[: -len(".sock")] for p in _runtime_dir().glob("*.sock"))
+    names = (p.name[: -len(".sock")] for p in _runtime_dir().glob("*.sock"))
+    return sorted(n for n in names if is_session_name(n))  # not the daemon's own socket
 
 
 def _sessions(args: argparse.Namespace) -> int:
