@@ -1,6 +1,7 @@
 """``browser``: a browser a shell agent drives one command at a time.
 
-``pagelens browser open URL`` starts a background daemon for the session (see
+``pagelens browser open URL`` starts the session in the user's background daemon (started
+with it when none runs; each session a browser context of its own, see
 :mod:`pagelens.browser.daemon`); every later command of the session is a short client that
 sends its request over the session's socket and prints the answer: what the command did and
 what changed on the page. This module imports nothing heavy at load: a command's latency is
