@@ -829,6 +829,23 @@ async def registry_point(
     return x, y, (bx, by, w, h)
 
 
+async def registry_field(
+    capture: InPageCapture, record: FrameRecord, element_id: int, document: float | None, timeout: float
+) -> Box | str:
+    """A text field of the frame made ready for typed text (in view, its text selected, focused:
+    see ``fieldAt`` in capture.js), and its box; or the word that says why it is not one now.
+    ``document``: the observed document's time origin, None to take any."""
+    origin = "null" if document is None or not math.isfinite(document) else repr(float(document))
+    expression = f"typeof __pagelens === 'object' ? __pagelens.fieldAt({int(element_id)}, {origin}) : 'gone'"
+    value = (await _in_world(capture, record, expression, timeout, by_value=True)).get("value")
+    if isinstance(value, str):
+        return value
+    if not isinstance(value, list) or len(value) != 4 or not all(isinstance(v, (int, float)) for v in value):
+        return "gone"
+    x, y, w, h = (float(v) for v in value)
+    return x, y, w, h
+
+
 async def registry_content_box(capture: InPageCapture, record: FrameRecord, limit: int, timeout: float) -> Box | None:
     """The part of the viewport that holds the frame's content (x, y, width, height), from
     pagelens' world; None when the page has none in view or more than ``limit`` nodes."""

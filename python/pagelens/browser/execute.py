@@ -3,7 +3,10 @@ through the element itself.
 
 The element an id names comes from the :class:`~pagelens.browser.resolve.ElementResolver`;
 from there Playwright's own actionability checks, scrolling and input events apply, in any
-frame. No coordinates are remembered between steps.
+frame — except the short ways of a plain click, a hover and a type into a text field of the
+main frame, whose checks pagelens' world makes in one call before the browser's own input
+(each falls back to Playwright's way when a check fails). No coordinates are remembered
+between steps.
 """
 
 from __future__ import annotations
@@ -312,6 +315,10 @@ class Executor:
                 acted.box = await self._pointer(action.target, press=action.kind == "click")
                 if acted.box is not None:
                     return acted
+            if action.kind == "type" and action.text and not self.config.screenshots:
+                acted.box = await self._typed(action)
+                if acted.box is not None:
+                    return acted
             if action.acts_on_element:
                 resolved = await self.resolver.resolve(self.tabs.page, action.target)
                 element = resolved.handle
@@ -392,6 +399,22 @@ class Executor:
             event = {"type": kind, "x": x, "y": y, "button": "left", "buttons": buttons, "clickCount": 1}
             await cdp(session, "Input.dispatchMouseEvent", event, t)
         return again[3]
+
+    async def _typed(self, action: Action) -> Box | None:
+        """The short way of typing into a text field: the field made ready by pagelens' world in
+        one call (in view, enabled, editable, not inert, its text selected, focused), then the
+        text inserted as one edit by the browser — what Playwright's fill does, without its
+        waits and round trips (~a fifth of its CPU). The field's box, or None with no text
+        typed when it is not such a field now: the caller then takes the long way (Playwright's
+        waits, and the checks of a date's or a number's written form)."""
+        found = await self.resolver.field(action.target)
+        if found is None:
+            return None
+        session, box = found
+        await cdp(session, "Input.insertText", {"text": action.text or ""}, self.config.cdp_timeout_s)
+        if action.press_enter:
+            await self.tabs.page.keyboard.press("Enter")
+        return box
 
     async def _click(self, element: ElementHandle, action: Action) -> None:
         select = await self._owning_select(element)

@@ -29,6 +29,7 @@ from pagelens.browser.capture import (
     registry_boxes,
     registry_content_box,
     registry_element,
+    registry_field,
     registry_focus,
     registry_point,
     world_document,
@@ -197,15 +198,10 @@ class ElementResolver:
         :func:`registry_point`). None — the id is Chromium's, in a frame, not in view, covered,
         disabled, gone... — means: take the element by :meth:`element` and let Playwright wait
         and say what is wrong. ``settle``: after a rendering frame (the pointer has arrived)."""
-        if (self._ax is None and self._html is None) or self._capture is None or element_id is None:
+        own = self._in_main_registry(element_id)
+        if own is None or self._capture is None:
             return None
-        try:
-            capture_id, frame_id, _ = self.element_ref(element_id)
-            record = self.frame_record(frame_id)
-        except ActionError:
-            return None
-        if record.source != "dom" or record.parent_id is not None:
-            return None
+        capture_id, record = own
         try:
             found = await registry_point(
                 self._capture, record, capture_id, self._document, settle, self.config.cdp_timeout_s
@@ -215,6 +211,39 @@ class ElementResolver:
         if isinstance(found, str):
             return None
         return record.session, *found
+
+    async def field(self, element_id: int | None) -> tuple[CDPSession, Box] | None:
+        """The text field ``element_id`` names made ready for typed text (in view, its text
+        selected, focused), when pagelens' own capture read it in the tab's main frame: the
+        page's CDP session and the field's box (see :func:`registry_field`). None — not such a
+        field now (disabled, hidden, inert, the focus sent elsewhere), or not one pagelens'
+        capture read — means nothing is typed this way: take the element by :meth:`element` and
+        let Playwright wait and say what is wrong."""
+        own = self._in_main_registry(element_id)
+        if own is None or self._capture is None:
+            return None
+        capture_id, record = own
+        try:
+            found = await registry_field(self._capture, record, capture_id, self._document, self.config.cdp_timeout_s)
+        except (PlaywrightError, asyncio.TimeoutError, KeyError):
+            return None
+        if isinstance(found, str):
+            return None
+        return record.session, found
+
+    def _in_main_registry(self, element_id: int | None) -> tuple[int, FrameRecord] | None:
+        """The capture's id of ``element_id`` and the frame record, when pagelens' capture
+        read it in the tab's main frame."""
+        if (self._ax is None and self._html is None) or self._capture is None or element_id is None:
+            return None
+        try:
+            capture_id, frame_id, _ = self.element_ref(element_id)
+            record = self.frame_record(frame_id)
+        except ActionError:
+            return None
+        if record.source != "dom" or record.parent_id is not None:
+            return None
+        return capture_id, record
 
     async def element(self, page: Page, element_id: int | None) -> ElementHandle:
         """The live element ``element_id`` names in ``page`` (the tab it was observed in). Ids

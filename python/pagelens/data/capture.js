@@ -2564,6 +2564,48 @@
     return "covered";
   }
 
+  // A text field made ready for what a `type` writes (its short way), from this world: an
+  // <input> that takes typed text (by its type as the element reads it: an unknown type is a
+  // text field) or a <textarea>, enabled and editable, with a box, in view (scrolled there if
+  // not), its text selected — typing replaces it — and focused: what Playwright's fill does
+  // before it inserts the text. Its box [x, y, width, height], or a word saying why not —
+  // "document", "gone", "kind" (another element: a date, a number, an editable...), "disabled",
+  // "readonly", "inert", "hidden", "focus" (it did not keep the focus) —: the caller then takes
+  // the long way, which waits and says what is wrong. Nothing is selected or focused before
+  // the checks that need no focus have passed.
+  const TYPED_INPUTS = new Set(["text", "search", "email", "url", "tel", "password"]);
+  function fieldAt(id, origin) {
+    if (origin !== null && performance.timeOrigin !== origin) return "document";
+    const el = lookup(id);
+    if (!el || el.nodeType !== 1 || el.ownerDocument !== document) return "gone";
+    const input = el instanceof HTMLInputElement;
+    if (!(input && TYPED_INPUTS.has(el.type)) && !(el instanceof HTMLTextAreaElement)) return "kind";
+    if (el.matches(":disabled") || el.closest("[aria-disabled=true]")) return "disabled";
+    if (el.readOnly || (el.getAttribute("aria-readonly") || "").trim().toLowerCase() === "true") return "readonly";
+    // Inert (by its own or an ancestor's attribute, or outside an open modal dialog): focus
+    // would not move there, and the text would go where the focus is.
+    const modal = document.querySelector("dialog:modal");
+    if (el.closest("[inert]") || (modal && !modal.contains(el))) return "inert";
+    if (!el.checkVisibility({ visibilityProperty: true })) return "hidden";
+    const vw = innerWidth, vh = innerHeight;
+    let r = el.getBoundingClientRect();
+    if (r.width <= 0 || r.height <= 0) return "hidden";
+    if (r.right <= 0 || r.bottom <= 0 || r.left >= vw || r.top >= vh) {
+      el.scrollIntoViewIfNeeded(true);
+      r = el.getBoundingClientRect();
+    }
+    if (input) {
+      el.select();
+    } else {
+      el.selectionStart = 0;
+      el.selectionEnd = el.value.length;
+    }
+    el.focus();
+    // A page's focus listener can send the focus elsewhere: then nothing is typed here.
+    if (deepActive(document) !== el) return "focus";
+    return [r.x, r.y, r.width, r.height];
+  }
+
   // Where typed keys go now (a `type` into an element that is no field clicks it first, then
   // types): "text" (a field, an editable, a widget that takes text), "control" (a button, a
   // link, a box to tick: keys fill nothing, and Space or Enter would press it), "nowhere" (the
@@ -2591,7 +2633,8 @@
 
   Object.defineProperty(globalThis, "__pagelens", {
     value: Object.freeze({
-      capture, html, lookup, idOf, adopt, boxes, contentBox, pointAt, focusKind, unread: () => lastUnread, factsOfTexts,
+      capture, html, lookup, idOf, adopt, boxes, contentBox, pointAt, fieldAt, focusKind, unread: () => lastUnread,
+      factsOfTexts,
     }),
     enumerable: false,
   });
