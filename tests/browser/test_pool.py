@@ -207,3 +207,42 @@ def test_a_context_close_that_never_ends_is_bounded_and_the_context_still_goes(s
             await close_all([env], pool)
 
     asyncio.run(run())
+
+
+@pytest.mark.parametrize("stuck", ["new_context", "new_page"])
+def test_a_browser_that_does_not_make_a_context_is_set_aside_not_waited_for(site, monkeypatch, stuck):
+    """Playwright waits for a context and its first tab with no limit: here one never comes.
+    The reset fails in bounded time saying so, the other context of that browser is told its
+    browser is gone, and the next reset works in a browser of its own."""
+    from playwright.async_api import Browser, BrowserContext
+
+    from pagelens.browser import env as env_module
+    from pagelens.browser.env import BrowserStateError
+
+    monkeypatch.setattr(env_module, "CONTEXT_OPEN_S", 1.0)
+    owner = Browser if stuck == "new_context" else BrowserContext
+    real = getattr(owner, stuck)
+
+    async def run() -> None:
+        pool = BrowserPool(contexts_per_browser=4, ready=0)
+        other = AsyncBrowserEnv(pool=pool, allowed_hosts=("127.0.0.1",), settle_ms=50)
+        env = AsyncBrowserEnv(pool=pool, allowed_hosts=("127.0.0.1",), settle_ms=50)
+        try:
+            await other.reset(site.url("site/form.html"))
+            never = asyncio.get_running_loop().create_future()
+
+            async def forever(self, *args, **kwargs):
+                await never
+
+            monkeypatch.setattr(owner, stuck, forever)
+            with pytest.raises(BrowserStateError, match="set aside"):  # (a wait for ever fails at 30 s)
+                await asyncio.wait_for(env.reset(site.url("site/second.html")), 30)
+            assert other.browser_lost and pool.crashes == 1 and pool.browsers == 0
+            monkeypatch.setattr(owner, stuck, real)
+            obs = await env.reset(site.url("site/second.html"))
+            assert obs is not None and obs.url.endswith("second.html")
+            assert pool.launches == 2 and pool.browsers == 1
+        finally:
+            await close_all([other, env], pool)
+
+    asyncio.run(run())

@@ -57,6 +57,9 @@ _LOADED_NEXT_FRAME = """new Promise(done => {
 
 # How long closing a context is waited for before Chromium is asked directly (see _close_context).
 CONTEXT_CLOSE_S = 20.0
+# How long making a context and its first tab is waited for: a browser that takes longer does
+# not answer, and is set aside as a dead one is (see _opened).
+CONTEXT_OPEN_S = 60.0
 
 T = TypeVar("T")
 
@@ -199,6 +202,21 @@ class AsyncBrowserEnv:
         except Exception:  # noqa: BLE001 (closed already, or its browser gone: nothing to close)
             pass
 
+    async def _opened(self, call: Awaitable[T], what: str) -> T:
+        """``call`` (making the context, its first tab), in bounded time. Playwright waits for
+        them with no limit; a browser that does not answer within :data:`CONTEXT_OPEN_S` is
+        set aside as a dead one is (its other contexts told so, a new browser for the next
+        lease) and this reset fails saying so, rather than waiting for ever."""
+        try:
+            return await asyncio.wait_for(call, CONTEXT_OPEN_S)
+        except asyncio.TimeoutError:
+            if self._shared is not None:
+                self._pool.discard(self._shared)
+            raise BrowserStateError(
+                f"the browser did not {what} within {CONTEXT_OPEN_S:g} s: it was set aside, and the next "
+                "reset starts another"
+            ) from None
+
     async def _raw_socket(self) -> DevToolsSocket | None:
         """The browser's raw DevTools socket for large answers, once connected; None without one."""
         return await self._shared.raw_socket() if self._shared is not None else None
@@ -251,21 +269,24 @@ class AsyncBrowserEnv:
         har: dict[str, Any] = (
             {"record_har_path": self.config.har_path, "record_har_content": "embed"} if self.config.har_path else {}
         )
-        self._context = await self._browser.new_context(
-            viewport={"width": launch.viewport[0], "height": launch.viewport[1]},
-            locale=launch.locale,
-            timezone_id=launch.timezone,
-            user_agent=launch.user_agent,
-            storage_state=self.config.storage_state,  # type: ignore[arg-type]  # a dict is a StorageState
-            **har,
+        self._context = context = await self._opened(
+            self._browser.new_context(
+                viewport={"width": launch.viewport[0], "height": launch.viewport[1]},
+                locale=launch.locale,
+                timezone_id=launch.timezone,
+                user_agent=launch.user_agent,
+                storage_state=self.config.storage_state,  # type: ignore[arg-type]  # a dict is a StorageState
+                **har,
+            ),
+            "make a browser context",
         )
-        self._context.set_default_timeout(self.config.action_timeout_ms)
-        self._context.set_default_navigation_timeout(self.config.navigation_timeout_ms)
-        self._context.on("page", self._adopt_page)
+        context.set_default_timeout(self.config.action_timeout_ms)
+        context.set_default_navigation_timeout(self.config.navigation_timeout_ms)
+        context.on("page", self._adopt_page)
         # Before any page script: the hook that tells the capture which elements scripts made
         # clickable (the only piece of pagelens in the page's own world).
-        await self._context.add_init_script(self._capture.hook_script())
-        page = await self._context.new_page()
+        await self._opened(context.add_init_script(self._capture.hook_script()), "take the page hook")
+        page = await self._opened(context.new_page(), "open a tab")
         self._page = page
         # The page's own session, opened before the page has any script (one attached while a
         # script holds the tab is itself held, even the stop the script watchdog sends), tells

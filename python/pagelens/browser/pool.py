@@ -9,7 +9,8 @@ sessions, a study's workers). Each browser has one request guard, whose policies
 context may load (see guard.py), one raw DevTools socket, and one browser-level CDP session.
 
 A browser that dies (killed, crashed) leaves the pool at once: its contexts' environments see
-it as not alive, and the next lease gets a browser that works.
+it as not alive, and the next lease gets a browser that works. So does one that stops answering
+(a context not made in time: see ``AsyncBrowserEnv._opened``), closed in the background.
 """
 
 from __future__ import annotations
@@ -36,6 +37,8 @@ __all__ = ["CONTEXTS_PER_BROWSER", "BrowserPool", "PoolClosed", "SharedBrowser"]
 # Contexts one shared browser holds: more saves the browser's own ~100 MB per that many sessions;
 # fewer loses fewer sessions to one browser's crash.
 CONTEXTS_PER_BROWSER = 16
+# How long a browser set aside is given to close.
+_CLOSE_S = 30.0
 
 
 class PoolClosed(PagelensError, RuntimeError):
@@ -160,6 +163,15 @@ class BrowserPool:
             closing = asyncio.ensure_future(shared.close())
             self._closing.add(closing)
             closing.add_done_callback(self._closing.discard)
+
+    def discard(self, shared: SharedBrowser) -> None:
+        """A browser that stopped answering (a context it did not make in time): out of the
+        pool as a dead one is, its contexts told by ``lost``, and closed in the background,
+        in bounded time (its process may be past answering even that)."""
+        self._lost(shared)
+        closing = asyncio.ensure_future(quietly(asyncio.wait_for(shared.close(), _CLOSE_S)))
+        self._closing.add(closing)
+        closing.add_done_callback(self._closing.discard)
 
     def warm(self) -> None:
         """Starts the room kept ready now (a server's first session then waits for no launch)."""
