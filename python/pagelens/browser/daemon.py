@@ -236,7 +236,7 @@ class ShellSession:
         """Serves until ``close``, the idle timeout or the daemon's end; then the session is
         over and nothing of it is kept (only a daemon killed outright leaves a state, for the
         next command)."""
-        assert self.server is not None  # noqa: S101 (listen() came first)
+        assert self.server is not None  # listen() came first
         try:
             async with self.server:
                 while not self.stopping.is_set():
