@@ -427,10 +427,13 @@ def test_a_daemon_that_dies_before_answering_is_one_line_and_not_sent_again(shel
 
 
 def test_a_crashed_browser_is_restarted_with_the_sessions_state(site, shell):
+    """The browser the sessions share dies: each session is told once, at its next command, and
+    comes back with its own cookies in a new browser of the same daemon."""
     runtime = shell.runtime  # type: ignore[attr-defined]
     page = ok(shell("open", site.url("site/login.html")))
     ok(shell("type", ref(page, "textbox", "Name"), "Grace"))
     assert "Signed in as Grace" in ok(shell("click", ref(page, "button", "Sign in")))
+    ok(shell("open", site.url("site/form.html"), "--session", "other"))
     [pid] = daemon_pids(runtime)
     [browser] = browsers_below(pid)
     os.kill(browser, signal.SIGKILL)
@@ -438,7 +441,11 @@ def test_a_crashed_browser_is_restarted_with_the_sessions_state(site, shell):
     again = ok(shell("snapshot"))
     assert "Note: the session's browser had stopped; it was restarted" in again
     assert "Signed in as Grace" in again  # its cookies came back with it
-    assert daemon_pids(runtime) == [pid]  # the same daemon
+    other = ok(shell("snapshot", "--session", "other"))
+    assert "Note: the session's browser had stopped" in other and "Action test page" in other
+    assert "Signed in" not in other
+    assert "Note:" not in ok(shell("snapshot")) + ok(shell("snapshot", "--session", "other"))  # told once
+    assert daemon_pids(runtime) == [pid] and len(browsers_below(pid)) == 1  # the same daemon, one browser
 
 
 def test_an_idle_session_ends_by_itself(site, shell):
