@@ -246,3 +246,37 @@ def test_a_browser_that_does_not_make_a_context_is_set_aside_not_waited_for(site
             await close_all([other, env], pool)
 
     asyncio.run(run())
+
+
+def test_a_browser_that_ends_as_it_starts_is_started_once_more_and_said(monkeypatch):
+    """Chromium ended before it was ready (Playwright's "Failed to launch the browser process",
+    seen once in CI): the pool starts it once more and warns with the whole first failure; a
+    second failure in a row is the lease's."""
+    from playwright.async_api import BrowserType
+    from playwright.async_api import Error as PlaywrightError
+
+    real = BrowserType.launch
+    failures = [2]
+
+    async def launch(self, **kwargs):
+        if failures[0]:
+            failures[0] -= 1
+            raise PlaywrightError("Failed to launch the browser process.\nBrowser logs:\n[pid=1] the logs")
+        return await real(self, **kwargs)
+
+    monkeypatch.setattr(BrowserType, "launch", launch)
+
+    async def run() -> None:
+        pool = BrowserPool(contexts_per_browser=2, ready=0)
+        try:
+            with pytest.raises(PlaywrightError, match="Failed to launch"), pytest.warns(UserWarning):
+                await pool.lease()  # two in a row
+            failures[0] = 1
+            with pytest.warns(UserWarning, match=r"(?s)starting it again\. Failed to launch .*the logs"):
+                shared, _ = await pool.lease()
+            assert pool.launches == 1 and not shared.lost.is_set()
+            pool.release(shared)
+        finally:
+            await pool.close()
+
+    asyncio.run(run())

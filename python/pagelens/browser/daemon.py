@@ -183,6 +183,8 @@ class ShellSession:
             answer = {"ok": False, "error": str(e), "kind": kind if isinstance(kind, str) else "action"}
         except Exception as e:  # the browser went away, or a bug: one line, the daemon stays
             answer = {"ok": False, "error": one_line(e), "kind": "browser"}
+            # The whole of it (a browser's own logs, a trace) in the daemon's log.
+            print(f"pagelens browser daemon, session {self.name}: {type(e).__name__}: {e}", file=sys.stderr, flush=True)
         with contextlib.suppress(ConnectionError):
             writer.write(json.dumps(answer).encode() + b"\n")
             await writer.drain()

@@ -23,6 +23,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
+from playwright.async_api import Error as PlaywrightError
+
 from pagelens.browser._util import quietly
 from pagelens.browser.devtools import DevToolsSocket, free_port
 from pagelens.browser.guard import RequestGuard
@@ -39,6 +41,8 @@ __all__ = ["CONTEXTS_PER_BROWSER", "BrowserPool", "PoolClosed", "SharedBrowser"]
 CONTEXTS_PER_BROWSER = 16
 # How long a browser set aside is given to close.
 _CLOSE_S = 30.0
+# Playwright's words for a browser process that ended before it was ready.
+_EXITED_AT_START = "Failed to launch the browser process"
 
 
 class PoolClosed(PagelensError, RuntimeError):
@@ -201,7 +205,16 @@ class BrowserPool:
         port = free_port() if self.launch.devtools_socket else None
         if port is not None:
             kwargs["args"] = [*kwargs["args"], f"--remote-debugging-port={port}"]
-        browser = await self._playwright.chromium.launch(**kwargs)
+        try:
+            browser = await self._playwright.chromium.launch(**kwargs)
+        except PlaywrightError as e:
+            if _EXITED_AT_START not in str(e):
+                raise
+            # Chromium ended before it was ready (seen once in CI, three sessions opened at once
+            # on a loaded machine; its logs were not kept): tried once more, the first failure
+            # told in full where the process' errors go (a server's or a daemon's log).
+            warnings.warn(f"Chromium ended as it started; starting it again. {e}", stacklevel=2)
+            browser = await self._playwright.chromium.launch(**kwargs)
         try:
             cdp = await browser.new_browser_cdp_session()
             guard = RequestGuard()
