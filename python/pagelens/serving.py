@@ -93,14 +93,20 @@ def session_files(name: str) -> tuple[Path, Path]:
     return root / f"{name}.sock", root / f"{name}.state.json"
 
 
+# What the daemon's sessions read from the environment of the command that started it: a
+# command that names another value gets a daemon of its own.
+_DAEMON_ENVIRONMENT = ("PAGELENS_CHROMIUM", "PAGELENS_CHECK_INCREMENTAL")
+
+
 def daemon_files() -> tuple[Path, Path, Path]:
     """The socket, lock and log of this user's daemon of this install (the interpreter and the
-    package: two installs never serve each other's sessions). Their names start with a dot, which
-    no session name does."""
+    package: two installs never serve each other's sessions) and of the environment its sessions
+    read (the Chromium they run). Their names start with a dot, which no session name does."""
     import hashlib
     import sys
 
-    install = f"{os.path.realpath(sys.executable)}\0{Path(__file__).resolve().parent}"
+    read = "\0".join(f"{name}={os.environ.get(name, '')}" for name in _DAEMON_ENVIRONMENT)
+    install = f"{os.path.realpath(sys.executable)}\0{Path(__file__).resolve().parent}\0{read}"
     # Short: a socket's whole path must fit in 107 bytes.
     key = hashlib.sha256(install.encode()).hexdigest()[:10]
     root = runtime_dir()

@@ -621,3 +621,20 @@ def test_interactive_keeps_every_id_line_under_its_ancestors_and_the_sections_wh
             assert len(below) - len(below.lstrip("\t")) == depth + 1
         else:  # its parent line is kept right above it or above a sibling's part
             assert depth == 1 or any(len(a) - len(a.lstrip("\t")) == depth - 1 for a in tree[:i])
+
+
+def test_a_session_that_names_another_chromium_gets_a_daemon_of_its_own(site, shell):
+    """The daemon's sessions run the Chromium of the command that started it: a command that
+    names another (PAGELENS_CHROMIUM) is served by a daemon, and a browser, of its own."""
+    import shutil
+
+    runtime = shell.runtime  # type: ignore[attr-defined]
+    ok(shell("open", site.url("site/form.html")))
+    chromium = shutil.which("chromium") or "/usr/bin/chromium"
+    assert "Action test page" in ok(
+        shell("open", site.url("site/form.html"), "--session", "named", PAGELENS_CHROMIUM=chromium)
+    )
+    daemons = daemon_pids(runtime)
+    assert len(daemons) == 2 and all(len(browsers_below(pid)) == 1 for pid in daemons)
+    # Each command finds its session whatever it names (the session's socket answers).
+    assert "Action test page" in ok(shell("snapshot", "--session", "named"))

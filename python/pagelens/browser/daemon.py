@@ -12,7 +12,8 @@ that died is restarted from it, and so is a session whose daemon was killed (its
 notices the dead socket).
 
 A command that finds no session asks the daemon's own socket (``.KEY.sock``, KEY a hash of the
-interpreter and the package, so two installs never serve each other's sessions) to start it,
+interpreter, the package and the environment the sessions read — ``PAGELENS_CHROMIUM`` —, so
+two installs never serve each other's sessions, nor one daemon two Chromiums) to start it,
 or starts the daemon; ``.KEY.lock`` (``flock``) makes that one step: no two daemons
 start, and a daemon ends only when no command is starting a session in it.
 
