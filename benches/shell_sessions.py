@@ -25,39 +25,11 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "tests"))
 
-from support.processes import descendants  # noqa: E402
+from support.processes import browsers_below, daemon_pids  # noqa: E402
 from support.site_server import SiteServer  # noqa: E402
 
 sys.path.insert(0, str(ROOT / "benches"))
 from report_sessions import pct, pss_mb  # noqa: E402
-
-
-def daemons(runtime: Path) -> list[int]:
-    """The session processes of ``runtime`` (by their command line and environment)."""
-    found = []
-    for entry in Path("/proc").iterdir():
-        if not entry.name.isdigit():
-            continue
-        try:
-            args = (entry / "cmdline").read_bytes()
-            environ = (entry / "environ").read_bytes()
-        except OSError:
-            continue
-        if b"pagelens.browser.daemon" in args and str(runtime).encode() in environ:
-            found.append(int(entry.name))
-    return found
-
-
-def browsers(pids: list[int]) -> int:
-    count = 0
-    for p in pids:
-        try:
-            args = Path(f"/proc/{p}/cmdline").read_bytes()
-        except OSError:
-            continue
-        program = re.split(rb"[\0 ]", args, maxsplit=1)[0]
-        count += b"chrom" in program and b"--type=" not in args
-    return count
 
 
 def measure(count: int, site: SiteServer) -> dict:
@@ -98,11 +70,10 @@ def measure(count: int, site: SiteServer) -> dict:
 
         with concurrent.futures.ThreadPoolExecutor(count) as pool:
             list(pool.map(session, range(count)))
-        roots = daemons(runtime)
-        everything = [p for r in roots for p in (r, *descendants(r))]
+        roots = daemon_pids(runtime)
         out["pss"] = sum(pss_mb(r) for r in roots)  # each the PSS of its tree
         out["processes"] = len(roots)
-        out["browsers"] = browsers(everything)
+        out["browsers"] = sum(len(browsers_below(r)) for r in roots)
         shell("close", "--all")
         return out
 

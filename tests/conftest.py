@@ -46,6 +46,22 @@ def ax_source(browser):
     browser.config.source = "dom"
 
 
+@pytest.fixture
+def refuse_element_input(monkeypatch):
+    """Makes the named methods of Playwright's element handles fail for one test: an action
+    that passes went pagelens' short way, not Playwright's."""
+    from playwright.async_api import ElementHandle
+
+    async def refused(self, *args, **kwargs):
+        raise AssertionError("Playwright's element input was used")
+
+    def refuse(*names: str) -> None:
+        for name in names:
+            monkeypatch.setattr(ElementHandle, name, refused)
+
+    return refuse
+
+
 @pytest.fixture(scope="module")
 def browsergym(tmp_path_factory):
     """BrowserGym's gymnasium registry, its browsers pointed at Debian's Chromium through a

@@ -6,7 +6,6 @@ from __future__ import annotations
 import re
 
 import pytest
-from playwright.async_api import ElementHandle
 
 from pagelens.browser import PageObservation
 from support.observed import find
@@ -23,14 +22,9 @@ def pointer(browser, site):
 
 
 @pytest.fixture
-def no_playwright_click(monkeypatch):
+def no_playwright_click(refuse_element_input):
     """Playwright's own element input refuses: a click that passes went the short way."""
-
-    async def refused(self, *args, **kwargs):
-        raise AssertionError("Playwright's element input was used")
-
-    for name in ("click", "hover", "dblclick", "tap"):
-        monkeypatch.setattr(ElementHandle, name, refused)
+    refuse_element_input("click", "hover", "dblclick", "tap")
 
 
 def test_a_plain_click_is_the_browsers_own_input_at_the_centre(browser, pointer, no_playwright_click):

@@ -5,7 +5,6 @@ same events and ends with the same value; on tests/sites/fields.html."""
 from __future__ import annotations
 
 import pytest
-from playwright.async_api import ElementHandle
 
 from pagelens.actions import Action
 from pagelens.browser import BrowserEnv
@@ -42,14 +41,9 @@ def field(obs, label: str) -> int:
 
 
 @pytest.fixture
-def no_playwright_fill(monkeypatch):
+def no_playwright_fill(refuse_element_input):
     """Playwright's element input refuses: a type that passes went the short way."""
-
-    async def refused(self, *args, **kwargs):
-        raise AssertionError("Playwright's element input was used")
-
-    for name in ("fill", "type", "click", "scroll_into_view_if_needed"):
-        monkeypatch.setattr(ElementHandle, name, refused)
+    refuse_element_input("fill", "type", "click", "scroll_into_view_if_needed")
 
 
 def _by_playwright(browser: BrowserEnv, url: str, label: str, text: str) -> tuple[str, str]:

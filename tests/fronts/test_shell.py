@@ -17,6 +17,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from support import processes
+
 
 @pytest.fixture
 def shell(tmp_path):
@@ -65,19 +67,8 @@ def ref(text: str, role: str, name: str) -> str:
 
 
 def daemon_pids(runtime: Path) -> list[int]:
-    """Running daemons of this test's runtime directory (by their command line)."""
-    pids = []
-    for entry in Path("/proc").iterdir():
-        if not entry.name.isdigit():
-            continue
-        try:
-            args = (entry / "cmdline").read_bytes().split(b"\0")
-            environ = (entry / "environ").read_bytes()
-        except OSError:
-            continue
-        if b"pagelens.browser.daemon" in args and str(runtime.parent).encode() in environ:
-            pids.append(int(entry.name))
-    return pids
+    """Running daemons of this test's runtime directory."""
+    return processes.daemon_pids(runtime.parent)
 
 
 def gone(pid: int) -> bool:
@@ -201,7 +192,7 @@ def test_two_sessions_are_apart_and_state_carries_a_login(site, shell, tmp_path)
     other = ok(shell("open", login, "--session", "other"))
     assert "Signed in" not in other and "Sign in" in other
     [daemon] = daemon_pids(shell.runtime)  # type: ignore[attr-defined]
-    assert len(browsers_below(daemon)) == 1
+    assert len(processes.browsers_below(daemon)) == 1
     other_state = tmp_path / "other.json"
     ok(shell("state", "save", str(other_state), "--session", "other"))
     assert json.loads(other_state.read_text()) == {"cookies": [], "origins": []}  # no cookie, no storage of Ada's
@@ -261,7 +252,7 @@ def test_sessions_opened_at_once_share_one_daemon_and_browser_and_each_comes_bac
     with concurrent.futures.ThreadPoolExecutor(len(names)) as pool:
         pages = dict(zip(names, pool.map(lambda n: ok(shell("open", login, "--session", n)), names), strict=True))
     [daemon] = daemon_pids(runtime)
-    assert len(browsers_below(daemon)) == 1
+    assert len(processes.browsers_below(daemon)) == 1
     for name in names[:2]:
         ok(shell("type", ref(pages[name], "textbox", "Name"), name.title(), "--session", name))
         assert f"Signed in as {name.title()}" in ok(
@@ -275,11 +266,11 @@ def test_sessions_opened_at_once_share_one_daemon_and_browser_and_each_comes_bac
         again = ok(shell("snapshot", "--session", name))
         assert "the session's daemon had stopped (killed?)" in again and f"Signed in as {name.title()}" in again
     [restarted] = daemon_pids(runtime)
-    assert restarted != daemon and len(browsers_below(restarted)) == 1
+    assert restarted != daemon and len(processes.browsers_below(restarted)) == 1
 
     ok(shell("close", "--session", "ada"))
     assert "Signed in as Grace" in ok(shell("snapshot", "--session", "grace"))  # the others go on
-    below = [restarted, *browsers_below(restarted)]
+    below = [restarted, *processes.browsers_below(restarted)]
     ok(shell("close", "--all"))
     wait_until(lambda: all(gone(p) for p in below), "the daemon or its browser outlived its last session")
     assert not list(runtime.glob("*.sock")) and not list(runtime.glob("*.state.json"))
@@ -380,21 +371,6 @@ def test_a_long_page_is_within_reach_through_the_shell(site, shell):
     assert "Order placed" in ok(shell("click", button))
 
 
-def browsers_below(pid: int) -> list[int]:
-    """The Chromium browser processes below process ``pid`` (not their renderers)."""
-    from support.processes import descendants
-
-    found = []
-    for child in descendants(pid):
-        try:
-            args = Path(f"/proc/{child}/cmdline").read_bytes()
-        except OSError:
-            continue
-        if b"chrom" in re.split(rb"[\0 ]", args, maxsplit=1)[0] and b"--type=" not in args:
-            found.append(child)
-    return found
-
-
 def test_a_daemon_that_dies_before_answering_is_one_line_and_not_sent_again(shell):
     """A daemon that took the command and died (killed, out of memory) drops the connection: the
     command says it is unknown whether it was done, and does not send it again."""
@@ -435,7 +411,7 @@ def test_a_crashed_browser_is_restarted_with_the_sessions_state(site, shell):
     assert "Signed in as Grace" in ok(shell("click", ref(page, "button", "Sign in")))
     ok(shell("open", site.url("site/form.html"), "--session", "other"))
     [pid] = daemon_pids(runtime)
-    [browser] = browsers_below(pid)
+    [browser] = processes.browsers_below(pid)
     os.kill(browser, signal.SIGKILL)
     wait_until(lambda: gone(browser), "the browser did not die")
     again = ok(shell("snapshot"))
@@ -445,7 +421,7 @@ def test_a_crashed_browser_is_restarted_with_the_sessions_state(site, shell):
     assert "Note: the session's browser had stopped" in other and "Action test page" in other
     assert "Signed in" not in other
     assert "Note:" not in ok(shell("snapshot")) + ok(shell("snapshot", "--session", "other"))  # told once
-    assert daemon_pids(runtime) == [pid] and len(browsers_below(pid)) == 1  # the same daemon, one browser
+    assert daemon_pids(runtime) == [pid] and len(processes.browsers_below(pid)) == 1  # the same daemon, one browser
 
 
 def test_an_idle_session_ends_by_itself(site, shell):
@@ -635,6 +611,6 @@ def test_a_session_that_names_another_chromium_gets_a_daemon_of_its_own(site, sh
         shell("open", site.url("site/form.html"), "--session", "named", PAGELENS_CHROMIUM=chromium)
     )
     daemons = daemon_pids(runtime)
-    assert len(daemons) == 2 and all(len(browsers_below(pid)) == 1 for pid in daemons)
+    assert len(daemons) == 2 and all(len(processes.browsers_below(pid)) == 1 for pid in daemons)
     # Each command finds its session whatever it names (the session's socket answers).
     assert "Action test page" in ok(shell("snapshot", "--session", "named"))

@@ -4,6 +4,7 @@ process left running."""
 from __future__ import annotations
 
 import contextlib
+import re
 import sys
 from functools import cache
 from pathlib import Path
@@ -23,6 +24,38 @@ def descendants(pid: int) -> list[int]:
             found.append(child)
             todo.append(child)
     return found
+
+
+def browsers_below(pid: int) -> list[int]:
+    """The Chromium browser processes below process ``pid`` (not their renderers or helpers:
+    Chromium names those by ``--type=``)."""
+    found = []
+    for child in descendants(pid):
+        try:
+            args = Path(f"/proc/{child}/cmdline").read_bytes()
+        except OSError:
+            continue
+        # Chromium rewrites its argv (spaces, not NULs, between its arguments).
+        if b"chrom" in re.split(rb"[\0 ]", args, maxsplit=1)[0] and b"--type=" not in args:
+            found.append(child)
+    return found
+
+
+def daemon_pids(folder: Path) -> list[int]:
+    """Running shell daemons (``pagelens.browser.daemon``) whose environment names ``folder``
+    (their runtime directory's), read from /proc."""
+    pids = []
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            args = (entry / "cmdline").read_bytes().split(b"\0")
+            environ = (entry / "environ").read_bytes()
+        except OSError:
+            continue
+        if b"pagelens.browser.daemon" in args and str(folder).encode() in environ:
+            pids.append(int(entry.name))
+    return pids
 
 
 @cache

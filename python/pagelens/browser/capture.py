@@ -809,13 +809,18 @@ async def registry_element(
     return int(described["node"]["backendNodeId"]), frame_id or record.frame_id
 
 
+def _origin_literal(document: float | None) -> str:
+    """A document's time origin as the JavaScript the world checks it with (``null``: any)."""
+    return "null" if document is None or not math.isfinite(document) else repr(float(document))
+
+
 async def registry_point(
     capture: InPageCapture, record: FrameRecord, element_id: int, document: float | None, settle: bool, timeout: float
 ) -> tuple[float, float, Box] | str:
     """Where a click on a registry id of the frame lands (x, y in the frame's viewport, and the
     element's box), or the word that says why it cannot land there now (see ``pointAt`` in
     capture.js); ``document``: the observed document's time origin, None to take any."""
-    origin = "null" if document is None or not math.isfinite(document) else repr(float(document))
+    origin = _origin_literal(document)
     expression = (
         "typeof __pagelens === 'object' ? "
         f"__pagelens.pointAt({int(element_id)}, {origin}, {'true' if settle else 'false'}) : 'gone'"
@@ -835,7 +840,7 @@ async def registry_field(
     """A text field of the frame made ready for typed text (in view, its text selected, focused:
     see ``fieldAt`` in capture.js), and its box; or the word that says why it is not one now.
     ``document``: the observed document's time origin, None to take any."""
-    origin = "null" if document is None or not math.isfinite(document) else repr(float(document))
+    origin = _origin_literal(document)
     expression = f"typeof __pagelens === 'object' ? __pagelens.fieldAt({int(element_id)}, {origin}) : 'gone'"
     value = (await _in_world(capture, record, expression, timeout, by_value=True)).get("value")
     if isinstance(value, str):

@@ -186,10 +186,7 @@ class ShellSession:
             answer = {"ok": False, "error": one_line(e), "kind": "browser"}
             # The whole of it (a browser's own logs, a trace) in the daemon's log.
             print(f"pagelens browser daemon, session {self.name}: {type(e).__name__}: {e}", file=sys.stderr, flush=True)
-        with contextlib.suppress(ConnectionError):
-            writer.write(json.dumps(answer).encode() + b"\n")
-            await writer.drain()
-            writer.close()
+        await _reply(writer, answer)
 
     async def dispatch(self, op: str, args: dict[str, Any]) -> dict[str, Any]:
         note = None
@@ -256,7 +253,6 @@ class ShellSession:
                     if not done:
                         await self.lock.acquire()  # a command runs: wait for it, then time again
                         self.lock.release()
-                self.ending = True
         finally:
             self.ending = True
             with contextlib.suppress(FileNotFoundError):
@@ -269,6 +265,14 @@ class ShellSession:
             if self.options.output_dir == session_folder(self.name):
                 shutil.rmtree(self.options.output_dir, ignore_errors=True)
             self.ended.set()
+
+
+async def _reply(writer: asyncio.StreamWriter, answer: dict[str, Any]) -> None:
+    """One JSON line, then the connection closed (a client gone meanwhile hears nothing)."""
+    with contextlib.suppress(ConnectionError):
+        writer.write(json.dumps(answer).encode() + b"\n")
+        await writer.drain()
+        writer.close()
 
 
 async def _listen(
@@ -347,10 +351,7 @@ class Daemon:
             answer = {"ok": False, "error": str(e), "kind": e.kind}
         except Exception as e:  # options of no shape, a socket that cannot be made: said, the daemon stays
             answer = {"ok": False, "error": one_line(e), "kind": "browser"}
-        with contextlib.suppress(ConnectionError):
-            writer.write(json.dumps(answer).encode() + b"\n")
-            await writer.drain()
-            writer.close()
+        await _reply(writer, answer)
 
     def stop(self) -> None:
         for session in list(self.sessions.values()):

@@ -19,7 +19,7 @@ import asyncio
 import contextlib
 import time
 import warnings
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
@@ -164,18 +164,20 @@ class BrowserPool:
             return
         if self._free() - self.contexts_per_browser >= self.ready:
             self._browsers.remove(shared)
-            closing = asyncio.ensure_future(shared.close())
-            self._closing.add(closing)
-            closing.add_done_callback(self._closing.discard)
+            self._close_in_background(shared.close())
 
     def discard(self, shared: SharedBrowser) -> None:
         """A browser that stopped answering (a context it did not make in time): out of the
         pool as a dead one is, its contexts told by ``lost``, and closed in the background,
         in bounded time (its process may be past answering even that)."""
         self._lost(shared)
-        closing = asyncio.ensure_future(quietly(asyncio.wait_for(shared.close(), _CLOSE_S)))
-        self._closing.add(closing)
-        closing.add_done_callback(self._closing.discard)
+        self._close_in_background(quietly(asyncio.wait_for(shared.close(), _CLOSE_S)))
+
+    def _close_in_background(self, closing: Awaitable[None]) -> None:
+        """A browser's close run on its own, waited for by :meth:`close`."""
+        task = asyncio.ensure_future(closing)
+        self._closing.add(task)
+        task.add_done_callback(self._closing.discard)
 
     def warm(self) -> None:
         """Starts the room kept ready now (a server's first session then waits for no launch)."""
