@@ -454,6 +454,34 @@ def test_new_marks_can_be_switched_off(site):
         env.close()
 
 
+def test_a_reading_of_an_unchanged_page_is_not_rendered_again(browser, site):
+    """A page that did not change is read as the same tree (trees are never changed): its text
+    is the last reading's when the settings and the ids already seen are the same too, and that
+    text is the tree rendered anew; another setting, other marks or a change of the page render
+    again."""
+    first = browser.reset(site.url("site/menu.html"))
+    second = browser.observe()
+    assert second.tree is first.tree  # the capture answered "the same"
+    # The first reading marked nothing (a first look); the second has the first's ids seen.
+    assert second.rendered is not first.rendered
+    third = browser.observe()
+    assert third.tree is second.tree and third.rendered is second.rendered
+    seen = first.tree.rendered_ids()
+    assert third.text == third.tree.render("occam", seen_ids=seen).text
+    browser.config.mode = "webarena"
+    try:
+        other = browser.observe()
+        assert other.rendered is not third.rendered
+        assert other.text == other.tree.render("webarena", seen_ids=seen).text
+    finally:
+        browser.config.mode = "occam"
+    again = browser.observe()
+    assert again.rendered is not other.rendered and again.text == third.text
+    opened = browser.step(f"click [{find(again, 'button', 'Open menu')}]").observation
+    assert opened.tree is not again.tree and "Rename" in opened.text
+    assert opened.text == opened.tree.render("occam", seen_ids=seen).text
+
+
 def test_ids_are_drawn_on_the_picture_never_into_the_page(browser, site):
     """`screenshot(with_ids=True)` outlines and labels the elements on the image's pixels: a
     page that watches its DOM sees nothing added (so it can neither rewrite the labels nor keep
