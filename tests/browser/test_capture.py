@@ -277,8 +277,10 @@ def test_hidden_text_is_not_read(names):
 
 # Text as it is shown (white space, case), from every way a style reaches it: a class, a rule
 # in @media, @layer, @supports, a nested or descendant or attribute rule, an escaped class, an
-# inline style, the user agent's own (listing, xmp), an animation; inherited through elements
-# that have no style of their own, undone by a rule nearer the text.
+# inline style, the user agent's own (listing, xmp), an animation (a rule's, a script's), a
+# custom property, a sheet of another origin, a shadow tree's own rules (::slotted, :host, open
+# or closed, its own elements'); inherited through elements that have no style of their own,
+# undone by a rule nearer the text.
 TEXT_STYLES = {
     "class": "DEEP WORDS",
     "media": "media words",
@@ -293,6 +295,14 @@ TEXT_STYLES = {
     "animation": "ANIMATED WORDS",
     "kept-lines": "KEPT\nLINES",
     "undone": "Undone Words",
+    "custom-property": "custom    property",
+    "script-animation": "SCRIPT ANIMATED WORDS",
+    "other-origin-class": "FAR WORDS",
+    "other-origin-rule": "far    spaces",
+    "slotted": "SLOTTED WORDS",
+    "host": "host    spaces",
+    "shadow-own": "inner shadow words",
+    "closed-host": "Closed Shadow Words",
 }
 
 

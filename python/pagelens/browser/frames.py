@@ -122,20 +122,20 @@ class FrameSessions:
         return await self.page.context.new_cdp_session(frame)
 
     async def out_of_process(self) -> list[CDPSession]:
-        """Sessions of the page's out-of-process frames (Playwright refuses the others)."""
-        sessions = []
-        for frame in self.page.frames:
-            if frame is self.page.main_frame:
-                continue
-            if frame not in self._oopif:
-                try:
-                    self._oopif[frame] = await self.page.context.new_cdp_session(frame)
-                except Exception:  # "part of the parent frame's session": same process
-                    self._oopif[frame] = None
-            session = self._oopif[frame]
-            if session is not None:
-                sessions.append(session)
-        return sessions
+        """Sessions of the page's out-of-process frames (Playwright refuses the others). A frame
+        not met before is asked about once, all such frames at once: a document's first reading
+        meets all its frames, and asked one after another they cost ~1 ms each (the frame list
+        of a first reading of bbc-1, 12 frames: 13.8 ms asked in turn, 6.2 ms at once)."""
+        frames = [f for f in self.page.frames if f is not self.page.main_frame]
+        new = [f for f in frames if f not in self._oopif]
+        if new:
+            opened = await asyncio.gather(*(self.page.context.new_cdp_session(f) for f in new), return_exceptions=True)
+            for frame, got in zip(new, opened, strict=True):
+                if isinstance(got, BaseException) and not isinstance(got, Exception):
+                    raise got  # cancelled, not refused
+                # Refused: "part of the parent frame's session" (same process).
+                self._oopif[frame] = None if isinstance(got, BaseException) else got
+        return [s for f in frames if (s := self._oopif.get(f)) is not None]
 
 
 def _walk(tree: dict[str, Any], skip: set[str]) -> list[tuple[str, str | None, str]]:
