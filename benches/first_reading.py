@@ -6,7 +6,9 @@ On each page, served live, for RUNS fresh documents (the page loaded again): the
 of the document by one reader, timed, each reader first on alternate documents (pagelens'
 ``observe()`` and ``aria_snapshot(mode="ai")``, the other reading it second); then, on the same
 document, whole readings by both, interleaved (a class toggled on the body and a rendering
-frame run before each). Medians; ratios to aria's time of the same kind.
+frame run before each), and settled readings (nothing changed since the last: pagelens answers
+with the reading it holds, as after an action that changed nothing). Medians; ratios to aria's
+time of the same kind (aria reads a settled page whole).
 
     python benches/first_reading.py [--pages wikipedia-2,bbc-1] [--runs 4]
 
@@ -47,6 +49,7 @@ async def page_times(env: AsyncBrowserEnv, url: str, runs: int) -> dict[str, flo
     }
     first: dict[str, list[float]] = {name: [] for name in readers}
     warm: dict[str, list[float]] = {name: [] for name in readers}
+    settled: list[float] = []
     for run in range(runs * 2):
         names = list(readers) if run % 2 == 0 else list(readers)[::-1]
         await env.reset(url, observe=False)
@@ -57,8 +60,13 @@ async def page_times(env: AsyncBrowserEnv, url: str, runs: int) -> dict[str, flo
             await env.page.evaluate(WHOLE)
             await env.page.evaluate(FRAME)
             warm[name].append(await timed(readers[name]))
+        await env.observe()
+        for _ in range(2):
+            await env.page.evaluate(FRAME)
+            settled.append(await timed(env.observe))
     out = {f"first {name}": statistics.median(v) for name, v in first.items()}
     out |= {f"warm {name}": statistics.median(v) for name, v in warm.items()}
+    out["settled pagelens"] = statistics.median(settled)
     return out
 
 
@@ -74,13 +82,17 @@ async def main_async(args: argparse.Namespace) -> None:
     print(
         f"`python benches/first_reading.py --runs {args.runs}`: medians (ms), each reader first on {args.runs} documents\n"
     )
-    print("| page | first: pagelens / aria | × | whole, warm: pagelens / aria | × | first / warm (pagelens) |")
-    print("|---|---:|---:|---:|---:|---:|")
+    print(
+        "| page | first: pagelens / aria | × | whole, warm: pagelens / aria | × | first / warm (pagelens) "
+        "| settled: pagelens | × aria warm |"
+    )
+    print("|---|---:|---:|---:|---:|---:|---:|---:|")
     for page, r in rows:
         print(
             f"| {page} | {r['first pagelens']:.1f} / {r['first aria']:.1f} | {r['first pagelens'] / r['first aria']:.2f} "
             f"| {r['warm pagelens']:.1f} / {r['warm aria']:.1f} | {r['warm pagelens'] / r['warm aria']:.2f} "
-            f"| {r['first pagelens'] / r['warm pagelens']:.1f} |"
+            f"| {r['first pagelens'] / r['warm pagelens']:.1f} | {r['settled pagelens']:.1f} "
+            f"| {r['settled pagelens'] / r['warm aria']:.3f} |"
         )
 
 
