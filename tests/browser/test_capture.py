@@ -308,14 +308,35 @@ TEXT_STYLES = {
 
 @pytest.fixture(scope="module")
 def styled_texts(browser, site):
+    """The page's texts read twice: first, and again (whole) once pagelens has read the sheet its
+    script cannot (a reading that knows every rule must read no differently)."""
     browser.config.source = "dom"
-    obs = browser.reset(site.url("site/capture-text-styles.html"))
-    return [n.name for n in map(obs.tree.node, obs.tree.ids()) if n.role == "StaticText"]
+    first = browser.reset(site.url("site/capture-text-styles.html"))
+
+    async def sheets_read(aenv):
+        assert aenv._capture._learning is not None
+        await aenv._capture._learning
+        await aenv.page.evaluate("document.body.classList.toggle('read-whole')")
+
+    browser.run(sheets_read)
+    again = browser.observe()
+    return [[n.name for n in map(obs.tree.node, obs.tree.ids()) if n.role == "StaticText"] for obs in (first, again)]
 
 
 @pytest.mark.parametrize("case", sorted(TEXT_STYLES))
 def test_text_is_read_as_it_is_shown(styled_texts, case):
-    assert any(TEXT_STYLES[case] in t for t in styled_texts), styled_texts
+    for texts in styled_texts:
+        assert any(TEXT_STYLES[case] in t for t in texts), texts
+
+
+def test_text_styled_by_a_closed_shadow_root_is_read_as_shown(browser, site):
+    """A closed shadow root declared in the HTML is seen by no world but the page's parser, yet
+    its `:host` and `::slotted` rules set the case and white space of light-DOM text; on a page
+    with no rule of its own (where nothing else would make a reader read styles): read as shown."""
+    browser.config.source = "dom"
+    for obs in (browser.reset(site.url("site/closed-shadow-text.html")), browser.observe()):
+        texts = [n.name for n in map(obs.tree.node, obs.tree.ids()) if n.role == "StaticText"]
+        assert "DECLARED HOST WORDS" in texts and "slotted    spaces" in texts and "plain words" in texts, texts
 
 
 def test_blocks_part_words_and_layout_tables_are_no_tables(names):
