@@ -3,7 +3,9 @@ context in shared browsers, measured from outside with the SDK's streamable-HTTP
 
 Each session, all at once: navigates to a page of 200 paragraphs with a text field and a link,
 reads it, types into the field and clicks the link by the refs it read, with 3 s between calls (a
-model's time). Measured per session count (8, 32, 64 by default, each on a fresh server):
+model's time; ``--think 2-4``: each pause drawn from that range instead, seeded per session, so
+that the sessions, which start at the same instant, drift apart as agents whose model answers
+in varying times do). Measured per session count (8, 32, 64 by default, each on a fresh server):
 errors; the first call's latency (p50/p95: it makes the session's context); later calls' (p50/p95);
 the server's memory (PSS of the server and every process below it: driver, browsers, renderers)
 idle (ready, no session), with every session on its page, and after the sessions ended (given
@@ -12,7 +14,7 @@ each kind of process spent per session (where a session's cost goes). Then ``--i
 that load the page and say nothing more, their clients connected, on a server whose
 ``--idle-timeout`` closes them: the memory their contexts gave back.
 
-    python benches/report_sessions.py [--sessions 8,32,64] [--idle 16] > /tmp/sessions.md
+    python benches/report_sessions.py [--sessions 8,32,64] [--idle 16] [--think 3] > /tmp/sessions.md
 
 Prints Markdown for benches/README.md (and writes benches/sessions.svg, the plot).
 """
@@ -22,9 +24,11 @@ from __future__ import annotations
 import argparse
 import asyncio
 import contextlib
+import functools
 import json
 import os
 import platform
+import random
 import re
 import socket
 import statistics
@@ -32,6 +36,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -124,7 +129,7 @@ def pct(values: list[float], q: float) -> float:
     return ordered[min(len(ordered) - 1, round(q * (len(ordered) - 1)))]
 
 
-async def one_session(url: str, page: str, started: asyncio.Event, out: dict) -> None:
+async def one_session(url: str, page: str, started: asyncio.Event, out: dict, pause: Callable[[], float]) -> None:
     async with (
         httpx.AsyncClient(timeout=300) as client,
         streamable_http_client(url, http_client=client) as streams,
@@ -143,26 +148,27 @@ async def one_session(url: str, page: str, started: asyncio.Event, out: dict) ->
             return text
 
         text = await timed("browser_navigate", url=page)
-        await asyncio.sleep(PAUSE_S)
+        await asyncio.sleep(pause())
         text = await timed("browser_snapshot")
-        await asyncio.sleep(PAUSE_S)
+        await asyncio.sleep(pause())
         field = re.search(r"textbox \*?\[(\d+)\]", text)
         link = re.search(r"link \*?\[(\d+)\] 'Next page'", text)
         if field is None or link is None:
             out["errors"] = out.get("errors", 0) + 1
             return
         await timed("browser_type", ref=field.group(1), text="many sessions")
-        await asyncio.sleep(PAUSE_S)
+        await asyncio.sleep(pause())
         await timed("browser_click", ref=link.group(1))
         out["done"] = time.perf_counter()
         await out["hold"].wait()  # every session on its page while the memory is read
 
 
-async def run(count: int, site: SiteServer, timings: Path, pid: int, url: str) -> dict:
+async def run(count: int, site: SiteServer, timings: Path, pid: int, url: str, think: tuple[float, float]) -> dict:
     page = site.url("site/paragraphs.html")
     started, hold = asyncio.Event(), asyncio.Event()
     outs = [{"hold": hold} for _ in range(count)]
-    tasks = [asyncio.ensure_future(one_session(url, page, started, o)) for o in outs]
+    pauses = [functools.partial(random.Random(i).uniform, *think) for i in range(count)]
+    tasks = [asyncio.ensure_future(one_session(url, page, started, o, p)) for o, p in zip(outs, pauses, strict=True)]
     while sum(1 for o in outs if "latencies" in o) < 0:  # (sessions initialise as they connect)
         await asyncio.sleep(0)
     await asyncio.sleep(1.0)  # every client initialised (they connect at once)
@@ -218,14 +224,14 @@ def renderers_gone(pid: int, timeout: float = 60) -> float:
     return pss_mb(pid)
 
 
-def measure(count: int, site: SiteServer) -> dict:
+def measure(count: int, site: SiteServer, think: tuple[float, float] = (PAUSE_S, PAUSE_S)) -> dict:
     port = free_port()
     with tempfile.TemporaryDirectory() as tmp:
         timings = Path(tmp) / "timings.jsonl"
         server = start_server(port, tmp, "--max-sessions", str(count + 8), "--timings", str(timings))
         try:
             idle = pss_mb(server.pid)
-            result = asyncio.run(run(count, site, timings, server.pid, f"http://127.0.0.1:{port}/mcp"))
+            result = asyncio.run(run(count, site, timings, server.pid, f"http://127.0.0.1:{port}/mcp", think))
             result["after"] = renderers_gone(server.pid)
             result["idle"] = idle
         finally:
@@ -299,20 +305,26 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--sessions", default="8,32,64")
     parser.add_argument("--idle", type=int, default=16, help="sessions left idle past --idle-timeout (0: none)")
+    parser.add_argument(
+        "--think", default=f"{PAUSE_S:g}", help="seconds between a session's calls: N, or a range LOW-HIGH"
+    )
     args = parser.parse_args()
     counts = [int(c) for c in args.sessions.split(",")]
+    low, _, high = args.think.partition("-")
+    think = (float(low), float(high or low))
     site = SiteServer()
     rows = []
     try:
         for count in counts:
-            rows.append((count, measure(count, site)))
+            rows.append((count, measure(count, site, think)))
             print(f"measured {count}", file=sys.stderr)
         idled = measure_idle(args.idle, site, IDLE_TIMEOUT_S) if args.idle else None
     finally:
         site.close()
     (ROOT / "benches" / "sessions.svg").write_text(svg(rows))
     print(
-        f"`python benches/report_sessions.py --sessions {args.sessions}` on {platform.node() and 'this machine'}"
+        f"`python benches/report_sessions.py --sessions {args.sessions} --think {args.think}` on "
+        f"{platform.node() and 'this machine'}"
         f" ({os.cpu_count()} cores), one fresh server per row.\n"
     )
     print(
