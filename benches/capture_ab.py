@@ -6,8 +6,8 @@ the other origin's sheets read), then ``before`` and ``after`` are installed in 
 worlds of their own and each made to read the whole page (a class toggled on the body and a
 rendering frame run before every pass, the answer built in full: no "the same"), in
 alternating order, RUNS times; the time is the pass's own, taken inside the page. Both answers'
-lengths are printed: a change meant to keep the output must keep them equal (the browser tests,
-with the incremental check on, compare the rows themselves).
+lengths and hashes are printed: a change meant to keep the output must keep them equal (the
+browser tests, with the incremental check on, compare the rows themselves).
 
     python benches/capture_ab.py [--before HEAD~1] [--after WORKTREE] [--pages wikipedia-2,bbc-1] [--runs 9]
 
@@ -81,9 +81,12 @@ async def page_ab(env: AsyncBrowserEnv, url: str, scripts: dict[str, str], runs:
     async def call(method: str, params: dict[str, Any]) -> Any:
         return json.loads(await devtools.target_call(target, method, params, 120))["result"]
 
+    # The pass timed, then its answer's length and a hash of it (FNV-1a), outside the time.
     timed = (
         "(() => { const t = performance.now(); const answer = __pagelens.capture(" + json.dumps(options) + ");"
-        " return [performance.now() - t, typeof answer === 'string' ? answer.length : JSON.stringify(answer).length]; })()"
+        " const ms = performance.now() - t; const text = typeof answer === 'string' ? answer : JSON.stringify(answer);"
+        " let h = 2166136261; for (let i = 0; i < text.length; i++) h = Math.imul(h ^ text.charCodeAt(i), 16777619) >>> 0;"
+        " return [ms, text.length + ':' + h.toString(16)]; })()"
     )
     worlds = {}
     for name, source in scripts.items():
@@ -93,7 +96,7 @@ async def page_ab(env: AsyncBrowserEnv, url: str, scripts: dict[str, str], runs:
         if "exceptionDetails" in installed:
             raise RuntimeError(f"{name}: {installed['exceptionDetails']}")
     times: dict[str, list[float]] = {name: [] for name in scripts}
-    lengths: dict[str, int] = {}
+    lengths: dict[str, str] = {}
     names = list(scripts)
     for run in range(runs + 1):  # the first round warms both up
         for name in names if run % 2 else names[::-1]:
@@ -123,7 +126,7 @@ async def main_async(args: argparse.Namespace) -> None:
         f"`python benches/capture_ab.py --before {args.before} --after {args.after} --runs {args.runs}`: "
         "a whole pass in the page, medians (ms)\n"
     )
-    print("| page | before | after | after / before | answer length before / after |")
+    print("| page | before | after | after / before | answer (length:hash) before / after |")
     print("|---|---:|---:|---:|---:|")
     ratios = []
     for page, r in rows:
