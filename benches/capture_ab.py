@@ -30,12 +30,12 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "tests"))
 
 from pagelens.browser import AsyncBrowserEnv  # noqa: E402
-from pagelens.browser import capture as capture_module  # noqa: E402
 from support.site_server import SiteServer  # noqa: E402
 
+sys.path.insert(0, str(ROOT / "benches"))
+from profile_capture import FRAME, WHOLE, whole_capture_call  # noqa: E402
+
 SCRIPT = "python/pagelens/data/capture.js"
-WHOLE = "document.body.classList.toggle('pagelens-bench-whole')"
-FRAME = "new Promise((done) => requestAnimationFrame(() => setTimeout(done)))"
 PAGES = "wikipedia-2,archive-of-our-own,pixnet,toc-missing,links-in-tables,bbc-1,nytimes-2"
 
 
@@ -48,27 +48,12 @@ def script_at(revision: str) -> str:
 
 
 async def observed_call(env: AsyncBrowserEnv) -> tuple[Any, str, dict[str, Any]]:
-    """The DevTools socket, target and options of ``observe()``'s own capture call."""
-    seen: list[tuple[Any, str, str]] = []
-    real = capture_module.raw_call
-
-    async def recording(session, target, method, params, timeout, devtools):  # type: ignore[no-untyped-def]
-        expression = params.get("expression", "")
-        if method == "Runtime.evaluate" and ".capture(" in expression and len(expression) < 100_000:
-            seen.append((devtools, target, expression))
-        return await real(session, target, method, params, timeout, devtools)
-
-    capture_module.raw_call = recording  # type: ignore[assignment]
-    try:
-        await env.observe()
-        await env.page.evaluate(WHOLE)
-        await env.page.evaluate(FRAME)
-        await env.observe()
-    finally:
-        capture_module.raw_call = real  # type: ignore[assignment]
-    devtools, target, expression = seen[-1]
-    found = re.search(r"\.capture\((\{.*\})\)", expression)
-    assert found is not None, expression[:200]
+    """The DevTools socket, target and options of ``observe()``'s own capture call, once the
+    page's other-origin sheets were read (a first reading asks for them)."""
+    await env.observe()
+    _, target, params, devtools = await whole_capture_call(env)
+    found = re.search(r"\.capture\((\{.*\})\)", params["expression"])
+    assert found is not None, params["expression"][:200]
     options = json.loads(found.group(1))
     options["have"] = 0  # an answer in full, never "the same"
     return devtools, target, options

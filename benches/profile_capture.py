@@ -45,13 +45,17 @@ FRAME = "new Promise((done) => requestAnimationFrame(() => setTimeout(done)))"
 PAGES = "wikipedia-2,pixnet,links-in-tables,bbc-1,nytimes-2"
 
 
-async def page_profile(env: AsyncBrowserEnv, runs: int) -> dict[str, Any]:
-    # The capture's call, as observe() makes it: its expression, world and DevTools target.
-    seen: list[tuple[Any, ...]] = []
+async def whole_capture_call(env: AsyncBrowserEnv) -> tuple[Any, Any, dict[str, Any], Any]:
+    """The capture's call as ``observe()`` makes it on the page made to read whole (a class
+    toggled on the body, a rendering frame run): its session, DevTools target, ``Runtime.evaluate``
+    parameters and DevTools socket, to be repeated. The page's world must hold the script already
+    (a call that installs it, which carries the whole script, is not the one kept)."""
+    seen: list[tuple[Any, Any, dict[str, Any], Any]] = []
     real = capture_module.raw_call
 
     async def recording(session, target, method, params, timeout, devtools):  # type: ignore[no-untyped-def]
-        if method == "Runtime.evaluate" and ".capture(" in params.get("expression", ""):
+        expression = params.get("expression", "")
+        if method == "Runtime.evaluate" and ".capture(" in expression and "\n;globalThis." not in expression:
             seen.append((session, target, dict(params), devtools))
         return await real(session, target, method, params, timeout, devtools)
 
@@ -59,10 +63,17 @@ async def page_profile(env: AsyncBrowserEnv, runs: int) -> dict[str, Any]:
     try:
         await env.page.evaluate(WHOLE)
         await env.page.evaluate(FRAME)
-        obs = await env.observe()
+        await env.observe()
     finally:
         capture_module.raw_call = real  # type: ignore[assignment]
-    session, target, params, devtools = seen[-1]
+    return seen[-1]
+
+
+async def page_profile(env: AsyncBrowserEnv, runs: int) -> dict[str, Any]:
+    # The capture's call, as observe() makes it: its expression, world and DevTools target.
+    session, target, params, devtools = await whole_capture_call(env)
+    obs = env.last_observation
+    assert obs is not None
 
     async def walk() -> None:
         call = {**params, "returnByValue": False}
