@@ -834,8 +834,8 @@
     const stack = [];
     const edges = []; // edges met since the last piece of text
     // Children in reverse onto the stack: a shadow host's are its shadow root's, a slot's its
-    // assigned nodes (else its own, the fallback). By sibling links, as the walk reads them: a
-    // node's childNodes list is made for it on first read (a third of this function's time).
+    // assigned nodes (else its own, the fallback). By sibling links, as the walk's pushChildren
+    // reads them (no childNodes list made per node; measured no faster or slower).
     const pushKids = (n) => {
       if (n.localName === "slot") {
         const a = n.assignedNodes({ flatten: true });
