@@ -12,9 +12,11 @@ idle (ready, no session), with every session on its page, and after the sessions
 back); the time calls waited for a browser from the pool (the server's --timings); the CPU time
 each kind of process spent per session (where a session's cost goes). Then ``--idle`` sessions
 that load the page and say nothing more, their clients connected, on a server whose
-``--idle-timeout`` closes them: the memory their contexts gave back.
+``--idle-timeout`` closes them: the memory their contexts gave back. ``--peer``: after each
+row, the same sessions done by plain Playwright in this process, read as Playwright MCP reads
+a page (see peer_session): what the browser itself needs for the same work on this machine.
 
-    python benches/report_sessions.py [--sessions 8,32,64] [--idle 16] [--think 3] > /tmp/sessions.md
+    python benches/report_sessions.py [--sessions 8,32,64] [--idle 16] [--think 3] [--peer] > /tmp/sessions.md
 
 Prints Markdown for benches/README.md (and writes benches/sessions.svg, the plot).
 """
@@ -36,7 +38,7 @@ import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -45,7 +47,10 @@ sys.path.insert(0, str(ROOT / "tests"))
 import httpx2 as httpx  # noqa: E402
 from mcp.client.session import ClientSession  # noqa: E402
 from mcp.client.streamable_http import streamable_http_client  # noqa: E402
+from playwright.async_api import Browser  # noqa: E402
 
+from pagelens.browser.launch import LaunchOptions, start_driver  # noqa: E402
+from pagelens.browser.pool import CONTEXTS_PER_BROWSER  # noqa: E402
 from support.processes import descendants  # noqa: E402
 from support.site_server import SiteServer  # noqa: E402
 
@@ -182,20 +187,124 @@ async def run(count: int, site: SiteServer, timings: Path, pid: int, url: str, t
     hold.set()
     results = await asyncio.gather(*tasks, return_exceptions=True)
     failures = [r for r in results if isinstance(r, BaseException)]
-    first = [o["latencies"][0][1] for o in outs if o.get("latencies")]
-    later = [lat for o in outs for _, lat in o.get("latencies", [])[1:]]
     lines = [json.loads(line) for line in timings.read_text().splitlines()] if timings.exists() else []
     return {
         "errors": sum(o.get("errors", 0) for o in outs) + len(failures),
-        "first_p50": pct(first, 0.5),
-        "first_p95": pct(first, 0.95),
-        "later_p50": pct(later, 0.5),
-        "later_p95": pct(later, 0.95),
+        **latency_figures(outs),
         "loaded": loaded,
         "cpu": cpu,
         "pool_wait_max": max((t["pool_s"] for t in lines), default=0.0),
         "pool_wait_mean": statistics.fmean([t["pool_s"] for t in lines if t["tool"] == "browser_navigate"] or [0]),
     }
+
+
+def latency_figures(outs: list[dict]) -> dict:
+    """The first call's and the later calls' p50 and p95, and the later calls' by tool."""
+    first = [o["latencies"][0][1] for o in outs if o.get("latencies")]
+    later = [(tool, lat) for o in outs for tool, lat in o.get("latencies", [])[1:]]
+    tools = {tool for tool, _ in later}
+    by_tool = {t: [lat for tool, lat in later if tool == t] for t in sorted(tools)}
+    return {
+        "first_p50": pct(first, 0.5),
+        "first_p95": pct(first, 0.95),
+        "later_p50": pct([lat for _, lat in later], 0.5),
+        "later_p95": pct([lat for _, lat in later], 0.95),
+        "by_tool": {t: (pct(v, 0.5), pct(v, 0.95)) for t, v in by_tool.items()},
+    }
+
+
+async def peer_session(
+    browser: Browser, page: str, started: asyncio.Event, out: dict, pause: Callable[[], float]
+) -> None:
+    """One session of the same work in plain Playwright, read as Playwright MCP reads a page
+    (``aria_snapshot(mode="ai")`` of the whole page after every call: its action answers are
+    diffs of full snapshots): a context with the server's window size, a tab and the page; a
+    read; a fill; a click on the link and the next page's load. No MCP, HTTP or server between:
+    in the bench's own process."""
+    await started.wait()
+    tab = None
+
+    async def timed(tool: str, work: Callable[[], Awaitable[object]]) -> None:
+        t0 = time.perf_counter()
+        try:
+            await work()
+            assert tab is not None
+            await tab.aria_snapshot(mode="ai")
+        except Exception:
+            out["errors"] = out.get("errors", 0) + 1
+        out.setdefault("latencies", []).append((tool, time.perf_counter() - t0))
+
+    async def navigate() -> None:
+        nonlocal tab
+        width, height = LaunchOptions().viewport  # the window the server's sessions have
+        tab = await (await browser.new_context(viewport={"width": width, "height": height})).new_page()
+        await tab.goto(page)
+
+    async def click() -> None:
+        assert tab is not None
+        async with tab.expect_navigation():
+            await tab.get_by_role("link", name="Next page").click()
+
+    async def nothing() -> None:
+        pass
+
+    await timed("browser_navigate", navigate)
+    await asyncio.sleep(pause())
+    await timed("browser_snapshot", nothing)
+    await asyncio.sleep(pause())
+    await timed("browser_type", lambda: tab.get_by_role("textbox").fill("many sessions"))  # type: ignore[union-attr]
+    await asyncio.sleep(pause())
+    await timed("browser_click", click)
+    out["done"] = time.perf_counter()
+    await out["hold"].wait()
+
+
+def measure_peer(count: int, site: SiteServer, think: tuple[float, float]) -> dict:
+    """The sessions' work in plain Playwright (see peer_session), in browsers launched as the
+    server's pool launches them, ``CONTEXTS_PER_BROWSER`` contexts each: this machine's floor
+    for the same work read as Playwright MCP reads it."""
+
+    async def go() -> dict:
+        playwright = await start_driver()
+        kwargs = LaunchOptions().playwright_kwargs()
+        browsers = [await playwright.chromium.launch(**kwargs) for _ in range(-(-count // CONTEXTS_PER_BROWSER))]
+        try:
+            await asyncio.sleep(2)  # the browsers up and still, as the server's are when it is measured
+            pid = os.getpid()
+            idle = pss_mb(pid)
+            started, hold = asyncio.Event(), asyncio.Event()
+            outs = [{"hold": hold} for _ in range(count)]
+            pauses = [functools.partial(random.Random(i).uniform, *think) for i in range(count)]
+            tasks = [
+                asyncio.ensure_future(
+                    peer_session(browsers[i // CONTEXTS_PER_BROWSER], site.url("site/paragraphs.html"), started, o, p)
+                )
+                for i, (o, p) in enumerate(zip(outs, pauses, strict=True))
+            ]
+            cpu_before = cpu_seconds(pid)
+            started.set()
+            while not all("done" in o for o in outs) and not any(t.done() for t in tasks):
+                await asyncio.sleep(0.2)
+            loaded = pss_mb(pid)
+            cpu = cpu_spent(cpu_before, cpu_seconds(pid))
+            hold.set()
+            results = await asyncio.gather(*tasks, return_exceptions=True)
+            failures = [r for r in results if isinstance(r, BaseException)]
+            return {
+                "errors": sum(o.get("errors", 0) for o in outs) + len(failures),
+                **latency_figures(outs),
+                "idle": idle,
+                "loaded": loaded,
+                "cpu": cpu,
+            }
+        finally:
+            for browser in browsers:
+                await browser.close()
+            await playwright.stop()
+
+    result = asyncio.run(go())
+    result["per_session"] = (result["loaded"] - result["idle"]) / count
+    return result
 
 
 def start_server(port: int, tmp: str, *args: str) -> subprocess.Popen[bytes]:
@@ -308,23 +417,32 @@ def main() -> None:
     parser.add_argument(
         "--think", default=f"{PAUSE_S:g}", help="seconds between a session's calls: N, or a range LOW-HIGH"
     )
+    parser.add_argument(
+        "--peer",
+        action="store_true",
+        help="after each count, the same sessions in plain Playwright read as Playwright MCP reads (the floor)",
+    )
     args = parser.parse_args()
     counts = [int(c) for c in args.sessions.split(",")]
     low, _, high = args.think.partition("-")
     think = (float(low), float(high or low))
     site = SiteServer()
     rows = []
+    peers: list[dict | None] = []  # each row's plain Playwright run (--peer), measured right after it
     try:
         for count in counts:
             rows.append((count, measure(count, site, think)))
             print(f"measured {count}", file=sys.stderr)
+            peers.append(measure_peer(count, site, think) if args.peer else None)
+            if args.peer:
+                print(f"measured {count} in plain Playwright", file=sys.stderr)
         idled = measure_idle(args.idle, site, IDLE_TIMEOUT_S) if args.idle else None
     finally:
         site.close()
     (ROOT / "benches" / "sessions.svg").write_text(svg(rows))
     print(
-        f"`python benches/report_sessions.py --sessions {args.sessions} --think {args.think}` on "
-        f"{platform.node() and 'this machine'}"
+        f"`python benches/report_sessions.py --sessions {args.sessions} --think {args.think}"
+        f"{' --peer' if args.peer else ''}` on {platform.node() and 'this machine'}"
         f" ({os.cpu_count()} cores), one fresh server per row.\n"
     )
     print(
@@ -332,17 +450,34 @@ def main() -> None:
         "| PSS per session | pool wait (mean / max) |"
     )
     print("|---:|---:|---:|---:|---:|---:|---:|")
-    for count, r in rows:
+    for (count, r), peer in zip(rows, peers, strict=True):
         print(
             f"| {count} | {r['errors']} | {r['first_p50']:.2f} / {r['first_p95']:.2f} s | "
             f"{r['later_p50']:.2f} / {r['later_p95']:.2f} s | {r['idle']:.0f} → {r['loaded']:.0f} → {r['after']:.0f} | "
             f"{r['per_session']:.0f} MB | {r['pool_wait_mean']:.2f} / {r['pool_wait_max']:.2f} s |"
         )
+        if peer is not None:
+            print(
+                f"| {count}, plain Playwright | {peer['errors']} | {peer['first_p50']:.2f} / {peer['first_p95']:.2f} s | "
+                f"{peer['later_p50']:.2f} / {peer['later_p95']:.2f} s | {peer['idle']:.0f} → {peer['loaded']:.0f} | "
+                f"{peer['per_session']:.0f} MB | |"
+            )
+    tools = sorted({t for _, r in rows for t in r["by_tool"]})
+    print("\nLater calls by tool, p50 / p95 (s):\n")
+    print("| sessions | " + " | ".join(tools) + " |\n|---:|" + "---:|" * len(tools))
+    for (count, r), peer in zip(rows, peers, strict=True):
+        for label, figures in ((str(count), r), (f"{count}, plain Playwright", peer)):
+            if figures is not None:
+                cells = (figures["by_tool"].get(t, (float("nan"), float("nan"))) for t in tools)
+                print(f"| {label} | " + " | ".join(f"{a:.2f} / {b:.2f}" for a, b in cells) + " |")
     print("\nCPU seconds per session from the first call to the last, by process (all cores):\n")
     kinds = sorted({k for _, r in rows for k in r["cpu"]})
     print("| sessions | " + " | ".join(kinds) + " |\n|---:|" + "---:|" * len(kinds))
-    for count, r in rows:
+    for (count, r), peer in zip(rows, peers, strict=True):
         print(f"| {count} | " + " | ".join(f"{r['cpu'].get(k, 0.0) / count:.2f}" for k in kinds) + " |")
+        if peer is not None:  # its Python is the bench's own process (the site's server runs there too)
+            cells = (peer["cpu"].get(k, 0.0) / count for k in kinds)
+            print(f"| {count}, plain Playwright | " + " | ".join(f"{c:.2f}" for c in cells) + " |")
     if idled is not None:
         given = idled["loaded"] - idled["after"]
         print(
