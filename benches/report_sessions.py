@@ -170,31 +170,51 @@ async def one_session(url: str, page: str, started: asyncio.Event, out: dict, pa
 
 async def run(count: int, site: SiteServer, timings: Path, pid: int, url: str, think: tuple[float, float]) -> dict:
     page = site.url("site/paragraphs.html")
+    # Started 1 s after the clients, which connect at once: every one initialised by then.
+    result = await drive(
+        count, think, pid, lambda i, started, out, pause: one_session(url, page, started, out, pause), settle_s=1.0
+    )
+    result["cpu"]["the bench's clients"] = result.pop("own_cpu")
+    lines = [json.loads(line) for line in timings.read_text().splitlines()] if timings.exists() else []
+    result["pool_wait_max"] = max((t["pool_s"] for t in lines), default=0.0)
+    result["pool_wait_mean"] = statistics.fmean([t["pool_s"] for t in lines if t["tool"] == "browser_navigate"] or [0])
+    return result
+
+
+async def drive(
+    count: int,
+    think: tuple[float, float],
+    pid: int,
+    session: Callable[[int, asyncio.Event, dict, Callable[[], float]], Awaitable[None]],
+    settle_s: float = 0.0,
+) -> dict:
+    """``count`` sessions (``session(i, started, out, pause)``) started at one instant after
+    ``settle_s``, each pausing as ``think`` says (seeded per session); once every one is done or
+    has failed: the PSS of ``pid``'s tree with every session on its page, the CPU its processes
+    spent (``own_cpu``: this process's), the errors and the latencies; then they end."""
     started, hold = asyncio.Event(), asyncio.Event()
     outs = [{"hold": hold} for _ in range(count)]
     pauses = [functools.partial(random.Random(i).uniform, *think) for i in range(count)]
-    tasks = [asyncio.ensure_future(one_session(url, page, started, o, p)) for o, p in zip(outs, pauses, strict=True)]
-    while sum(1 for o in outs if "latencies" in o) < 0:  # (sessions initialise as they connect)
-        await asyncio.sleep(0)
-    await asyncio.sleep(1.0)  # every client initialised (they connect at once)
+    tasks = [
+        asyncio.ensure_future(session(i, started, o, p)) for i, (o, p) in enumerate(zip(outs, pauses, strict=True))
+    ]
+    await asyncio.sleep(settle_s)
     cpu_before, own_before = cpu_seconds(pid), time.process_time()
     started.set()
     while not all("done" in o or o.get("errors") for o in outs) and not any(t.done() for t in tasks):
         await asyncio.sleep(0.2)
     loaded = pss_mb(pid)
     cpu = cpu_spent(cpu_before, cpu_seconds(pid))
-    cpu["the bench's clients"] = time.process_time() - own_before
+    own_cpu = time.process_time() - own_before
     hold.set()
     results = await asyncio.gather(*tasks, return_exceptions=True)
     failures = [r for r in results if isinstance(r, BaseException)]
-    lines = [json.loads(line) for line in timings.read_text().splitlines()] if timings.exists() else []
     return {
         "errors": sum(o.get("errors", 0) for o in outs) + len(failures),
         **latency_figures(outs),
         "loaded": loaded,
         "cpu": cpu,
-        "pool_wait_max": max((t["pool_s"] for t in lines), default=0.0),
-        "pool_wait_mean": statistics.fmean([t["pool_s"] for t in lines if t["tool"] == "browser_navigate"] or [0]),
+        "own_cpu": own_cpu,
     }
 
 
@@ -272,31 +292,17 @@ def measure_peer(count: int, site: SiteServer, think: tuple[float, float]) -> di
             await asyncio.sleep(2)  # the browsers up and still, as the server's are when it is measured
             pid = os.getpid()
             idle = pss_mb(pid)
-            started, hold = asyncio.Event(), asyncio.Event()
-            outs = [{"hold": hold} for _ in range(count)]
-            pauses = [functools.partial(random.Random(i).uniform, *think) for i in range(count)]
-            tasks = [
-                asyncio.ensure_future(
-                    peer_session(browsers[i // CONTEXTS_PER_BROWSER], site.url("site/paragraphs.html"), started, o, p)
-                )
-                for i, (o, p) in enumerate(zip(outs, pauses, strict=True))
-            ]
-            cpu_before = cpu_seconds(pid)
-            started.set()
-            while not all("done" in o for o in outs) and not any(t.done() for t in tasks):
-                await asyncio.sleep(0.2)
-            loaded = pss_mb(pid)
-            cpu = cpu_spent(cpu_before, cpu_seconds(pid))
-            hold.set()
-            results = await asyncio.gather(*tasks, return_exceptions=True)
-            failures = [r for r in results if isinstance(r, BaseException)]
-            return {
-                "errors": sum(o.get("errors", 0) for o in outs) + len(failures),
-                **latency_figures(outs),
-                "idle": idle,
-                "loaded": loaded,
-                "cpu": cpu,
-            }
+            page = site.url("site/paragraphs.html")
+            result = await drive(
+                count,
+                think,
+                pid,
+                lambda i, started, out, pause: peer_session(
+                    browsers[i // CONTEXTS_PER_BROWSER], page, started, out, pause
+                ),
+            )
+            del result["own_cpu"]  # this process is in the tree measured (the peer's Python)
+            return {**result, "idle": idle}
         finally:
             for browser in browsers:
                 await browser.close()
