@@ -306,6 +306,11 @@ TEXT_STYLES = {
 }
 
 
+def _static_texts(obs) -> list[str]:
+    """The names of an observation's text rows, in order."""
+    return [n.name for n in map(obs.tree.node, obs.tree.ids()) if n.role == "StaticText"]
+
+
 @pytest.fixture(scope="module")
 def styled_texts(browser, site):
     """The page's texts read twice: first, and again (whole) once pagelens has read the sheet its
@@ -320,7 +325,7 @@ def styled_texts(browser, site):
 
     browser.run(sheets_read)
     again = browser.observe()
-    return [[n.name for n in map(obs.tree.node, obs.tree.ids()) if n.role == "StaticText"] for obs in (first, again)]
+    return [_static_texts(obs) for obs in (first, again)]
 
 
 @pytest.mark.parametrize("case", sorted(TEXT_STYLES))
@@ -335,7 +340,7 @@ def test_text_styled_by_a_closed_shadow_root_is_read_as_shown(browser, site):
     with no rule of its own (where nothing else would make a reader read styles): read as shown."""
     browser.config.source = "dom"
     for obs in (browser.reset(site.url("site/closed-shadow-text.html")), browser.observe()):
-        texts = [n.name for n in map(obs.tree.node, obs.tree.ids()) if n.role == "StaticText"]
+        texts = _static_texts(obs)
         assert "DECLARED HOST WORDS" in texts and "slotted    spaces" in texts and "plain words" in texts, texts
 
 
