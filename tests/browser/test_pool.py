@@ -248,17 +248,22 @@ def test_a_browser_that_does_not_make_a_context_is_set_aside_not_waited_for(site
     asyncio.run(run())
 
 
-def test_a_browser_that_ends_as_it_starts_is_started_once_more_and_said(monkeypatch):
+def test_a_browser_that_ends_as_it_starts_is_started_again_and_said(monkeypatch):
     """Chromium ended before it was ready (Playwright's "Failed to launch the browser process",
-    seen once in CI): the pool starts it once more and warns with the whole first failure; a
-    second failure in a row is the lease's."""
+    seen in CI): the pool starts it again after each pause, on a port picked again, and warns
+    with the whole failure each time; one failure more than the pauses is the lease's."""
     from playwright.async_api import BrowserType
     from playwright.async_api import Error as PlaywrightError
 
+    from pagelens.browser import pool as pool_module
+
+    monkeypatch.setattr(pool_module, "_RELAUNCH_PAUSES_S", (0.01, 0.02))
     real = BrowserType.launch
-    failures = [2]
+    failures = [3]
+    ports: list[str] = []
 
     async def launch(self, **kwargs):
+        ports.extend(a for a in kwargs["args"] if a.startswith("--remote-debugging-port="))
         if failures[0]:
             failures[0] -= 1
             raise PlaywrightError("Failed to launch the browser process.\nBrowser logs:\n[pid=1] the logs")
@@ -269,11 +274,21 @@ def test_a_browser_that_ends_as_it_starts_is_started_once_more_and_said(monkeypa
     async def run() -> None:
         pool = BrowserPool(contexts_per_browser=2, ready=0)
         try:
-            with pytest.raises(PlaywrightError, match="Failed to launch"), pytest.warns(UserWarning):
-                await pool.lease()  # two in a row
-            failures[0] = 1
-            with pytest.warns(UserWarning, match=r"(?s)starting it again\. Failed to launch .*the logs"):
+            with pytest.raises(PlaywrightError, match="Failed to launch"), pytest.warns(UserWarning) as said:
+                await pool.lease()  # three in a row
+            assert [str(w.message).split(".")[0] for w in said] == [
+                "Chromium ended as it started; starting it again in 0",
+                "Chromium ended as it started; starting it again in 0",
+            ]
+            assert len(ports) == 3 and len(set(ports)) == 3, ports
+            failures[0] = 2
+            with pytest.warns(UserWarning) as said:
                 shared, _ = await pool.lease()
+            assert [str(w.message).replace("\n", " ") for w in said] == [
+                f"Chromium ended as it started; starting it again in {pause} s. Failed to launch the browser "
+                "process. Browser logs: [pid=1] the logs"
+                for pause in ("0.01", "0.02")
+            ]
             assert pool.launches == 1 and not shared.lost.is_set()
             pool.release(shared)
         finally:

@@ -44,6 +44,10 @@ def shell(tmp_path):
     run.runtime = runtime / "pagelens"  # type: ignore[attr-defined]
     yield run
     run("close", "--all")
+    # The daemons' logs (a browser's own words when it failed to start), which pytest shows with
+    # a failing test's output: a failure in CI is otherwise one line.
+    for log in sorted(run.runtime.glob(".*.log")):  # type: ignore[attr-defined]
+        print(f"--- {log.name}:\n{log.read_text(errors='replace')}")
 
 
 def ok(proc: subprocess.CompletedProcess[str]) -> str:

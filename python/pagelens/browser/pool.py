@@ -43,6 +43,8 @@ CONTEXTS_PER_BROWSER = 16
 _CLOSE_S = 30.0
 # Playwright's words for a browser process that ended before it was ready.
 _EXITED_AT_START = "Failed to launch the browser process"
+# The pauses before each launch tried again after such an end; one more is the lease's failure.
+_RELAUNCH_PAUSES_S = (0.5, 2.0)
 
 
 class PoolClosed(PagelensError, RuntimeError):
@@ -204,19 +206,23 @@ class BrowserPool:
         if self._playwright is None:
             self._playwright = await start_driver()
         kwargs = self.launch.playwright_kwargs()
-        port = free_port() if self.launch.devtools_socket else None
-        if port is not None:
-            kwargs["args"] = [*kwargs["args"], f"--remote-debugging-port={port}"]
-        try:
-            browser = await self._playwright.chromium.launch(**kwargs)
-        except PlaywrightError as e:
-            if _EXITED_AT_START not in str(e):
-                raise
-            # Chromium ended before it was ready (seen once in CI, three sessions opened at once
-            # on a loaded machine; its logs were not kept): tried once more, the first failure
-            # told in full where the process' errors go (a server's or a daemon's log).
-            warnings.warn(f"Chromium ended as it started; starting it again. {e}", stacklevel=2)
-            browser = await self._playwright.chromium.launch(**kwargs)
+        args = kwargs["args"]
+        for pause in (*_RELAUNCH_PAUSES_S, None):
+            port = free_port() if self.launch.devtools_socket else None
+            if port is not None:
+                kwargs["args"] = [*args, f"--remote-debugging-port={port}"]
+            try:
+                browser = await self._playwright.chromium.launch(**kwargs)
+                break
+            except PlaywrightError as e:
+                if pause is None or _EXITED_AT_START not in str(e):
+                    raise
+                # Chromium ended before it was ready (seen twice in CI, three shell sessions
+                # opened at once on a loaded machine, once in both of two launches in a row; the
+                # logs were not kept): started again after a pause, on a port picked again, the
+                # failure told in full where the process' errors go (a server's or a daemon's log).
+                warnings.warn(f"Chromium ended as it started; starting it again in {pause:g} s. {e}", stacklevel=2)
+                await asyncio.sleep(pause)
         try:
             cdp = await browser.new_browser_cdp_session()
             guard = RequestGuard()
