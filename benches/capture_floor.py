@@ -44,8 +44,7 @@ from pagelens.browser import AsyncBrowserEnv  # noqa: E402
 from pagelens.browser.devtools import cdp  # noqa: E402
 from profile_capture import FRAME, WHOLE, whole_capture_call  # noqa: E402
 from report_browser import node_counts  # noqa: E402
-from report_capture import balanced_orders  # noqa: E402
-from support.site_server import SiteServer  # noqa: E402
+from report_capture import balanced_orders, corpus_pages  # noqa: E402
 
 # One function for the floors: SHOWN (how an element is asked whether it is shown: not, by
 # checkVisibility(), by its computed style) and TEXTS say how much of a reader's work it does.
@@ -144,19 +143,11 @@ async def page_row(env: AsyncBrowserEnv, runs: int) -> dict[str, float]:
 
 
 async def main_async(args: argparse.Namespace, counts: dict[str, int], pages: list[str]) -> list[dict]:
-    server = SiteServer()
     rows = []
-    try:
-        async with AsyncBrowserEnv(allowed_hosts=("127.0.0.1",), block_other_hosts=True, settle_ms=300) as env:
-            for page in pages:
-                await env.reset(server.url(f"corpus/{page}/"), observe=False)
-                await env.observe()
-                await env.page.aria_snapshot(mode="ai", timeout=120_000)  # warm
-                row = {"page": page, "ax": counts[page], **await page_row(env, args.runs)}
-                rows.append(row)
-                print(f"{page}: {json.dumps(row)}", file=sys.stderr)
-    finally:
-        server.close()
+    async for env, page in corpus_pages(pages):
+        row = {"page": page, "ax": counts[page], **await page_row(env, args.runs)}
+        rows.append(row)
+        print(f"{page}: {json.dumps(row)}", file=sys.stderr)
     return rows
 
 

@@ -33,7 +33,7 @@ import statistics
 import sys
 import time
 from collections import Counter
-from collections.abc import Awaitable, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -245,31 +245,38 @@ async def speed(env: AsyncBrowserEnv, runs: int, scenario: str) -> dict[str, flo
     return out
 
 
+async def corpus_pages(pages: list[str]) -> AsyncIterator[tuple[AsyncBrowserEnv, str]]:
+    """Each of ``pages`` served live and opened in one environment, read once by pagelens and once
+    by aria (both warm) before it is handed on."""
+    server = SiteServer()
+    try:
+        async with AsyncBrowserEnv(allowed_hosts=("127.0.0.1",), block_other_hosts=True, settle_ms=300) as env:
+            for page in pages:
+                await env.reset(server.url(f"corpus/{page}/"), observe=False)
+                await env.observe()
+                await env.page.aria_snapshot(mode="ai", timeout=120_000)
+                yield env, page
+    finally:
+        server.close()
+
+
 async def main_async(args: argparse.Namespace) -> None:
     counts = node_counts()
     pages = sorted(counts, key=counts.get)
     if args.pages:
         step = max(1, len(pages) // args.pages)
         pages = pages[::step][: args.pages]
-    server = SiteServer()
     rows = []
     log: list[str] = []
-    try:
-        async with AsyncBrowserEnv(allowed_hosts=("127.0.0.1",), block_other_hosts=True, settle_ms=300) as env:
-            for page in pages:
-                await env.reset(server.url(f"corpus/{page}/"), observe=False)
-                await env.observe()
-                await env.page.aria_snapshot(mode="ai", timeout=120_000)  # warm
-                fid = await fidelity(env, page, log)
-                row = {"page": page, "nodes": counts[page], **fid}
-                if counts[page] > args.min_nodes:
-                    for scenario in SCENARIOS:
-                        row[scenario] = await speed(env, args.runs, scenario)
-                    row["frame"] = await frame_wait(env, args.runs)
-                rows.append(row)
-                print(f"{page}: {json.dumps(row)}", file=sys.stderr)
-    finally:
-        server.close()
+    async for env, page in corpus_pages(pages):
+        fid = await fidelity(env, page, log)
+        row = {"page": page, "nodes": counts[page], **fid}
+        if counts[page] > args.min_nodes:
+            for scenario in SCENARIOS:
+                row[scenario] = await speed(env, args.runs, scenario)
+            row["frame"] = await frame_wait(env, args.runs)
+        rows.append(row)
+        print(f"{page}: {json.dumps(row)}", file=sys.stderr)
     print_report(rows, args)
     reasons = Counter(line.split(": ", 1)[1] for line in log)
     print("\nDisagreements (most frequent first):", file=sys.stderr)
