@@ -618,3 +618,18 @@ def test_a_session_that_names_another_chromium_gets_a_daemon_of_its_own(site, sh
     assert len(daemons) == 2 and all(len(processes.browsers_below(pid)) == 1 for pid in daemons)
     # Each command finds its session whatever it names (the session's socket answers).
     assert "Action test page" in ok(shell("snapshot", "--session", "named"))
+
+
+def test_a_browser_that_cannot_start_is_one_line_naming_the_log_that_holds_its_own_words(site, shell, tmp_path):
+    """A Chromium that ends as it starts, every time: the command fails as the browser's (exit 8)
+    in one line that names the daemon's log, and the log holds what the browser itself said,
+    from each launch tried."""
+    broken = tmp_path / "chromium"
+    broken.write_text("#!/bin/sh\necho 'chromium: this machine has no display today' >&2\nexit 1\n")
+    broken.chmod(0o755)
+    said = fails(shell("open", site.url("site/form.html"), PAGELENS_CHROMIUM=str(broken)), 8, "Failed to launch")
+    logs = list(shell.runtime.glob(".*.log"))  # type: ignore[attr-defined]
+    assert len(logs) == 1 and f"(in full in {logs[0]})" in said, (said, logs)
+    log = logs[0].read_text(errors="replace")
+    assert log.count("starting it again") == 2, log
+    assert log.count("this machine has no display today") >= 3, log

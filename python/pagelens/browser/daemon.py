@@ -183,8 +183,9 @@ class ShellSession:
             kind = getattr(e, "kind", "action")
             answer = {"ok": False, "error": str(e), "kind": kind if isinstance(kind, str) else "action"}
         except Exception as e:  # the browser went away, or a bug: one line, the daemon stays
-            answer = {"ok": False, "error": one_line(e), "kind": "browser"}
-            # The whole of it (a browser's own logs, a trace) in the daemon's log.
+            # The whole of it (a browser's own logs, a trace) in the daemon's log, which the
+            # line names.
+            answer = {"ok": False, "error": f"{one_line(e)} (in full in {daemon_files()[2]})", "kind": "browser"}
             print(f"pagelens browser daemon, session {self.name}: {type(e).__name__}: {e}", file=sys.stderr, flush=True)
         await _reply(writer, answer)
 
