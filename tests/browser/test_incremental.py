@@ -383,12 +383,15 @@ UNSEEN: list[tuple[str, object, str | None, str | None]] = [
 ]
 
 
+@pytest.mark.parametrize("last", ["copied", "whole"])
 @pytest.mark.parametrize(("change", "script", "shown", "gone"), UNSEEN, ids=[u[0] for u in UNSEEN])
-def test_a_change_no_observer_sees_reads_as_a_whole_reading(browser, site, change, script, shown, gone):
+def test_a_change_no_observer_sees_reads_as_a_whole_reading(browser, site, change, script, shown, gone, last):
     """Each change is read at once and in every reading after it (the check raises on a reading
-    that differs from a whole one)."""
-    browser.reset(site.url("site/unseen.html"))
-    before = browser.observe()
+    that differs from a whole one), whether the reading before it copied rows (its counts asked
+    again after it) or read the page whole (its counts checked by the next reading's only)."""
+    first = browser.reset(site.url("site/unseen.html"))
+    before = browser.observe() if last == "copied" else first
+    assert before is not None and (before.reused_rows > 0) == (last == "copied"), before.reused_rows
     if shown:
         assert shown not in before.text or change in ("designMode",), before.text
     if gone:
@@ -470,3 +473,32 @@ def test_a_pass_that_copied_while_a_change_met_it_is_read_again_whole(browser, s
 
 async def _held_counts(aenv):
     return [c for c in aenv._capture._styles.values() if c is not None]
+
+
+def test_a_whole_reading_asks_the_style_counts_once_and_a_copying_one_twice(browser, site, monkeypatch):
+    """The counts are asked before every pass; again after it only where the pass copied rows
+    (a whole pass is checked by the next reading's counts)."""
+    from pagelens.browser import capture
+
+    real = capture.style_counts
+    asked: list[int] = []
+
+    async def counting(*args, **kwargs):
+        asked.append(1)
+        return await real(*args, **kwargs)
+
+    browser.reset(site.url("site/incremental.html"))
+    monkeypatch.setattr(capture, "style_counts", counting)
+    # The body's own style changed, computed at once: the counts have moved (a class no rule
+    # reads would restyle nothing, and move nothing).
+    browser.run(
+        lambda aenv: aenv.page.evaluate(
+            "document.body.style.paddingLeft = '3px'; document.body.getBoundingClientRect()"
+        )
+    )
+    whole = browser.observe()
+    assert (whole.reused_rows, len(asked)) == (0, 1)
+    asked.clear()
+    copied = browser.observe()
+    assert copied.reused_rows > 0 and len(asked) == 2
+    assert copied.text == whole.text

@@ -176,8 +176,8 @@ class InPageCapture:
         # The last whole answer of each frame's incremental pass, its number and its document: a
         # pass that would answer the same bytes says so instead of sending them (see walk).
         self._answers: dict[tuple[int, str], tuple[int, float | None, bytes]] = {}
-        # Chromium's style-recalc and layout counts of each frame's renderer as its last pass read
-        # the styles (None: not known to be; see walk): a pass copies rows only while they hold.
+        # Chromium's style-recalc and layout counts of each frame's renderer taken before the last
+        # pass whose rows stand (None: not known; see walk): a pass copies rows only while they hold.
         self._styles: dict[tuple[int, str], tuple[int, int] | None] = {}
         # The self-check in the field: every SELF_CHECK_EVERY-th reading that copies rows is also
         # read whole in the same pass and compared; a frame whose reading differed is read whole
@@ -386,18 +386,21 @@ class InPageCapture:
         assert context is not None
         head = _head(payload)
         if gated:
-            # Asked after the pass has answered: a call sent before that answer may be served first.
-            after = await style_counts(record, timeout, devtools)
-            if not restyled and after != before:
-                # Styles were computed during the pass, or just after: a change met it, and what it
-                # copied may be stale. Read again, copying nothing.
-                before, restyled = after, True
-                payload = await whole()
-                head = _head(payload)
+            if not restyled:
+                # A pass that copied is checked: the counts are asked again once it has answered (a
+                # call sent before that answer may be served first).
                 after = await style_counts(record, timeout, devtools)
-            # Counts that did not move from before the pass to after it are those of the styles it
-            # read; counts that did may include a change it did not read: none is kept.
-            self._styles[key] = after if after is not None and after == before else None
+                if after != before:
+                    # Styles were computed during the pass, or just after: a change met it, and what
+                    # it copied may be stale. Read again, copying nothing.
+                    before = after
+                    payload = await whole()
+                    head = _head(payload)
+            # Kept: the counts taken before the pass whose rows stand. The next reading copies only
+            # when its own counts equal them, that is, when no style or layout was computed from
+            # before this pass to before the next, this pass included: the check a count after
+            # this pass would make, made then (a pass that read whole is not asked again).
+            self._styles[key] = before
         if head.same and (held is None or held[:2] != (head.answer, head.document)):
             # Said of an answer numbered alike in another document of the frame (its world numbers
             # from 1 again, and its first answer never came back here): the bytes are asked for.
