@@ -19,8 +19,9 @@ balanced orders, medians of RUNS (ms):
 - ``aria``: Playwright's ``aria_snapshot(mode="ai")`` (Playwright MCP's ``browser_snapshot``).
 
 The floors are timed from here (a round trip each on the capture's own DevTools socket, as
-any reading pays) and inside the page (``in page``). Beside them, ``DOMSnapshot.captureSnapshot`` with the two styles: the
-browser's own native walk that answers with every node, its text and those styles.
+any reading pays) and inside the page (``in page``). Beside them, ``DOMSnapshot.captureSnapshot``
+with the two styles: the browser's own native walk that answers with every node, its text and
+those styles.
 
     python benches/capture_floor.py [--runs 5] [--pages wikipedia-2,bbc-1] > /tmp/floor.md
 """

@@ -38,7 +38,7 @@ sys.path.insert(0, str(ROOT / "tests"))
 from pagelens.browser import AsyncBrowserEnv  # noqa: E402
 from pagelens.browser import capture as capture_module  # noqa: E402
 from pagelens.browser.devtools import cdp  # noqa: E402
-from support.site_server import SiteServer  # noqa: E402
+from report_capture import corpus_pages  # noqa: E402
 
 WHOLE = "document.body.classList.toggle('pagelens-bench-whole')"
 FRAME = "new Promise((done) => requestAnimationFrame(() => setTimeout(done)))"
@@ -121,28 +121,20 @@ async def page_profile(env: AsyncBrowserEnv, runs: int) -> dict[str, Any]:
 
 
 async def main_async(args: argparse.Namespace) -> None:
-    server = SiteServer()
-    try:
-        async with AsyncBrowserEnv(allowed_hosts=("127.0.0.1",), block_other_hosts=True, settle_ms=300) as env:
-            print("| page | rows | aria ms | observe × aria | walk ms | observe ms | walk / observe |")
-            print("|---|---:|---:|---:|---:|---:|---:|")
-            profiles = []
-            for page in args.pages.split(","):
-                await env.reset(server.url(f"corpus/{page}/"), observe=False)
-                await env.observe()
-                await env.page.aria_snapshot(mode="ai", timeout=120_000)  # warm
-                r = await page_profile(env, args.runs)
-                print(
-                    f"| {page} | {r['rows']} | {r['aria']:.0f} | {r['observe'] / r['aria']:.2f} | {r['walk']:.1f} "
-                    f"| {r['observe']:.1f} | {r['walk'] / r['observe']:.0%} |",
-                    flush=True,
-                )
-                profiles.append((page, r["profile"]))
-            print("\nSelf time per whole walk (ms, renderer CPU profile):\n")
-            for page, profile in profiles:
-                print(f"- {page}: " + ", ".join(f"{name} {ms:.1f}" for name, ms in profile))
-    finally:
-        server.close()
+    print("| page | rows | aria ms | observe × aria | walk ms | observe ms | walk / observe |")
+    print("|---|---:|---:|---:|---:|---:|---:|")
+    profiles = []
+    async for env, page in corpus_pages(args.pages.split(",")):
+        r = await page_profile(env, args.runs)
+        print(
+            f"| {page} | {r['rows']} | {r['aria']:.0f} | {r['observe'] / r['aria']:.2f} | {r['walk']:.1f} "
+            f"| {r['observe']:.1f} | {r['walk'] / r['observe']:.0%} |",
+            flush=True,
+        )
+        profiles.append((page, r["profile"]))
+    print("\nSelf time per whole walk (ms, renderer CPU profile):\n")
+    for page, profile in profiles:
+        print(f"- {page}: " + ", ".join(f"{name} {ms:.1f}" for name, ms in profile))
     print(f"\n({json.dumps({'runs': args.runs})}, medians)")
 
 
