@@ -1156,21 +1156,25 @@ def _in_page(browser, expression):
     return browser.run(run)
 
 
-def test_what_a_page_points_at_under_a_delegated_listener_is_a_target(browser, site):
+@pytest.mark.parametrize("origin", ["same", "other"])
+def test_what_a_page_points_at_under_a_delegated_listener_is_a_target(browser, site, origin):
     """React and Vue listen for clicks on a root far above what they make clickable, so no
     element of a card list carries a listener (Chromium's snapshot marks the root alone). The
     page's own mark is the pointer cursor its style gives them: the outermost element of such a
     run (not one inside a link or a button, not one a later rule takes the pointer from) is a
-    target, and clicking it reaches the page's handler."""
+    target, and clicking it reaches the page's handler. So it is where the rules come from a
+    sheet of another origin (a CDN's), which no script of the page can read."""
+    sheet = site.url("site/pointer-rules.css", host="localhost" if origin == "other" else "127.0.0.1")
     obs = _observed_after(
         browser,
         site,
-        """() => {
-          const s = document.createElement('style');
-          s.textContent = `.card { cursor: pointer; padding: 4px } .row:hover { cursor: pointer } .row { cursor: pointer }
-            .card .inner { cursor: pointer } .muted { cursor: pointer } .muted.off { cursor: default }
-            nav a { cursor: pointer } .list::-webkit-scrollbar-thumb { cursor: pointer }`;
-          document.head.append(s);
+        """async () => {
+          const link = document.createElement('link');
+          link.rel = 'stylesheet';
+          link.href = 'SHEET_URL';
+          const loaded = new Promise((done, failed) => { link.onload = done; link.onerror = failed; });
+          document.head.append(link);
+          await loaded;
           const root = document.createElement('div');
           root.innerHTML = `<div class=card data-n=1><span class=inner>First card</span></div>
             <div class=card data-n=2><b>Second card</b></div>
@@ -1179,13 +1183,15 @@ def test_what_a_page_points_at_under_a_delegated_listener_is_a_target(browser, s
             <div class="muted off" data-n=5>Pointer taken back</div>
             <div data-n=6>Plain words</div>
             <nav><a href="#n" data-n=7><span class=card>Card in a link</span></a></nav>
+            <div class=bar data-n=8><span onclick="">Reply</span> <span onclick="">Forward</span></div>
+            <div class=card data-n=9><button>Share</button> Open the story</div>
             <p id=opened>nothing opened</p>`;
           document.body.append(root);
           root.addEventListener('click', (e) => {
             const hit = e.target.closest('[data-n]');
             if (hit) document.getElementById('opened').textContent = 'opened ' + hit.dataset.n;
           });
-        }""",
+        }""".replace("SHEET_URL", sheet),
     )
     for words in ("First card", "Second card", "A row", "Inline pointer"):
         assert re.search(rf"clickable \[\d+\] '{words}'", obs.text), (words, obs.text)
@@ -1196,6 +1202,14 @@ def test_what_a_page_points_at_under_a_delegated_listener_is_a_target(browser, s
         and "clickable [" not in obs.text.split("Card in a link")[0].splitlines()[-1]
     )
     assert obs.text.count("First card") == 1, obs.text  # the inner span is no target of its own
+    # A pointer bar whose every word is a target's inside it (spans with their own listeners)
+    # only wraps them: no target of its own. One with words of its own beside a button is one.
+    lines = obs.text.splitlines()
+    reply = next(i for i, line in enumerate(lines) if re.search(r"clickable \[\d+\] 'Reply'", line))
+    assert not re.fullmatch(r"\t*clickable \[\d+\]", lines[reply - 1]), obs.text
+    assert re.search(r"clickable \[\d+\] 'Forward'", obs.text), obs.text
+    share = next(i for i, line in enumerate(lines) if re.search(r"button \[\d+\] 'Share'", line))
+    assert re.fullmatch(r"\t*clickable \[\d+\]", lines[share - 1]) and "Open the story" in lines[share + 1], obs.text
     second = int(re.search(r"clickable \[(\d+)\] 'Second card'", obs.text).group(1))
     step = browser.step(f"click [{second}]")
     assert step.ok and "opened 2" in step.observation.text, step.observation.text

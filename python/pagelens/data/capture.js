@@ -787,24 +787,69 @@
     return matchesRules(el, found);
   }
   // A plain element the page shows with a pointer cursor, the outermost of its run (the cursor
-  // is inherited) and not inside a native target: clickable. Candidates are the elements a
-  // rule of the document's readable sheets (or their own style attribute) points at; their
-  // computed style then says (a later rule may set another cursor). A sheet this world cannot
-  // read (another origin's) leaves its rules' elements unmarked: asking every element's style
-  // would double the walk.
+  // is inherited) and not inside a native target: clickable. Where the document's sheets can all
+  // be read, the candidates are the elements a rule of theirs (or their own style attribute)
+  // points at, and their computed style then says (a later rule may set another cursor). Where
+  // one cannot (another origin's: a CDN's, a file:), its rules may point anywhere, so every
+  // plain element's computed cursor is asked: one style read each, less inside a run already
+  // found (a child of a pointer element is not the outermost).
   const NATIVE_TARGET = new Set(["a", "button", "label", "summary", "select", "input", "textarea", "option"]);
+  let pointerOf = new Map();
+  function pointerCursor(el) {
+    let pointer = pointerOf.get(el);
+    if (pointer === undefined) {
+      pointer = getComputedStyle(el).cursor === "pointer";
+      pointerOf.set(el, pointer);
+    }
+    return pointer;
+  }
   function pointerTarget(el) {
     const inline = el.hasAttribute("style") && el.style.cursor === "pointer";
     if (!inline) {
       if (el.getRootNode() !== el.ownerDocument) return false;
       const found = rulesOf(el.ownerDocument);
-      if (found === null || !matchesRules(el, found.pointer)) return false;
+      if (found !== null && !matchesRules(el, found.pointer)) return false;
     }
-    if (getComputedStyle(el).cursor !== "pointer") return false;
     const up = el.parentElement;
-    if (up && getComputedStyle(up).cursor === "pointer") return false;
+    if (up && pointerOf.get(up) === true) return false;
+    if (!pointerCursor(el)) return false;
+    if (up && pointerCursor(up)) return false;
     for (let n = up, i = 0; n && i < 16; n = n.parentElement, i++) if (NATIVE_TARGET.has(n.localName)) return false;
-    return true;
+    return !onlyWraps(el);
+  }
+  // Whether every word and image under a pointer element is a target's inside it (a bar of
+  // buttons given the cursor as a whole): clicking it is clicking one of them, so it is no
+  // target of its own. A listener's element is kept whatever it holds (its own handler runs).
+  // Shown words outside any target, or more than WRAP_SCAN nodes to look at, keep it.
+  const WRAP_SCAN = 500;
+  function onlyWraps(el) {
+    const stack = [];
+    const kids = (n) => {
+      const list = n.localName === "slot" ? n.assignedNodes({ flatten: true }) : [];
+      if (list.length) for (let i = list.length - 1; i >= 0; i--) stack.push(list[i]);
+      else for (let c = (n.shadowRoot || n).lastChild; c; c = c.previousSibling) stack.push(c);
+    };
+    kids(el);
+    let wraps = false;
+    for (let seen = 0; stack.length; seen++) {
+      if (seen > WRAP_SCAN) return false;
+      const n = stack.pop();
+      if (n.nodeType === 3) {
+        if (/[^\t\n\f\r ]/.test(n.data)) return false;
+        continue;
+      }
+      if (n.nodeType !== 1) continue;
+      const tag = n.localName;
+      if (SKIP.has(tag) && n.namespaceURI === XHTML) continue;
+      if (clickable.has(n) || n.hasAttribute("onclick") || NATIVE_TARGET.has(tag) || focusable(n) || WIDGET.has(n.getAttribute("role"))) {
+        if (n.checkVisibility()) wraps = true;
+        continue;
+      }
+      if (!n.checkVisibility() && getComputedStyle(n).display === "none") continue;
+      if (tag === "img" || tag === "svg" || tag === "canvas" || tag === "video" || tag === "picture") return false;
+      kids(n);
+    }
+    return wraps;
   }
 
   // An element's own generated content around its text (a name from its contents, a label's).
@@ -1772,6 +1817,7 @@
     textStyleOf = new Map();
     layoutTables = new Map();
     pseudoSelectors = new Map();
+    pointerOf = new Map();
     ownBoxOf = new Map();
     ordinals = new Map();
     const mapsOfPass = new Map(); // a tree's image maps by name (mapOf)
