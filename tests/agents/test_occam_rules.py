@@ -645,6 +645,35 @@ def test_script_clickable_elements_get_ids_and_hints():
     assert t.subtree([16]).text.endswith("clickable hint: 'icon trash'")
 
 
+def test_a_clickable_elements_words_in_a_box_of_their_own_are_its_name():
+    """`<span onclick><div class=icon></div><div>Reply</div></span>`: the words are all the target
+    says, in a block of their own (a blank container, beside one that prints nothing): they are
+    its name, as inline words would be. Two blocks of words stay lines of their own below it, so
+    do words beside a target inside, and a clickable list's one item is still its item."""
+    tree = (
+        "RootWebArea",
+        "P",
+        [
+            ("generic", "", [("generic", ""), ("generic", "", [("generic", "", [("StaticText", "Reply")])])]),
+            (
+                "generic",
+                "",
+                [("generic", "", [("StaticText", "Line one")]), ("generic", "", [("StaticText", "Line two")])],
+            ),
+            ("generic", "", [("generic", "", [("StaticText", "Open"), ("button", "Share")])]),
+            ("list", "", [("listitem", "", [("generic", "", [("StaticText", "Egypt")])])]),
+        ],
+    )
+    t = build(tree, clickable={102: None, 107: None, 112: None, 116: None})
+    assert t.render().text == (
+        "RootWebArea 'P'\n"
+        "\tclickable [2] 'Reply'\n"
+        "\tclickable [7]\n\t\ttext 'Line one'\n\t\ttext 'Line two'\n"
+        "\tclickable [12]\n\t\ttext 'Open'\n\t\tbutton [15] 'Share'\n"
+        "\tlist [16]\n\t\t- Egypt"
+    ), t.render().text
+
+
 def _nested(depth: int, roles: tuple[str, ...], names: tuple[str, ...]) -> list[dict]:
     """A chain RootWebArea > roles[0] > roles[1] > ... > StaticText 'end' (built without recursion)."""
     chain = [("RootWebArea", "P")] + [(roles[k % len(roles)], names[k % len(names)]) for k in range(depth)]

@@ -971,11 +971,26 @@ impl<'t> Renderer<'t> {
             return None;
         }
         // Children that print nothing (an unnamed decorative image) do not count.
-        let kids: Vec<u32> = self
-            .kids_of(n, marker)
-            .into_iter()
-            .filter(|&k| !self.prints_nothing(k))
-            .collect();
+        let shown = |kids: Vec<u32>| -> Vec<u32> {
+            kids.into_iter()
+                .filter(|&k| !self.prints_nothing(k))
+                .collect()
+        };
+        let mut kids = shown(self.kids_of(n, marker));
+        // A clickable element's words in a box of their own (`<span onclick><div>Reply</div>
+        // </span>`) are still all it says: a blank plain container that is all it holds is
+        // looked through (not a list item, a row: what a list or a table holds is no name).
+        if c.has(RoleClass::TARGET) && role_is_generic(&self.t.node(n).role) {
+            while let [only] = kids[..] {
+                if !self.transparent(only)
+                    || !role_is_generic(&self.t.node(only).role)
+                    || self.f.inline_text[only as usize]
+                {
+                    break;
+                }
+                kids = shown(self.kids_of(only, NONE));
+            }
+        }
         if kids.is_empty() || !kids.iter().all(|&k| self.f.inline_text[k as usize]) {
             return None;
         }
