@@ -21,6 +21,7 @@ KINDS = [
     "text", "class", "style", "attribute", "remove", "insert", "rule-edit", "rule-selector", "rule-insert",
     "rule-delete", "sheet-disabled", "adopt", "replace-sync", "attach-shadow", "slot-assign", "animate",
     "validity", "state", "design-mode", "popover", "details", "dialog", "value", "focus", "frame", "register",
+    "pointer", "listen",
 ]  # fmt: skip
 
 FUZZ_SECONDS = float(os.environ.get("PAGELENS_FUZZ_SECONDS", "0"))
