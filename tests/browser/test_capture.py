@@ -1215,6 +1215,35 @@ def test_what_a_page_points_at_under_a_delegated_listener_is_a_target(browser, s
     assert step.ok and "opened 2" in step.observation.text, step.observation.text
 
 
+def test_what_a_shadow_trees_own_sheet_points_at_is_a_target(browser, site):
+    """A web component's own sheet gives its items the pointer cursor, and a listener far above
+    (on the body) handles their clicks: the outermost pointer element inside the shadow tree is a
+    target, as one in the document is; the words beside it stay text."""
+    obs = _observed_after(
+        browser,
+        site,
+        """() => {
+          const host = document.createElement('div');
+          host.attachShadow({ mode: 'open' }).innerHTML =
+            `<style>.item { cursor: pointer }</style><div class=item data-n=1><span>Shadow card</span></div>
+             <div>Plain shadow words</div>`;
+          document.body.append(host);
+          const opened = document.createElement('p');
+          opened.textContent = 'nothing opened';
+          document.body.append(opened);
+          document.body.addEventListener('click', (e) => {
+            const hit = e.composedPath().find((n) => n.dataset && n.dataset.n);
+            if (hit) opened.textContent = 'opened ' + hit.dataset.n;
+          });
+        }""",
+    )
+    assert re.search(r"clickable \[\d+\] 'Shadow card'", obs.text), obs.text
+    assert re.search(r"^\t*text 'Plain shadow words'", obs.text, re.M), obs.text
+    card = int(re.search(r"clickable \[(\d+)\] 'Shadow card'", obs.text).group(1))
+    step = browser.step(f"click [{card}]")
+    assert step.ok and "opened 1" in step.observation.text, step.observation.text
+
+
 def test_a_page_that_patches_every_built_in_the_hook_uses_keeps_its_ids(browser, site):
     """hook.js lives in the page's world, where a page's script may patch any prototype after it
     is installed: every built-in it calls is taken at install time, so elements made clickable

@@ -791,8 +791,9 @@
   // be read, the candidates are the elements a rule of theirs (or their own style attribute)
   // points at, and their computed style then says (a later rule may set another cursor). Where
   // one cannot (another origin's: a CDN's, a file:), its rules may point anywhere, so every
-  // plain element's computed cursor is asked: one style read each, less inside a run already
-  // found (a child of a pointer element is not the outermost).
+  // plain element's computed cursor is asked, and so is every one in a shadow tree (its own
+  // sheets): one style read each, less inside a run already found (a child of a pointer
+  // element is not the outermost).
   const NATIVE_TARGET = new Set(["a", "button", "label", "summary", "select", "input", "textarea", "option"]);
   let pointerOf = new Map();
   function pointerCursor(el) {
@@ -805,17 +806,23 @@
   }
   function pointerTarget(el) {
     const inline = el.hasAttribute("style") && el.style.cursor === "pointer";
-    if (!inline) {
-      if (el.getRootNode() !== el.ownerDocument) return false;
+    // In a shadow tree, the tree's own sheets may point at it as well: its cursor is asked.
+    if (!inline && el.getRootNode() === el.ownerDocument) {
       const found = rulesOf(el.ownerDocument);
       if (found !== null && !matchesRules(el, found.pointer)) return false;
     }
-    const up = el.parentElement;
+    const up = elementAbove(el);
     if (up && pointerOf.get(up) === true) return false;
     if (!pointerCursor(el)) return false;
     if (up && pointerCursor(up)) return false;
-    for (let n = up, i = 0; n && i < 16; n = n.parentElement, i++) if (NATIVE_TARGET.has(n.localName)) return false;
+    for (let n = up, i = 0; n && i < 16; n = elementAbove(n), i++) if (NATIVE_TARGET.has(n.localName)) return false;
     return !onlyWraps(el);
+  }
+  // The element above: the parent, or for the top of a shadow tree its host (whose cursor the
+  // tree inherits).
+  function elementAbove(el) {
+    const up = el.parentNode;
+    return up === null ? null : up.nodeType === 1 ? up : up.nodeType === 11 && up.host ? up.host : null;
   }
   // Whether every word and image under a pointer element is a target's inside it (a bar of
   // buttons given the cursor as a whole): clicking it is clicking one of them, so it is no
