@@ -831,12 +831,7 @@
   const WRAP_SCAN = 500;
   function onlyWraps(el) {
     const stack = [];
-    const kids = (n) => {
-      const list = n.localName === "slot" ? n.assignedNodes({ flatten: true }) : [];
-      if (list.length) for (let i = list.length - 1; i >= 0; i--) stack.push(list[i]);
-      else for (let c = (n.shadowRoot || n).lastChild; c; c = c.previousSibling) stack.push(c);
-    };
-    kids(el);
+    pushFlatChildren(stack, el);
     let wraps = false;
     for (let seen = 0; stack.length; seen++) {
       if (seen > WRAP_SCAN) return false;
@@ -854,7 +849,7 @@
       }
       if (!n.checkVisibility() && getComputedStyle(n).display === "none") continue;
       if (tag === "img" || tag === "svg" || tag === "canvas" || tag === "video" || tag === "picture") return false;
-      kids(n);
+      pushFlatChildren(stack, n);
     }
     return wraps;
   }
@@ -877,6 +872,20 @@
   }
   const SPACE_AT_START = /^[\t\n\f\r ]/, SPACE_AT_END = /[\t\n\f\r ]$/;
 
+  // A node's children in reverse onto `stack`: a shadow host's are its shadow root's, a slot's
+  // its assigned nodes (else its own, the fallback). By sibling links, as the walk's
+  // pushChildren reads them (no childNodes list made per node; measured no faster or slower).
+  function pushFlatChildren(stack, n) {
+    if (n.localName === "slot") {
+      const a = n.assignedNodes({ flatten: true });
+      if (a.length) {
+        for (let i = a.length - 1; i >= 0; i--) stack.push(a[i]);
+        return;
+      }
+    }
+    for (let c = (n.shadowRoot || n).lastChild; c; c = c.previousSibling) stack.push(c);
+  }
+
   // Text of a subtree for a name: text as it is, each box set apart, embedded controls by
   // their value, elements by their own names (aria-label, alt). Iterative; `budget` caps it.
   // An element's display is read only where its edge falls between two pieces of text.
@@ -885,19 +894,7 @@
     let length = 0;
     const stack = [];
     const edges = []; // edges met since the last piece of text
-    // Children in reverse onto the stack: a shadow host's are its shadow root's, a slot's its
-    // assigned nodes (else its own, the fallback). By sibling links, as the walk's pushChildren
-    // reads them (no childNodes list made per node; measured no faster or slower).
-    const pushKids = (n) => {
-      if (n.localName === "slot") {
-        const a = n.assignedNodes({ flatten: true });
-        if (a.length) {
-          for (let i = a.length - 1; i >= 0; i--) stack.push(a[i]);
-          return;
-        }
-      }
-      for (let c = (n.shadowRoot || n).lastChild; c; c = c.previousSibling) stack.push(c);
-    };
+    const pushKids = (n) => pushFlatChildren(stack, n);
     const text = (t) => {
       if (!t) return;
       if (edges.length) {
