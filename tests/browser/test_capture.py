@@ -1218,7 +1218,8 @@ def test_what_a_page_points_at_under_a_delegated_listener_is_a_target(browser, s
 def test_what_a_shadow_trees_own_sheet_points_at_is_a_target(browser, site):
     """A web component's own sheet gives its items the pointer cursor, and a listener far above
     (on the body) handles their clicks: the outermost pointer element inside the shadow tree is a
-    target, as one in the document is; the words beside it stay text."""
+    target, as one in the document is, and so is a host its own tree points at (`:host`); the
+    words beside them stay text."""
     obs = _observed_after(
         browser,
         site,
@@ -1228,6 +1229,11 @@ def test_what_a_shadow_trees_own_sheet_points_at_is_a_target(browser, site):
             `<style>.item { cursor: pointer }</style><div class=item data-n=1><span>Shadow card</span></div>
              <div>Plain shadow words</div>`;
           document.body.append(host);
+          // A host its own tree points at: the document's rules say nothing of it.
+          const chip = document.createElement('span');
+          chip.dataset.n = '2';
+          chip.attachShadow({ mode: 'open' }).innerHTML = `<style>:host { cursor: pointer }</style><b>Host chip</b>`;
+          document.body.append(chip);
           const opened = document.createElement('p');
           opened.textContent = 'nothing opened';
           document.body.append(opened);
@@ -1242,6 +1248,9 @@ def test_what_a_shadow_trees_own_sheet_points_at_is_a_target(browser, site):
     card = int(re.search(r"clickable \[(\d+)\] 'Shadow card'", obs.text).group(1))
     step = browser.step(f"click [{card}]")
     assert step.ok and "opened 1" in step.observation.text, step.observation.text
+    chip = int(re.search(r"clickable \[(\d+)\] 'Host chip'", step.observation.text).group(1))
+    step = browser.step(f"click [{chip}]")
+    assert step.ok and "opened 2" in step.observation.text, step.observation.text
 
 
 def test_a_page_that_patches_every_built_in_the_hook_uses_keeps_its_ids(browser, site):

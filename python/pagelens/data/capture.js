@@ -806,8 +806,9 @@
   }
   function pointerTarget(el) {
     const inline = el.hasAttribute("style") && el.style.cursor === "pointer";
-    // In a shadow tree, the tree's own sheets may point at it as well: its cursor is asked.
-    if (!inline && el.getRootNode() === el.ownerDocument) {
+    // In a shadow tree, the tree's own sheets may point at it as well, and a shadow host's own
+    // tree may point at the host (`:host { cursor: pointer }`): their cursor is asked.
+    if (!inline && !el.shadowRoot && el.getRootNode() === el.ownerDocument) {
       const found = rulesOf(el.ownerDocument);
       if (found !== null && !matchesRules(el, found.pointer)) return false;
     }
