@@ -250,8 +250,10 @@ def test_a_browser_that_does_not_make_a_context_is_set_aside_not_waited_for(site
 
 def test_a_browser_that_ends_as_it_starts_is_started_again_and_said(monkeypatch):
     """Chromium ended before it was ready (Playwright's "Failed to launch the browser process",
-    seen in CI): the pool starts it again after each pause, on a port picked again, and warns
-    with the whole failure each time; one failure more than the pauses is the lease's."""
+    seen in CI): the pool starts it again after each pause, on a port picked again, from a new
+    driver when no browser uses the old one (every launch from the driver of a failed one failed
+    too), and warns with the whole failure each time; one failure more than the pauses is the
+    lease's. A driver that serves a browser is kept: stopping it would end that browser."""
     from playwright.async_api import BrowserType
     from playwright.async_api import Error as PlaywrightError
 
@@ -261,6 +263,14 @@ def test_a_browser_that_ends_as_it_starts_is_started_again_and_said(monkeypatch)
     real = BrowserType.launch
     failures = [3]
     ports: list[str] = []
+    drivers: list[object] = []
+    real_start = pool_module.start_driver
+
+    async def start_driver():
+        drivers.append(await real_start())
+        return drivers[-1]
+
+    monkeypatch.setattr(pool_module, "start_driver", start_driver)
 
     async def launch(self, **kwargs):
         ports.extend(a for a in kwargs["args"] if a.startswith("--remote-debugging-port="))
@@ -281,6 +291,7 @@ def test_a_browser_that_ends_as_it_starts_is_started_again_and_said(monkeypatch)
                 "Chromium ended as it started; starting it again in 0",
             ]
             assert len(ports) == 3 and len(set(ports)) == 3, ports
+            assert len(drivers) == 3  # the first, and one before each launch tried again
             failures[0] = 2
             with pytest.warns(UserWarning) as said:
                 shared, _ = await pool.lease()
@@ -289,8 +300,21 @@ def test_a_browser_that_ends_as_it_starts_is_started_again_and_said(monkeypatch)
                 "process. Browser logs: [pid=1] the logs"
                 for pause in ("0.01", "0.02")
             ]
-            assert pool.launches == 1 and not shared.lost.is_set()
+            assert pool.launches == 1 and not shared.lost.is_set() and len(drivers) == 5
             pool.release(shared)
+        finally:
+            await pool.close()
+        drivers.clear()
+        pool = BrowserPool(contexts_per_browser=1, ready=0)
+        try:
+            first, _ = await pool.lease()
+            failures[0] = 1
+            with pytest.warns(UserWarning, match="ended as it started"):
+                second, _ = await pool.lease()  # a browser of its own, the first one's driver kept
+            assert len(drivers) == 1 and pool.launches == 2 and pool.browsers == 2
+            assert not first.lost.is_set() and first.browser.is_connected()
+            pool.release(first)
+            pool.release(second)
         finally:
             await pool.close()
 

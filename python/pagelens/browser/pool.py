@@ -217,12 +217,19 @@ class BrowserPool:
             except PlaywrightError as e:
                 if pause is None or _EXITED_AT_START not in str(e):
                     raise
-                # Chromium ended before it was ready (seen twice in CI, three shell sessions
-                # opened at once on a loaded machine, once in both of two launches in a row; the
-                # logs were not kept): started again after a pause, on a port picked again, the
-                # failure told in full where the process' errors go (a server's or a daemon's log).
+                # Chromium ended before it was ready (SIGTRAP just after its zygotes started; seen
+                # in CI with three shell sessions opened at once on a loaded machine, and here in
+                # 3 of 82 such runs beside two CPU burners): started again after a pause, on a port
+                # picked again, the failure told in full where the process' errors go (a server's
+                # or a daemon's log). Every launch from the same driver failed as well (five in a
+                # row, over 17 s, in each of the three); from a new driver, the next launch went on
+                # in each of the 4 of 68 runs that met it. So a driver no browser uses is started
+                # anew for the next one; one that serves browsers is kept (stopping it ends them).
                 warnings.warn(f"Chromium ended as it started; starting it again in {pause:g} s. {e}", stacklevel=2)
                 await asyncio.sleep(pause)
+                if not self._browsers:
+                    await quietly(self._playwright.stop())
+                    self._playwright = await start_driver()
         try:
             cdp = await browser.new_browser_cdp_session()
             guard = RequestGuard()
