@@ -228,7 +228,10 @@ class BrowserPool:
                 warnings.warn(f"Chromium ended as it started; starting it again in {pause:g} s. {e}", stacklevel=2)
                 await asyncio.sleep(pause)
                 if not self._browsers:
-                    await quietly(self._playwright.stop())
+                    # (None first: a driver that fails to start is started at the next launch,
+                    # not a stopped one used)
+                    stopped, self._playwright = self._playwright, None
+                    await quietly(stopped.stop())
                     self._playwright = await start_driver()
         try:
             cdp = await browser.new_browser_cdp_session()

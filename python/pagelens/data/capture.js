@@ -791,9 +791,9 @@
   // be read, the candidates are the elements a rule of theirs (or their own style attribute)
   // points at, and their computed style then says (a later rule may set another cursor). Where
   // one cannot (another origin's: a CDN's, a file:), its rules may point anywhere, so every
-  // plain element's computed cursor is asked, and so is every one in a shadow tree (its own
-  // sheets): one style read each, less inside a run already found (a child of a pointer
-  // element is not the outermost).
+  // plain element's computed cursor is asked, and so is every one in a shadow tree and every
+  // shadow host (a tree's own sheets, its `:host` rules): one style read each, less inside a run
+  // already found (a child of a pointer element is not the outermost).
   const NATIVE_TARGET = new Set(["a", "button", "label", "summary", "select", "input", "textarea", "option"]);
   let pointerOf = new Map();
   function pointerCursor(el) {
